@@ -11,9 +11,9 @@ import (
 	_ "github.com/spf13/cobra"
 	_ "golang.org/x/sync/errgroup"
 	_ "golang.org/x/text/unicode/norm"
+	_ "gonum.org/v1/gonum/mat"
 	_ "google.golang.org/grpc"
 	_ "google.golang.org/protobuf/proto"
-	_ "gonum.org/v1/gonum/mat"
 	_ "gorgonia.org/gorgonia"
 	_ "gorgonia.org/tensor"
 )
