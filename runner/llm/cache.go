@@ -1,0 +1,50 @@
+package llm
+
+import "sync"
+
+// Cache stores responses by the unit fingerprint (Request.CacheKey, sample
+// index included) so that a rerun replays them exactly. The runner
+// implements it on SQLite; MemCache is for tests.
+type Cache interface {
+	Get(key string) (Response, bool, error)
+	Put(key string, resp Response) error
+}
+
+// MemCache is an in-memory Cache, safe for concurrent use.
+type MemCache struct {
+	mu sync.Mutex
+	m  map[string]Response
+}
+
+// NewMemCache returns an empty MemCache.
+func NewMemCache() *MemCache { return &MemCache{m: map[string]Response{}} }
+
+// Get implements Cache.
+func (c *MemCache) Get(key string) (Response, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.m[key]
+	return cloneResponse(r), ok, nil
+}
+
+// Put implements Cache.
+func (c *MemCache) Put(key string, resp Response) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[key] = cloneResponse(resp)
+	return nil
+}
+
+// Len returns the number of stored responses.
+func (c *MemCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
+
+func cloneResponse(r Response) Response {
+	r.Choices = append([]string(nil), r.Choices...)
+	r.Raw = append([]string(nil), r.Raw...)
+	r.FinishReasons = append([]string(nil), r.FinishReasons...)
+	return r
+}

@@ -1,0 +1,28 @@
+// Package llm is the runner's LLM client layer: it sends chat requests on
+// behalf of roles (director, speaker, user, judge, ...) to OpenAI-compatible
+// servers, vLLM first.
+//
+// Layer: below runner/dialogue and the stage kinds, above go-openai and
+// net/http. Nothing in here knows about MASCOT prompts.
+//
+// Choices:
+//   - go-openai v1.43.0 builds and decodes the requests. Its float fields are
+//     omitempty, so temperature 0 would be dropped; vendor extras (top_k,
+//     repetition_penalty) are missing too. A body-rewriting HTTP doer splices
+//     temperature, top_p, top_k and repetition_penalty into the JSON body,
+//     and records the status and Retry-After header of each attempt.
+//   - Each Endpoint may list several replica URLs. A request goes to the
+//     replica with the fewest outstanding requests; a replica that fails
+//     (connection, timeout, 5xx) is cooled down and a failed attempt fails
+//     over to another replica.
+//   - Retries use exponential backoff with jitter; a 429's Retry-After is
+//     honoured. Every attempt has its own deadline inside the request's total
+//     deadline.
+//   - API keys are read from the environment variable an Endpoint names and
+//     are never stored in Endpoint, errors or traces: error messages are
+//     built by this package and redacted.
+//   - Errors are *Error values with a Kind, so the runner can count failures
+//     by kind; Stats gives counters and latency percentiles.
+//   - A Cache keyed by Request.CacheKey (the unit fingerprint) replays
+//     responses exactly; the runner implements it on SQLite.
+package llm

@@ -1,0 +1,107 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// attemptState travels in the request context from the retry loop to the
+// doer: what to splice into the body, and what the server answered.
+type attemptState struct {
+	extra      []byte // `"temperature":0,"top_k":5` (no braces), may be empty
+	status     int
+	retryAfter time.Duration
+}
+
+type attemptKey struct{}
+
+func withAttempt(ctx context.Context, st *attemptState) context.Context {
+	return context.WithValue(ctx, attemptKey{}, st)
+}
+
+// doer implements go-openai's HTTPDoer. It rewrites the JSON body so that
+// fields go-openai drops (temperature 0, top_p 0) or lacks (top_k,
+// repetition_penalty) are really sent, and records status and Retry-After.
+type doer struct {
+	hc *http.Client
+}
+
+// Do implements openai.HTTPDoer.
+func (d *doer) Do(req *http.Request) (*http.Response, error) {
+	st, _ := req.Context().Value(attemptKey{}).(*attemptState)
+	if st != nil && len(st.extra) > 0 && req.Body != nil {
+		body, err := io.ReadAll(req.Body)
+		_ = req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		body = spliceJSON(body, st.extra)
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.ContentLength = int64(len(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	resp, err := d.hc.Do(req)
+	if err == nil && st != nil {
+		st.status = resp.StatusCode
+		st.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	}
+	return resp, err
+}
+
+// spliceJSON adds the members in extra to the JSON object in body. go-openai
+// omits the zero values of the fields we splice, so no key is duplicated.
+func spliceJSON(body, extra []byte) []byte {
+	b := bytes.TrimRight(body, " \t\r\n")
+	if len(b) < 2 || b[len(b)-1] != '}' {
+		return body
+	}
+	out := make([]byte, 0, len(b)+len(extra)+2)
+	out = append(out, b[:len(b)-1]...)
+	if inner := bytes.TrimSpace(b[1 : len(b)-1]); len(inner) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, extra...)
+	return append(out, '}')
+}
+
+// parseRetryAfter reads delay-seconds or an HTTP date; 0 when absent.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s < 0 {
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// newHTTPClient returns a client whose pool keeps enough idle connections
+// for the endpoint's concurrency (the default of 2 per host would make
+// every burst open new connections).
+func newHTTPClient(conc int) *http.Client {
+	tr := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          0,
+		MaxIdleConnsPerHost:   conc + 8,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	return &http.Client{Transport: tr}
+}
