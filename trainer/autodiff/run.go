@@ -1,0 +1,297 @@
+package autodiff
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Batch is a batch of token sequences, right-padded by the model to T.
+// Position ids are 0..T-1 for every row and padded keys are masked out of
+// attention (our choice: right padding only, so no query row is fully masked).
+type Batch struct {
+	// IDs holds one token sequence per row, each at least one token long.
+	IDs [][]int
+	// T is the padded length; 0 means the longest row. Fixing T across
+	// steps reuses one compiled graph.
+	T int
+}
+
+// RunOptions tune one forward or backward pass.
+type RunOptions struct {
+	// Temperature divides the logits before the log-softmax (TRL's GRPO
+	// does this with the sampling temperature); 0 means 1.
+	Temperature float64
+	// DisableAdapter runs the frozen base (the PEFT reference policy).
+	DisableAdapter bool
+	// Dropout applies LoRA dropout with masks drawn from DropoutSeed, so a
+	// forward and a backward with the same seed see the same masks.
+	Dropout     bool
+	DropoutSeed uint64
+	// Logits asks Forward to return the full logits.
+	Logits bool
+}
+
+// Outputs are per-position results of a pass over a [B, T] batch.
+type Outputs struct {
+	B, T int
+	// LogP[b][t] = log p(IDs[b][t+1] | IDs[b][:t+1]) for t < len(IDs[b])-1, else 0.
+	LogP [][]float64
+	// Score[b][t] is the score head at position t (nil without a score head).
+	Score [][]float64
+	// Logits is [B·T·V], after temperature, when RunOptions.Logits is set.
+	Logits []float32
+}
+
+// Forward runs the model without gradients.
+func (m *Model) Forward(b Batch, o RunOptions) (*Outputs, error) {
+	out, err := m.run(b, o, false, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("running forward: %w", err)
+	}
+	return out, nil
+}
+
+// Backward runs forward and backward on the surrogate
+// Σ seedLogP·LogP + Σ seedScore·Score and adds its gradient to every
+// trainable Param.Grad. A loss L(LogP, Score) whose derivatives are the
+// seeds therefore gets its exact gradient; see the package doc. Either
+// seed may be nil (treated as zeros). The pass's outputs are returned.
+func (m *Model) Backward(b Batch, o RunOptions, seedLogP, seedScore [][]float64) (*Outputs, error) {
+	out, err := m.run(b, o, true, seedLogP, seedScore)
+	if err != nil {
+		return nil, fmt.Errorf("running backward: %w", err)
+	}
+	return out, nil
+}
+
+func (m *Model) graph(key graphKey) (*graph, error) {
+	if g, ok := m.graphs[key]; ok {
+		return g, nil
+	}
+	g, err := m.build(key)
+	if err != nil {
+		return nil, err
+	}
+	if len(m.order) >= MaxGraphs {
+		old := m.order[0]
+		m.order = m.order[1:]
+		m.graphs[old].vm.Close()
+		delete(m.graphs, old)
+	}
+	m.graphs[key] = g
+	m.order = append(m.order, key)
+	return g, nil
+}
+
+func (m *Model) dense(data []float64, shape ...int) *tensor.Dense {
+	if m.Options.Float64 {
+		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(data))
+	}
+	f := make([]float32, len(data))
+	for i, v := range data {
+		f[i] = float32(v)
+	}
+	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(f))
+}
+
+func (m *Model) scalarValue(v float64) any {
+	if m.Options.Float64 {
+		return v
+	}
+	return float32(v)
+}
+
+func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64) (*Outputs, error) {
+	d := m.dims
+	B, T := len(b.IDs), b.T
+	if T == 0 {
+		for _, row := range b.IDs {
+			T = max(T, len(row))
+		}
+	}
+	if B == 0 {
+		return nil, fmt.Errorf("empty batch")
+	}
+	N := B * T
+	ids, targets := make([]int, N), make([]int, N)
+	for r, row := range b.IDs {
+		if len(row) == 0 || len(row) > T {
+			return nil, fmt.Errorf("row %d has %d tokens, want 1..%d", r, len(row), T)
+		}
+		for t, id := range row {
+			if id < 0 || id >= d.V {
+				return nil, fmt.Errorf("row %d position %d: token %d outside vocab %d", r, t, id, d.V)
+			}
+			ids[r*T+t] = id
+			if t+1 < len(row) {
+				targets[r*T+t] = row[t+1]
+			}
+		}
+	}
+	for n := range targets {
+		targets[n] += n * d.V
+	}
+	gr, err := m.graph(graphKey{B: B, T: T, grad: grad})
+	if err != nil {
+		return nil, err
+	}
+	grp := d.H / d.K
+	mask := make([]float64, B*d.K*grp*T*T)
+	for r, row := range b.IDs {
+		for kv := 0; kv < d.K; kv++ {
+			for qi := 0; qi < grp*T; qi++ {
+				t := qi % T
+				base := ((r*d.K+kv)*grp*T + qi) * T
+				for s := 0; s < T; s++ {
+					if s > t || s >= len(row) {
+						mask[base+s] = -1e9
+					}
+				}
+			}
+		}
+	}
+	temp := o.Temperature
+	if temp == 0 {
+		temp = 1
+	}
+	scale := 0.0
+	if m.Options.LoRA != nil && !o.DisableAdapter {
+		scale = m.Options.LoRA.Scaling()
+	}
+	lets := []struct {
+		n *G.Node
+		v any
+	}{
+		{gr.ids, tensor.New(tensor.WithShape(N), tensor.WithBacking(ids))},
+		{gr.targets, tensor.New(tensor.WithShape(N), tensor.WithBacking(targets))},
+		{gr.mask, m.dense(mask, B*d.K, grp*T, T)},
+		{gr.loraScale, m.scalarValue(scale)},
+		{gr.invTemp, m.scalarValue(1 / temp)},
+	}
+	if gr.dropMasks != nil {
+		p := m.Options.LoRA.Dropout
+		idx := 0
+		for i := 0; i < d.L; i++ {
+			for _, proj := range m.Options.LoRA.TargetList() {
+				in, _ := d.projShape(proj)
+				v := make([]float64, N*in)
+				rng := rand.New(rand.NewPCG(o.DropoutSeed, uint64(idx)))
+				for j := range v {
+					if !o.Dropout || rng.Float64() >= p {
+						v[j] = 1
+						if o.Dropout {
+							v[j] = 1 / (1 - p)
+						}
+					}
+				}
+				lets = append(lets, struct {
+					n *G.Node
+					v any
+				}{gr.dropMasks[modulePath(i, proj)], m.dense(v, N, in)})
+				idx++
+			}
+		}
+	}
+	if grad {
+		if gr.seedLogP != nil {
+			lets = append(lets, struct {
+				n *G.Node
+				v any
+			}{gr.seedLogP, m.dense(flatten(seedL, B, T), N, 1)})
+		}
+		if gr.seedScore != nil {
+			lets = append(lets, struct {
+				n *G.Node
+				v any
+			}{gr.seedScore, m.dense(flatten(seedS, B, T), N)})
+		}
+	}
+	gr.vm.Reset()
+	for _, l := range lets {
+		if err := G.Let(l.n, l.v); err != nil {
+			return nil, fmt.Errorf("setting input %s: %w", l.n.Name(), err)
+		}
+	}
+	if err := gr.vm.RunAll(); err != nil {
+		return nil, fmt.Errorf("executing graph: %w", err)
+	}
+	out := &Outputs{B: B, T: T}
+	if gr.logp != nil {
+		lp := floats(gr.logp.Value())
+		out.LogP = make([][]float64, B)
+		for r, row := range b.IDs {
+			out.LogP[r] = make([]float64, T)
+			copy(out.LogP[r][:len(row)-1], lp[r*T:r*T+len(row)-1])
+		}
+		if o.Logits {
+			out.Logits = float32s(gr.logits.Value())
+		}
+	}
+	if gr.score != nil {
+		sc := floats(gr.score.Value())
+		out.Score = make([][]float64, B)
+		for r := range b.IDs {
+			out.Score[r] = sc[r*T : (r+1)*T]
+		}
+	}
+	if grad {
+		for i, n := range gr.trainNodes {
+			gv, err := n.Grad()
+			if err != nil {
+				return nil, fmt.Errorf("reading gradient of %s: %w", n.Name(), err)
+			}
+			p := gr.trainParams[i]
+			for j, v := range floats(gv) {
+				p.Grad[j] += v
+			}
+			// gorgonia accumulates into dual values across runs; we own accumulation.
+			gv.(*tensor.Dense).Zero()
+		}
+	}
+	return out, nil
+}
+
+// flatten copies a [B][T] seed into a flat slice (nil rows are zeros).
+func flatten(s [][]float64, B, T int) []float64 {
+	out := make([]float64, B*T)
+	for r := 0; r < B && r < len(s); r++ {
+		copy(out[r*T:(r+1)*T], s[r])
+	}
+	return out
+}
+
+// floats copies a value's data out as float64.
+func floats(v G.Value) []float64 {
+	switch x := v.Data().(type) {
+	case []float32:
+		out := make([]float64, len(x))
+		for i, f := range x {
+			out[i] = float64(f)
+		}
+		return out
+	case []float64:
+		return append([]float64(nil), x...)
+	case float32:
+		return []float64{float64(x)}
+	case float64:
+		return []float64{x}
+	}
+	return nil
+}
+
+func float32s(v G.Value) []float32 {
+	switch x := v.Data().(type) {
+	case []float32:
+		return append([]float32(nil), x...)
+	case []float64:
+		out := make([]float32, len(x))
+		for i, f := range x {
+			out[i] = float32(f)
+		}
+		return out
+	}
+	return nil
+}
