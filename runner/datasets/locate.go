@@ -32,9 +32,9 @@ type NotFoundError struct {
 // Error implements error.
 func (e *NotFoundError) Error() string {
 	var b strings.Builder
-	split := e.Spec.Split
+	split := effectiveSplit(e.Spec)
 	if split == "" {
-		split = "default"
+		split = "default: ESConv.json or another *.json"
 	}
 	fmt.Fprintf(&b, "dataset %s (split %s) not found; mascot looked in:\n", e.Spec.Name, split)
 	for _, l := range e.Looked {
@@ -221,10 +221,7 @@ func resolveIn(fsys fs.FS, p string, spec Spec) (string, error) {
 	if spec.Name == QMSum && hasJSONFiles(fsys, p) {
 		return p, nil // a per-meeting directory itself
 	}
-	split := spec.Split
-	if split == "" && spec.Name != ESConv {
-		split = "test"
-	}
+	split := effectiveSplit(spec)
 	var cands []candidate
 	err = fs.WalkDir(fsys, p, func(q string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -260,6 +257,15 @@ func resolveIn(fsys fs.FS, p string, spec Spec) (string, error) {
 		return a.path < b.path
 	})
 	return cands[0].path, nil
+}
+
+// effectiveSplit is the split a spec asks for: test when empty, except
+// for esconv where empty means the whole corpus file.
+func effectiveSplit(spec Spec) string {
+	if spec.Split == "" && spec.Name != ESConv {
+		return "test"
+	}
+	return spec.Split
 }
 
 func orDefault(s string) string {

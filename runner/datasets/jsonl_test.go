@@ -1,0 +1,51 @@
+package datasets
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func TestGenericJSONL(t *testing.T) {
+	isolate(t)
+	got, err := Load(Spec{Name: JSONL, Path: "testdata/generic.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d samples, want 3", len(got))
+	}
+	a, b, c := got[0], got[1], got[2]
+	if a.ID != "s1" || a.Dataset != ESConv || a.Valence != Negative || a.Context[1].Strategy != "Affirmation and Reassurance" {
+		t.Errorf("Sample form: %+v", a)
+	}
+	if b.ID != "c2" || b.Dataset != JSONL || b.Valence != Positive || b.Meta["source"] != "handmade" || b.Meta["turns_hint"] != "3" {
+		t.Errorf("conv_id form: %+v", b)
+	}
+	if c.ID != "generic-3" || c.Domain != DomainProduct || c.Context[0].Text != "No id on this one." {
+		t.Errorf("no id: %+v", c)
+	}
+}
+
+func TestLoadFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"data/convs.jsonl": {Data: []byte(`{"conv_id":"x","context":[{"speaker":"user","text":"hi"}]}` + "\n")},
+		"data/bad.jsonl":   {Data: []byte(`{"conv_id":"y","context":[]}` + "\n")},
+	}
+	got, err := LoadFS(fsys, Spec{Name: JSONL, Path: "data/convs.jsonl"})
+	if err != nil || len(got) != 1 || got[0].ID != "x" {
+		t.Errorf("LoadFS: %+v, %v", got, err)
+	}
+	_, err = LoadFS(fsys, Spec{Name: JSONL, Path: "data/bad.jsonl"})
+	if err == nil || !strings.Contains(err.Error(), "loading jsonl from data/bad.jsonl: line 1: sample y has no context turns") {
+		t.Errorf("bad line: %v", err)
+	}
+	_, err = LoadFS(fsys, Spec{Name: JSONL, Path: "data/none.jsonl"})
+	if err == nil || !strings.Contains(err.Error(), "data/none.jsonl (in the given file system)") {
+		t.Errorf("missing: %v", err)
+	}
+	_, err = LoadFS(fsys, Spec{Name: JSONL, Path: "../up"})
+	if err == nil || !strings.Contains(err.Error(), "needs a path inside") {
+		t.Errorf("escape: %v", err)
+	}
+}
