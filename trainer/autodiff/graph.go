@@ -21,9 +21,9 @@ type graph struct {
 	g   *G.ExprGraph
 	vm  G.VM
 
-	ids, targets, mask *G.Node // inputs
-	loraScale, invTemp *G.Node
-	dropMasks          map[string]*G.Node
+	ids, targets, mask  *G.Node // inputs
+	loraScale, invTemp  *G.Node
+	dropMasks           map[string]*G.Node
 	seedLogP, seedScore *G.Node
 
 	logits, logp, score *G.Node // outputs

@@ -38,7 +38,7 @@ type Options struct {
 // dims are the derived sizes of a config.
 type dims struct {
 	V, D, I, L, H, K, Hd int
-	Eps, Theta        float64
+	Eps, Theta           float64
 }
 
 func newDims(c qwen3.Config) (dims, error) {

@@ -200,13 +200,13 @@ func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64) 
 			lets = append(lets, struct {
 				n *G.Node
 				v any
-			}{gr.seedLogP, m.dense(flatten(seedL, B, T), N, 1)})
+			}{gr.seedLogP, m.dense(flatten(seedL, B, T, b.IDs), N, 1)})
 		}
 		if gr.seedScore != nil {
 			lets = append(lets, struct {
 				n *G.Node
 				v any
-			}{gr.seedScore, m.dense(flatten(seedS, B, T), N)})
+			}{gr.seedScore, m.dense(flatten(seedS, B, T, nil), N)})
 		}
 	}
 	gr.vm.Reset()
@@ -255,10 +255,16 @@ func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64) 
 }
 
 // flatten copies a [B][T] seed into a flat slice (nil rows are zeros).
-func flatten(s [][]float64, B, T int) []float64 {
+// With rows set, only positions t < len(row)-1, which predict a real
+// token, are kept (LogP is defined as 0 elsewhere).
+func flatten(s [][]float64, B, T int, rows [][]int) []float64 {
 	out := make([]float64, B*T)
 	for r := 0; r < B && r < len(s); r++ {
-		copy(out[r*T:(r+1)*T], s[r])
+		n := T
+		if rows != nil {
+			n = len(rows[r]) - 1
+		}
+		copy(out[r*T:r*T+min(n, len(s[r]))], s[r])
 	}
 	return out
 }
