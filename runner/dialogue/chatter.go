@@ -1,0 +1,151 @@
+package dialogue
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"mascot.dev/mascot/runner/llm"
+)
+
+// Chatter is what the engine needs from the LLM layer; runner/llm's client
+// implements it.
+type Chatter interface {
+	Chat(ctx context.Context, req llm.Request) (llm.Response, error)
+}
+
+// Roles set on llm.Request.Role.
+const (
+	RoleDirector = "director"
+	RoleSpeaker  = "speaker"
+	RoleUser     = "user"
+	RoleJudge    = "judge"
+)
+
+// Sampling are per-role request settings. Nil pointers leave the endpoint's
+// defaults; Model overrides the endpoint model (an adapter alias).
+type Sampling struct {
+	Model          string   `json:"model,omitempty"`
+	Temperature    *float64 `json:"temperature,omitempty"`
+	TopP           *float64 `json:"top_p,omitempty"`
+	TopK           *int     `json:"top_k,omitempty"`
+	MaxTokens      int      `json:"max_tokens,omitempty"`
+	EnableThinking *bool    `json:"enable_thinking,omitempty"`
+}
+
+// Pos locates one call inside a unit. Together with the unit key it makes
+// the request's CacheKey and seed.
+type Pos struct {
+	Step   string // director, speaker, user, esc-emotion, ...
+	Round  int
+	Branch string // branch path in a tree ("" for independent episodes)
+	Sample int    // sample index among repeated draws
+}
+
+// key is the deterministic cache key of a call.
+func (p Pos) key(unit, role string) string {
+	return strings.Join([]string{unit, role, p.Step, "r" + strconv.Itoa(p.Round),
+		"b" + p.Branch, "s" + strconv.Itoa(p.Sample)}, "|")
+}
+
+// caller wraps a Chatter with the unit's key, seed, strictness and counters.
+type caller struct {
+	ch       Chatter
+	unit     string
+	seed     int64
+	strict   bool
+	counters *Counters
+}
+
+// call is one request. n > 1 asks for n choices in one request.
+func (c *caller) call(ctx context.Context, role string, s Sampling, pos Pos, msgs []llm.Message,
+	schema json.RawMessage, schemaName string, n int) (llm.Response, error) {
+	seed := reqSeed(c.seed, c.unit, role, pos.Step, strconv.Itoa(pos.Round), pos.Branch, strconv.Itoa(pos.Sample))
+	req := llm.Request{
+		Role: role, Model: s.Model, Messages: msgs,
+		Temperature: s.Temperature, TopP: s.TopP, TopK: s.TopK, MaxTokens: s.MaxTokens,
+		EnableThinking: s.EnableThinking, Seed: &seed,
+		JSONSchema: schema, SchemaName: schemaName,
+		CacheKey: pos.key(c.unit, role),
+	}
+	if n > 1 {
+		req.N = n
+	}
+	resp, err := c.ch.Chat(ctx, req)
+	if err != nil {
+		return resp, fmt.Errorf("calling %s (%s round %d): %w", role, pos.Step, pos.Round, err)
+	}
+	return resp, nil
+}
+
+// fail counts a generation failure; in strict mode it returns err.
+func (c *caller) fail(err error) error {
+	c.counters.NumGenerationFailures++
+	if c.strict {
+		return err
+	}
+	return nil
+}
+
+// empty counts an empty response; in strict mode it returns an error.
+func (c *caller) empty(what string) error {
+	c.counters.NumEmptyResponses++
+	if c.strict {
+		return fmt.Errorf("%w: %s", ErrEmptyResponse, what)
+	}
+	return nil
+}
+
+// text calls and returns the first choice, trimmed.
+func (c *caller) text(ctx context.Context, role string, s Sampling, pos Pos, msgs []llm.Message,
+	schema json.RawMessage, schemaName string) (string, error) {
+	resp, err := c.call(ctx, role, s, pos, msgs, schema, schemaName, 1)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(resp.Text()), nil
+}
+
+// many returns k choices: one request with n = k when supportsN, else k
+// requests with distinct sample indexes. Missing choices from an n request
+// are topped up with single requests. Failed draws are counted, left empty
+// and marked false in ok (tolerant) or returned as an error (strict).
+func (c *caller) many(ctx context.Context, role string, s Sampling, pos Pos, msgs []llm.Message,
+	schema json.RawMessage, schemaName string, k int, supportsN bool) (out []string, ok []bool, err error) {
+	out = make([]string, 0, k)
+	if supportsN && k > 1 {
+		resp, err := c.call(ctx, role, s, pos, msgs, schema, schemaName, k)
+		if err != nil {
+			if err := c.fail(err); err != nil {
+				return nil, nil, err
+			}
+		} else {
+			for _, ch := range resp.Choices {
+				if len(out) < k {
+					out = append(out, strings.TrimSpace(ch))
+					ok = append(ok, true)
+				}
+			}
+		}
+	}
+	for i := len(out); i < k; i++ {
+		p := pos
+		p.Sample = pos.Sample + i
+		t, err := c.text(ctx, role, s, p, msgs, schema, schemaName)
+		if err != nil {
+			if err := c.fail(err); err != nil {
+				return nil, nil, err
+			}
+		}
+		out = append(out, t)
+		ok = append(ok, err == nil)
+	}
+	return out, ok, nil
+}
+
+// msgs builds a system + user message pair.
+func msgs(system, user string) []llm.Message {
+	return []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: user}}
+}

@@ -1,0 +1,212 @@
+package dialogue
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/template"
+
+	"mascot.dev/mascot/runner/datasets"
+)
+
+// engine is one episode's (or tree's) working set.
+type engine struct {
+	cfg     Config
+	p       *prompts
+	c       *caller
+	sample  datasets.Sample
+	meeting bool
+	task    string
+	transcr string
+	agentT  map[string]*template.Template // per-agent speaker templates
+	profile string                        // user profile description
+	big5    *BigFive
+	mbti    string
+}
+
+// line is one history entry.
+type line struct{ Name, Text string }
+
+// state is a conversation in progress; branching clones it.
+type state struct {
+	history    []line
+	turns      []Turn
+	emotion    string
+	trajectory []string
+}
+
+func (s *state) clone() *state {
+	return &state{
+		history:    append([]line(nil), s.history...),
+		turns:      append([]Turn(nil), s.turns...),
+		emotion:    s.emotion,
+		trajectory: append([]string(nil), s.trajectory...),
+	}
+}
+
+// add appends a turn, giving it the next turn_idx, and extends the history.
+func (s *state) add(t Turn, name string) {
+	t.TurnIdx = len(s.turns)
+	s.turns = append(s.turns, t)
+	s.history = append(s.history, line{name, t.Response})
+}
+
+// userLabels and supporterLabels normalise dataset speaker names.
+var (
+	userLabels      = map[string]bool{"seeker": true, "usr": true, "speaker": true, "user": true, "human": true}
+	supporterLabels = map[string]bool{"supporter": true, "listener": true, "sys": true, "system": true, "assistant": true}
+)
+
+// newEngine validates cfg and prepares the prompts and the user profile.
+func newEngine(ch Chatter, cfg Config, s datasets.Sample) (*engine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("validating dialogue config: %w", err)
+	}
+	cfg = cfg.withDefaults()
+	p, err := cfg.Templates.compile()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.UnitKey == "" {
+		cfg.UnitKey = s.Dataset + "/" + s.ID + "/" + cfg.System
+	}
+	e := &engine{cfg: cfg, p: p, sample: s, agentT: map[string]*template.Template{}}
+	e.c = &caller{ch: ch, unit: cfg.UnitKey, seed: cfg.Seed, strict: cfg.Strict, counters: &Counters{}}
+	e.meeting = s.Dataset == "qmsum" || s.Query != ""
+	for _, a := range cfg.Roster {
+		if a.PromptTemplate == "" {
+			continue
+		}
+		t, err := template.New("agent " + a.Name).Option("missingkey=zero").Parse(a.PromptTemplate)
+		if err != nil {
+			return nil, fmt.Errorf("parsing prompt template of agent %s: %w", a.Name, err)
+		}
+		e.agentT[a.Name] = t
+	}
+	e.task, err = p.render("task", PromptData{Sample: s, Meeting: e.meeting})
+	if err != nil {
+		return nil, err
+	}
+	if e.meeting {
+		var b strings.Builder
+		for _, u := range s.Context {
+			fmt.Fprintf(&b, "%s: %s\n", u.Speaker, u.Text)
+		}
+		e.transcr = strings.TrimSpace(b.String())
+	}
+	e.drawProfile()
+	return e, nil
+}
+
+// drawProfile fixes the user's Big Five or MBTI profile (seeded per unit).
+func (e *engine) drawProfile() {
+	r := rngFor(e.cfg.Seed, e.cfg.UnitKey, "profile")
+	switch e.cfg.UserSim.Profile {
+	case ProfileBig5:
+		b := RandomBigFive(r)
+		if e.cfg.UserSim.BigFive != nil {
+			b = *e.cfg.UserSim.BigFive
+		}
+		e.big5, e.profile = &b, b.Describe()
+	case ProfileMBTI:
+		t := strings.ToUpper(e.cfg.UserSim.MBTI)
+		if t == "" {
+			types := MBTITypes()
+			t = types[r.IntN(len(types))]
+		}
+		e.mbti, e.profile = t, DescribeMBTI(t)
+	}
+}
+
+// data is the template data common to every prompt of this episode.
+func (e *engine) data(st *state) PromptData {
+	return PromptData{Task: e.task, Sample: e.sample, Meeting: e.meeting, Roster: e.cfg.Roster,
+		History: renderHistory(st.history), Transcript: e.transcr}
+}
+
+// renderHistory writes one "Name: text" line per entry.
+func renderHistory(h []line) string {
+	var b strings.Builder
+	for _, l := range h {
+		fmt.Fprintf(&b, "%s: %s\n", l.Name, l.Text)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// open builds the initial state from the sample. It returns false when the
+// sample has no usable context (the episode is skipped).
+func (e *engine) open(ctx context.Context) (*state, bool, error) {
+	st := &state{emotion: e.sample.Emotion}
+	if st.emotion == "" {
+		st.emotion = "unknown"
+	}
+	st.trajectory = []string{st.emotion}
+	if e.meeting {
+		if strings.TrimSpace(e.sample.Query) == "" {
+			return st, false, nil
+		}
+		st.history = append(st.history, line{"User", e.sample.Query})
+		return st, true, nil
+	}
+	for _, u := range e.sample.Context {
+		name := u.Speaker
+		switch low := strings.ToLower(u.Speaker); {
+		case userLabels[low]:
+			name = "User"
+		case supporterLabels[low]:
+			name = "Supporter"
+		}
+		if strings.TrimSpace(u.Text) != "" {
+			st.history = append(st.history, line{name, u.Text})
+		}
+	}
+	if len(st.history) > 0 {
+		return st, true, nil
+	}
+	if !e.cfg.UserSim.Enabled {
+		return st, false, nil
+	}
+	// No context: the simulated user opens the conversation.
+	ok, err := e.userSay(ctx, st, 0, "", "user-open")
+	return st, ok, err
+}
+
+// episode assembles the export record from a finished state.
+func (e *engine) episode(st *state) Episode {
+	cfg := e.cfg
+	pick := func(a, b string) string {
+		if a != "" {
+			return a
+		}
+		return b
+	}
+	ep := Episode{
+		ConvID:       e.sample.ID,
+		Turns:        st.turns,
+		AgentsSpoken: countSpoken(st.turns),
+		Metadata: Metadata{
+			SchemaVersion: SchemaVersion, System: cfg.System, Dataset: e.sample.Dataset,
+			PersonaSet:    pick(cfg.UserSim.Profile, personaNone),
+			DirectorModel: pick(cfg.Models.Director, cfg.Director.Model),
+			SpeakerModel:  pick(cfg.Models.Speaker, cfg.Speaker.Model),
+			UserModel:     pick(cfg.Models.User, cfg.User.Model),
+			RubricVersion: RubricVersion,
+		},
+		Counters: *e.c.counters,
+	}
+	if cfg.System == SystemSFT {
+		ep.Metadata.SpeakerModel = cfg.Baseline.SFTModel
+	}
+	if ep.Turns == nil {
+		ep.Turns = []Turn{}
+	}
+	if e.meeting {
+		ep.MeetingFields = &MeetingFields{ID: e.sample.ID, StartIdx: e.sample.StartIdx, Meeting: e.sample.Meeting}
+	} else {
+		ep.EmotionFields = &EmotionFields{
+			InitialEmotion: st.trajectory[0], FinalEmotion: st.trajectory[len(st.trajectory)-1],
+			EmotionTrajectory: append([]string(nil), st.trajectory...), UserBigFive: e.big5, UserMBTI: e.mbti,
+		}
+	}
+	return ep
+}

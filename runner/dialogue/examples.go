@@ -1,0 +1,127 @@
+package dialogue
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"mascot.dev/mascot/runner/datasets"
+)
+
+// Example is one (context -> supporter reply) pair for few-shot prompts and
+// multiagent-esc retrieval.
+type Example struct {
+	Context  string `json:"context"`
+	Response string `json:"response"`
+	Strategy string `json:"strategy,omitempty"`
+}
+
+// ExamplePool is an immutable example set with a BM25 index over the
+// examples' contexts. It is safe for concurrent use.
+type ExamplePool struct {
+	ex    []Example
+	docs  [][]string
+	df    map[string]int
+	avgdl float64
+}
+
+// BM25 parameters (the usual defaults).
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// NewExamplePool indexes examples.
+func NewExamplePool(examples []Example) *ExamplePool {
+	p := &ExamplePool{ex: examples, df: map[string]int{}}
+	total := 0
+	for _, e := range examples {
+		toks := tokens(e.Context)
+		p.docs = append(p.docs, toks)
+		total += len(toks)
+		seen := map[string]bool{}
+		for _, t := range toks {
+			if !seen[t] {
+				seen[t] = true
+				p.df[t]++
+			}
+		}
+	}
+	if len(examples) > 0 {
+		p.avgdl = float64(total) / float64(len(examples))
+	}
+	return p
+}
+
+// Len is the number of examples.
+func (p *ExamplePool) Len() int { return len(p.ex) }
+
+// At returns example i.
+func (p *ExamplePool) At(i int) Example { return p.ex[i] }
+
+// Search returns the indexes of the k examples whose context scores highest
+// under BM25 against query (ties by lower index; zero scores excluded).
+func (p *ExamplePool) Search(query string, k int) []int {
+	q := map[string]bool{}
+	for _, t := range tokens(query) {
+		q[t] = true
+	}
+	n := float64(len(p.docs))
+	type hit struct {
+		i int
+		s float64
+	}
+	var hits []hit
+	for i, doc := range p.docs {
+		tf := map[string]int{}
+		for _, t := range doc {
+			if q[t] {
+				tf[t]++
+			}
+		}
+		s := 0.0
+		for t, f := range tf {
+			df := float64(p.df[t])
+			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+			ff := float64(f)
+			s += idf * ff * (bm25K1 + 1) / (ff + bm25K1*(1-bm25B+bm25B*float64(len(doc))/p.avgdl))
+		}
+		if s > 0 {
+			hits = append(hits, hit{i, s})
+		}
+	}
+	sort.SliceStable(hits, func(a, b int) bool { return hits[a].s > hits[b].s })
+	out := make([]int, 0, k)
+	for _, h := range hits[:min(k, len(hits))] {
+		out = append(out, h.i)
+	}
+	return out
+}
+
+// ExamplesFromSamples turns dataset conversations (ESConv) into examples:
+// one per supporter utterance, with the situation and up to three previous
+// utterances as context and the normalised strategy.
+func ExamplesFromSamples(samples []datasets.Sample) []Example {
+	var out []Example
+	for _, s := range samples {
+		for i, u := range s.Context {
+			if !supporterLabels[strings.ToLower(u.Speaker)] || strings.TrimSpace(u.Text) == "" {
+				continue
+			}
+			var b strings.Builder
+			if s.Situation != "" {
+				fmt.Fprintf(&b, "Situation: %s\n", s.Situation)
+			}
+			for _, prev := range s.Context[max(0, i-3):i] {
+				fmt.Fprintf(&b, "%s: %s\n", prev.Speaker, prev.Text)
+			}
+			strategy := NormalizeStrategy(u.Strategy)
+			if strategy == "" {
+				strategy = u.Strategy
+			}
+			out = append(out, Example{Context: strings.TrimSpace(b.String()), Response: u.Text, Strategy: strategy})
+		}
+	}
+	return out
+}

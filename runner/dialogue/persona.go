@@ -1,0 +1,144 @@
+package dialogue
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// Agent is one persona card. PromptTemplate, when set, replaces the Speaker
+// system template for this agent (same template data as Templates).
+type Agent struct {
+	Name           string   `json:"name"`
+	Role           string   `json:"role"`
+	Description    string   `json:"description"`
+	Style          string   `json:"style"`
+	Goals          []string `json:"goals"`
+	PromptTemplate string   `json:"prompt_template,omitempty"`
+}
+
+// Roster is the ordered set of agents a Director chooses from.
+type Roster []Agent
+
+// Names returns the agent names in roster order.
+func (r Roster) Names() []string {
+	out := make([]string, len(r))
+	for i, a := range r {
+		out[i] = a.Name
+	}
+	return out
+}
+
+// Validate reports an empty roster, empty names and duplicate names
+// (after the same normalisation the directive parser uses).
+func (r Roster) Validate() error {
+	if len(r) == 0 {
+		return errors.New("roster has no agents")
+	}
+	seen := map[string]string{}
+	for i, a := range r {
+		k := normName(a.Name)
+		if k == "" {
+			return fmt.Errorf("roster agent %d has no name", i)
+		}
+		if prev, ok := seen[k]; ok {
+			return fmt.Errorf("roster agents %q and %q have the same name", prev, a.Name)
+		}
+		seen[k] = a.Name
+	}
+	return nil
+}
+
+// Find returns the index of the agent named name, after normalisation
+// (case, a leading "the", punctuation), or -1.
+func (r Roster) Find(name string) int {
+	k := normName(name)
+	if k == "" {
+		return -1
+	}
+	for i, a := range r {
+		if normName(a.Name) == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// Match resolves a free-text agent value: an exact normalised match, else
+// the single roster agent whose normalised name occurs as a word sequence in
+// the value. It returns -1 when none or several agents match.
+func (r Roster) Match(value string) int {
+	if i := r.Find(value); i >= 0 {
+		return i
+	}
+	words := " " + strings.Join(strings.Fields(normWords(value)), " ") + " "
+	found := -1
+	for i, a := range r {
+		n := strings.Join(strings.Fields(normWords(a.Name)), " ")
+		n = strings.TrimPrefix(n, "the ")
+		if n != "" && strings.Contains(words, " "+n+" ") {
+			if found >= 0 {
+				return -1
+			}
+			found = i
+		}
+	}
+	return found
+}
+
+// normWords lower-cases s and turns every non letter/digit into a space.
+func normWords(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return ' '
+	}, s)
+}
+
+// normName is the comparison key of an agent name.
+func normName(s string) string {
+	f := strings.Fields(normWords(s))
+	if len(f) > 1 && f[0] == "the" {
+		f = f[1:]
+	}
+	return strings.Join(f, "")
+}
+
+// EmotionalSupportRoster is the paper's emotional-support roster: The
+// Anchor, The Catalyst and The Beacon (the cards used for the results).
+func EmotionalSupportRoster() Roster {
+	return Roster{
+		{Name: "The Anchor", Role: "emotional validator",
+			Description: "Validates the user's feelings, grounds them and sits with the feeling instead of rushing to fix it.",
+			Style:       "calm, warm, patient, few words",
+			Goals:       []string{"make the user feel heard and safe", "name and normalise the feeling"}},
+		{Name: "The Catalyst", Role: "critical thinker",
+			Description: "Asks Socratic questions, offers cognitive reframing and proposes small concrete steps.",
+			Style:       "curious, gentle but direct",
+			Goals:       []string{"help the user see the situation from another angle", "suggest one small next step"}},
+		{Name: "The Beacon", Role: "growth advocate",
+			Description: "Highlights the user's strengths and encourages growth-oriented thinking.",
+			Style:       "hopeful, encouraging, specific",
+			Goals:       []string{"point out strengths the user showed", "connect the situation to growth"}},
+	}
+}
+
+// MeetingRoster is the paper's QMSum roster.
+func MeetingRoster() Roster {
+	return Roster{
+		{Name: "Minutes Scribe", Role: "summariser",
+			Description: "Summarises what was discussed in the meeting, faithfully and concisely.",
+			Style:       "neutral, precise", Goals: []string{"state what the transcript says about the query"}},
+		{Name: "Decision Logger", Role: "decision tracker",
+			Description: "Records the decisions the meeting reached and who agreed to them.",
+			Style:       "factual, structured", Goals: []string{"list decisions relevant to the query"}},
+		{Name: "Action Item Captain", Role: "follow-up owner",
+			Description: "Extracts action items, owners and deadlines.",
+			Style:       "practical, brisk", Goals: []string{"list next steps with owners"}},
+		{Name: "Critic", Role: "quality checker",
+			Description: "Points out gaps, contradictions and unsupported claims in what the others said.",
+			Style:       "sceptical, constructive", Goals: []string{"keep the group faithful to the transcript"}},
+	}
+}
