@@ -1,0 +1,147 @@
+package qwen3
+
+import (
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+)
+
+// matmulT computes y[rows,out] = x[rows,in] · wᵀ (+ y when accumulate),
+// with w a row-major [out,in] matrix: the nn.Linear convention. One row
+// uses a row-parallel Sgemv; several rows use Sgemm, which gonum
+// parallelises itself.
+func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accumulate bool) {
+	var beta float32
+	if accumulate {
+		beta = 1
+	}
+	if rows == 1 {
+		gemvParallel(w, out, in, x, y, beta)
+		return
+	}
+	blas32.Gemm(blas.NoTrans, blas.Trans, 1,
+		blas32.General{Rows: rows, Cols: in, Stride: in, Data: x},
+		blas32.General{Rows: out, Cols: in, Stride: in, Data: w},
+		beta, blas32.General{Rows: rows, Cols: out, Stride: out, Data: y})
+}
+
+// gemvParallel computes y = w·x + beta·y splitting w's rows over the CPUs
+// when the matrix is large enough to pay for the goroutines.
+func gemvParallel(w []float32, out, in int, x, y []float32, beta float32) {
+	gemv := func(lo, hi int) {
+		blas32.Gemv(blas.NoTrans, 1,
+			blas32.General{Rows: hi - lo, Cols: in, Stride: in, Data: w[lo*in : hi*in]},
+			blas32.Vector{N: in, Inc: 1, Data: x}, beta,
+			blas32.Vector{N: hi - lo, Inc: 1, Data: y[lo:hi]})
+	}
+	n := runtime.GOMAXPROCS(0)
+	if n == 1 || out*in < 1<<16 {
+		gemv(0, out)
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (out + n - 1) / n
+	for lo := 0; lo < out; lo += chunk {
+		hi := min(lo+chunk, out)
+		wg.Add(1)
+		go func() { defer wg.Done(); gemv(lo, hi) }()
+	}
+	wg.Wait()
+}
+
+// rmsNorm writes y = x / sqrt(mean(x²) + eps) · weight over each row of
+// width len(weight); the mean is accumulated in float64 (Qwen3RMSNorm
+// computes in float32; the difference is below float32 rounding).
+func rmsNorm(x, weight []float32, eps float64, y []float32) {
+	n := len(weight)
+	for r := 0; r+n <= len(x); r += n {
+		row := x[r : r+n]
+		var ss float64
+		for _, v := range row {
+			ss += float64(v) * float64(v)
+		}
+		inv := float32(1 / math.Sqrt(ss/float64(n)+eps))
+		out := y[r : r+n]
+		for i, v := range row {
+			out[i] = v * inv * weight[i]
+		}
+	}
+}
+
+// invFreq returns RoPE's inverse frequencies 1/theta^(2i/d), i < d/2.
+func invFreq(theta float64, d int) []float32 {
+	f := make([]float32, d/2)
+	for i := range f {
+		f[i] = float32(1 / math.Pow(theta, float64(float32(2*i)/float32(d))))
+	}
+	return f
+}
+
+// ropeAt fills cos and sin (each of length d) for position p: element i
+// and i+d/2 share the angle p·inv_freq[i] (emb = concat(freqs, freqs)).
+func ropeAt(inv []float32, p int, cos, sin []float32) {
+	h := len(inv)
+	for i, f := range inv {
+		a := float64(float32(p) * f)
+		c, s := float32(math.Cos(a)), float32(math.Sin(a))
+		cos[i], cos[i+h] = c, c
+		sin[i], sin[i+h] = s, s
+	}
+}
+
+// rotateHalf applies x·cos + rotate_half(x)·sin in place to one head
+// vector, where rotate_half(x) = concat(-x[d/2:], x[:d/2]).
+func rotateHalf(x, cos, sin []float32) {
+	h := len(x) / 2
+	for i := 0; i < h; i++ {
+		a, b := x[i], x[i+h]
+		x[i] = a*cos[i] - b*sin[i]
+		x[i+h] = b*cos[i+h] + a*sin[i+h]
+	}
+}
+
+func silu(x float32) float32 { return x / (1 + float32(math.Exp(float64(-x)))) }
+
+// softmaxInPlace turns scores into probabilities (max-subtracted, float64
+// sum).
+func softmaxInPlace(s []float32) {
+	mx := float32(math.Inf(-1))
+	for _, v := range s {
+		mx = max(mx, v)
+	}
+	var sum float64
+	for i, v := range s {
+		e := math.Exp(float64(v - mx))
+		s[i] = float32(e)
+		sum += e
+	}
+	inv := float32(1 / sum)
+	for i := range s {
+		s[i] *= inv
+	}
+}
+
+// LogSoftmax returns log(softmax(logits/temperature)); temperature ≤ 0 is
+// treated as 1.
+func LogSoftmax(logits []float32, temperature float32) []float32 {
+	if temperature <= 0 {
+		temperature = 1
+	}
+	out := make([]float32, len(logits))
+	mx := math.Inf(-1)
+	for _, v := range logits {
+		mx = math.Max(mx, float64(v/temperature))
+	}
+	var sum float64
+	for _, v := range logits {
+		sum += math.Exp(float64(v/temperature) - mx)
+	}
+	lse := mx + math.Log(sum)
+	for i, v := range logits {
+		out[i] = float32(float64(v/temperature) - lse)
+	}
+	return out
+}

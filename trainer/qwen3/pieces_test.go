@@ -1,0 +1,139 @@
+package qwen3
+
+import (
+	"math"
+	"testing"
+)
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+func TestRMSNormByHand(t *testing.T) {
+	// Row [3, 4]: mean square 12.5, rms √12.5; weight is a plain multiplier.
+	x := []float32{3, 4, 0, 2}
+	y := make([]float32, 4)
+	rmsNorm(x, []float32{1, 2}, 0, y)
+	r := math.Sqrt(12.5)
+	want := []float64{3 / r, 2 * 4 / r, 0, 2 * 2 / math.Sqrt(2)}
+	for i := range want {
+		if !near(float64(y[i]), want[i], 1e-6) {
+			t.Fatalf("y[%d] = %v, want %v", i, y[i], want[i])
+		}
+	}
+}
+
+func TestRoPERotateHalfByHand(t *testing.T) {
+	// d=4, theta=10000: inv_freq = [1, 10000^-0.5 = 0.01]. At position 1
+	// element i pairs with i+2 (not i+1): (x0,x2) turn by 1 rad, (x1,x3)
+	// by 0.01 rad.
+	inv := invFreq(10000, 4)
+	if !near(float64(inv[0]), 1, 0) || !near(float64(inv[1]), 0.01, 1e-9) {
+		t.Fatalf("inv_freq %v", inv)
+	}
+	cos, sin := make([]float32, 4), make([]float32, 4)
+	ropeAt(inv, 1, cos, sin)
+	x := []float32{1, 2, 3, 4}
+	rotateHalf(x, cos, sin)
+	c1, s1, c2, s2 := math.Cos(1), math.Sin(1), math.Cos(0.01), math.Sin(0.01)
+	want := []float64{1*c1 - 3*s1, 2*c2 - 4*s2, 3*c1 + 1*s1, 4*c2 + 2*s2}
+	for i := range want {
+		if !near(float64(x[i]), want[i], 1e-6) {
+			t.Fatalf("x[%d] = %v, want %v", i, x[i], want[i])
+		}
+	}
+	// Position 0 is the identity.
+	ropeAt(inv, 0, cos, sin)
+	y := []float32{1, 2, 3, 4}
+	rotateHalf(y, cos, sin)
+	if y[0] != 1 || y[1] != 2 || y[2] != 3 || y[3] != 4 {
+		t.Fatalf("position 0 changed the vector: %v", y)
+	}
+}
+
+func TestGQAHeadMapping(t *testing.T) {
+	// Qwen3-0.6B: 16 query heads, 8 kv heads → pairs of contiguous heads.
+	want := []int{0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7}
+	for h, j := range want {
+		if got := kvHead(h, 16, 8); got != j {
+			t.Fatalf("head %d → kv %d, want %d", h, got, j)
+		}
+	}
+	// Qwen3-8B: 32/8 → blocks of four.
+	if kvHead(3, 32, 8) != 0 || kvHead(4, 32, 8) != 1 || kvHead(31, 32, 8) != 7 {
+		t.Fatal("8B mapping")
+	}
+}
+
+func TestSoftmaxAndLogSoftmax(t *testing.T) {
+	s := []float32{1, 2, 3}
+	softmaxInPlace(s)
+	e := []float64{math.Exp(1), math.Exp(2), math.Exp(3)}
+	z := e[0] + e[1] + e[2]
+	for i := range s {
+		if !near(float64(s[i]), e[i]/z, 1e-7) {
+			t.Fatalf("softmax %v", s)
+		}
+	}
+	lp := LogSoftmax([]float32{1, 2, 3}, 2)
+	z2 := math.Exp(0.5) + math.Exp(1) + math.Exp(1.5)
+	if !near(float64(lp[2]), 1.5-math.Log(z2), 1e-6) {
+		t.Fatalf("log-softmax at T=2: %v", lp)
+	}
+}
+
+func TestConfigShapesOfQwen3_0_6B(t *testing.T) {
+	c := Qwen3_0_6B()
+	s := c.Shapes()
+	check := map[string][]int{
+		"model.embed_tokens.weight":                      {151936, 1024},
+		"model.layers.0.self_attn.q_proj.weight":         {2048, 1024},
+		"model.layers.27.self_attn.k_proj.weight":        {1024, 1024},
+		"model.layers.5.self_attn.o_proj.weight":         {1024, 2048},
+		"model.layers.5.self_attn.q_norm.weight":         {128},
+		"model.layers.5.mlp.down_proj.weight":            {1024, 3072},
+		"model.layers.5.post_attention_layernorm.weight": {1024},
+	}
+	for k, want := range check {
+		got := s[k]
+		if len(got) != len(want) || got[0] != want[0] || (len(want) > 1 && got[1] != want[1]) {
+			t.Errorf("%s: %v, want %v", k, got, want)
+		}
+	}
+	if _, ok := s[HeadKey]; ok {
+		t.Error("tied 0.6B must not list lm_head")
+	}
+	if len(s) != 2+28*11 {
+		t.Errorf("%d tensors, want %d", len(s), 2+28*11)
+	}
+	if n := c.NumParams(); n != 596049920 {
+		t.Errorf("0.6B has %d parameters, want 596049920", n)
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	top := `{"architectures":["Qwen3ForCausalLM"],"model_type":"qwen3","vocab_size":10,"hidden_size":8,
+	"intermediate_size":16,"num_hidden_layers":1,"num_attention_heads":2,"num_key_value_heads":null,
+	"head_dim":4,"hidden_act":"silu","rms_norm_eps":1e-06,"rope_theta":1000000,"rope_scaling":null,
+	"tie_word_embeddings":true,"eos_token_id":[7,8],"sliding_window":null}`
+	c, err := ParseConfig([]byte(top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.RopeTheta != 1e6 || c.NumKeyValueHeads != 2 || c.EOSTokenID != 7 || !c.TieWordEmbeddings {
+		t.Fatalf("%+v", c)
+	}
+	nested := `{"vocab_size":10,"hidden_size":8,"intermediate_size":16,"num_hidden_layers":1,
+	"num_attention_heads":2,"num_key_value_heads":1,
+	"rope_parameters":{"rope_type":"default","rope_theta":5000}}`
+	c, err = ParseConfig([]byte(nested))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.RopeTheta != 5000 || c.HeadDim != 4 || c.RMSNormEps != 1e-6 {
+		t.Fatalf("%+v", c)
+	}
+	bad := `{"vocab_size":10,"hidden_size":8,"intermediate_size":16,"num_hidden_layers":1,
+	"num_attention_heads":3,"num_key_value_heads":2,"head_dim":4,"rope_theta":1}`
+	if _, err := ParseConfig([]byte(bad)); err == nil {
+		t.Fatal("3 heads over 2 kv heads accepted")
+	}
+}
