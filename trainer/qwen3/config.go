@@ -1,8 +1,3 @@
-// Package qwen3 holds the Qwen3 dense architecture shared by the whole
-// trainer: its config.json, its named weights, and the plain-Go reference
-// forward that the gorgonia graph is checked against.
-//
-// Layer: trainer. It imports nothing from runner.
 package qwen3
 
 // Config is the subset of a Hugging Face Qwen3 config.json the trainer uses.
