@@ -1,0 +1,70 @@
+package host_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"mascot.dev/mascot/plugins/host"
+	"mascot.dev/mascot/plugins/internal/fakejudge"
+	"mascot.dev/mascot/plugins/sdk"
+)
+
+// The test binary doubles as a plugin (helper-process trick): when
+// MASCOT_TEST_PLUGIN is set it serves the fake judge or metric instead of
+// running tests; MASCOT_TEST_HOSTPROC makes it a host that starts a plugin
+// and then waits to be killed.
+func TestMain(m *testing.M) {
+	switch os.Getenv("MASCOT_TEST_PLUGIN") {
+	case "judge":
+		exit(sdk.ServeJudge(&fakejudge.Judge{}))
+	case "metric":
+		exit(sdk.ServeMetric(fakejudge.Metric{}))
+	}
+	if os.Getenv("MASCOT_TEST_HOSTPROC") != "" {
+		exit(runHostProc(os.Getenv("MASCOT_TEST_HOSTPROC")))
+	}
+	os.Exit(m.Run())
+}
+
+func exit(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// runHostProc starts a judge plugin that reports its pid, says "ready" on
+// stdout and sleeps until it is killed.
+func runHostProc(pidFile string) error {
+	ctx := context.Background()
+	j, err := host.StartJudge(ctx, selfConfig("judge"))
+	if err != nil {
+		return err
+	}
+	cfg, _ := json.Marshal(fakejudge.Config{ReportPID: true, PIDFile: pidFile})
+	if _, err := j.Configure(ctx, cfg); err != nil {
+		return err
+	}
+	w := bufio.NewWriter(os.Stdout)
+	fmt.Fprintln(w, "ready")
+	w.Flush()
+	time.Sleep(time.Hour)
+	return nil
+}
+
+// selfConfig runs this test binary as a plugin of the given kind.
+func selfConfig(kind string) host.Config {
+	return host.Config{
+		Name:           "fake-" + kind,
+		Command:        os.Args[0],
+		Env:            []string{"MASCOT_TEST_PLUGIN=" + kind, "MASCOT_TEST_HOSTPROC="},
+		Stderr:         os.Stderr,
+		RestartBackoff: 10 * time.Millisecond,
+	}
+}
