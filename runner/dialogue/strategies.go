@@ -14,11 +14,11 @@ var strategyAliases = map[string]string{
 	"questions": "Question", "asking questions": "Question",
 	"restatement": "Restatement or Paraphrasing", "paraphrasing": "Restatement or Paraphrasing",
 	"reflection": "Reflection of Feelings", "reflection of feeling": "Reflection of Feelings",
-	"self disclosure": "Self-disclosure",
+	"self disclosure":          "Self-disclosure",
 	"approval and reassurance": "Affirmation and Reassurance", "reassurance": "Affirmation and Reassurance",
 	"affirmation": "Affirmation and Reassurance",
 	"suggestions": "Providing Suggestions", "providing suggestion": "Providing Suggestions",
-	"direct guidance": "Providing Suggestions",
+	"direct guidance":       "Providing Suggestions",
 	"providing information": "Information", "other": "Others",
 }
 
