@@ -1,0 +1,32 @@
+// Package results is the SQLite store every mascot result lands in: runs,
+// stages, the unit ledger, LLM calls (response cache and trace), episodes and
+// their turns, candidates, judgments, comparisons, human preferences,
+// metrics, preference pairs, training steps, artifacts and counters.
+//
+// Layer: results sits below the runner (cmd -> runner -> results) and never
+// imports it. The report tables live in results/report.
+//
+// Choices:
+//   - One file, mattn/go-sqlite3, WAL. Writes go through one writer *sql.DB
+//     holding a single connection opened with _txlock=immediate (BEGIN takes
+//     the write lock, so writers wait on busy_timeout instead of failing on
+//     lock upgrade). Reads use a second *sql.DB with _query_only so the CLI,
+//     the report and the web viewer never block the writer.
+//   - Migrations are embedded SQL files (migrations/NNNN_name.sql) applied in
+//     order; each runs with its PRAGMA user_version bump in one transaction,
+//     so a failed migration leaves the version unchanged.
+//   - A unit of work is identified by its fingerprint. Its result rows and
+//     its done mark commit in one transaction (CommitUnit); committing a unit
+//     that is already done inserts nothing and returns no error, which makes
+//     kill-and-rerun safe.
+//   - Result rows link to the unit that produced them (unit_fp) and carry the
+//     run that first produced them (run_id, provenance only). Runs reach units
+//     through run_units(run_id, fingerprint, cached), so a sweep child that
+//     reuses an upstream unit sees its rows. Every query "for a run" goes
+//     through run_units.
+//   - Judgments point at exactly one item (candidate, turn or episode) with a
+//     real foreign key each, enforced by a CHECK. Pairs point at two candidates.
+//   - Times are stored as unix milliseconds. JSON columns are checked with
+//     json_valid. API keys are never stored: request JSON passed to the LLM
+//     trace is scrubbed of api_key / authorization fields.
+package results

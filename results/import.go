@@ -1,0 +1,122 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// ImportResult says what ImportJSONL created.
+type ImportResult struct {
+	RunID    string `json:"run_id"`
+	UnitFP   string `json:"unit_fp"`
+	Episodes int    `json:"episodes"`
+	Reused   bool   `json:"reused"` // the same file was imported before; its rows were reused
+}
+
+func jsonUnmarshalString(raw json.RawMessage, s *string) error { return json.Unmarshal(raw, s) }
+
+// ImportJSONL creates a run named runName (the file name if "") from a
+// MASCOT JSONL file, so that conversations produced elsewhere (the Python
+// original) can be judged and reported. run_config.json and
+// run_summary.json beside the file, when present, become the run's config
+// and summary. The file is one unit whose fingerprint is the hash of its
+// bytes: importing the same file again creates a run that reuses the rows.
+// Valence and domain are taken from the record's own keys, else derived
+// from initial_emotion (ValenceOf) or meeting (DomainOfMeeting).
+func (s *Store) ImportJSONL(ctx context.Context, path, runName string) (ImportResult, error) {
+	var res ImportResult
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return res, fmt.Errorf("importing %s: %w", path, err)
+	}
+	sum := sha256.Sum256(data)
+	res.UnitFP = "import-" + hex.EncodeToString(sum[:])
+	if runName == "" {
+		runName = filepath.Base(path)
+	}
+	dir := filepath.Dir(path)
+	run := Run{ID: NewRunID(), Name: runName, ConfigName: "import:" + filepath.Base(path), Status: RunImported,
+		Command: "import " + path}
+	run.ConfigJSON = readJSONIfExists(filepath.Join(dir, RunConfigFile))
+	run.Summary = readJSONIfExists(filepath.Join(dir, RunSummaryFile))
+	if err := s.CreateRun(ctx, run); err != nil {
+		return res, err
+	}
+	res.RunID = run.ID
+	u := Unit{Fingerprint: res.UnitFP, Kind: "import", StageKey: "import", RunID: run.ID}
+	called := false
+	err = s.CommitUnit(ctx, u, func(tx *Tx) error {
+		called = true
+		n, err := importLines(bytes.NewReader(data), tx)
+		res.Episodes = n
+		return err
+	})
+	if err != nil {
+		_ = s.FinishRun(ctx, run.ID, RunFailed, "")
+		return res, fmt.Errorf("importing %s: %w", path, err)
+	}
+	if !called {
+		res.Reused = true
+		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes WHERE unit_fp = ?`, u.Fingerprint).
+			Scan(&res.Episodes); err != nil {
+			return res, fmt.Errorf("counting imported episodes: %w", err)
+		}
+	}
+	st := Stage{RunID: run.ID, Key: "import", Kind: "import", Fingerprint: u.Fingerprint, Status: "done",
+		UnitsTotal: 1, UnitsDone: 1}
+	if res.Reused {
+		st.UnitsDone, st.UnitsCached = 0, 1
+	}
+	if err := s.UpsertStage(ctx, st); err != nil {
+		return res, err
+	}
+	return res, s.FinishRun(ctx, run.ID, RunImported, "")
+}
+
+func importLines(r io.Reader, tx *Tx) (int, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
+	n, line := 0, 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		e, err := DecodeRecord(b)
+		if err != nil {
+			return n, fmt.Errorf("line %d: %w", line, err)
+		}
+		e.Idx, e.Mode = line, "imported"
+		deriveSplit(e)
+		if _, err := tx.InsertEpisode(*e); err != nil {
+			return n, fmt.Errorf("line %d: %w", line, err)
+		}
+		n++
+	}
+	if err := sc.Err(); err != nil {
+		return n, fmt.Errorf("reading line %d: %w", line+1, err)
+	}
+	return n, nil
+}
+
+// readJSONIfExists returns a file's JSON, or nil when it is absent or not JSON.
+func readJSONIfExists(path string) json.RawMessage {
+	b, err := os.ReadFile(path)
+	if err != nil || !json.Valid(b) {
+		return nil
+	}
+	var c bytes.Buffer
+	if json.Compact(&c, b) != nil {
+		return nil
+	}
+	return c.Bytes()
+}

@@ -1,0 +1,380 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+)
+
+// SchemaVersionJSONL is the MASCOT JSONL schema version written on export.
+const SchemaVersionJSONL = "1.0"
+
+// omitKey is an Extra entry listing schema keys the original record did not
+// have, so that export leaves them out again.
+const omitKey = "$omit"
+
+// field is one key of an ordered JSON object.
+type field struct {
+	key string
+	val any
+}
+
+// writeObject writes fields in order, then extra's other keys sorted. An
+// extra value replaces a field of the same key; keys listed under omitKey
+// are left out.
+func writeObject(buf *bytes.Buffer, fields []field, extra map[string]json.RawMessage) error {
+	omit := map[string]bool{}
+	if raw, ok := extra[omitKey]; ok {
+		var keys []string
+		if err := json.Unmarshal(raw, &keys); err != nil {
+			return fmt.Errorf("decoding %s: %w", omitKey, err)
+		}
+		for _, k := range keys {
+			omit[k] = true
+		}
+	}
+	known := map[string]bool{omitKey: true}
+	buf.WriteByte('{')
+	n := 0
+	put := func(k string, v any) error {
+		if n > 0 {
+			buf.WriteByte(',')
+		}
+		n++
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		switch x := v.(type) {
+		case json.RawMessage:
+			buf.Write(x)
+		case func(*bytes.Buffer) error:
+			return x(buf)
+		default:
+			vb, err := json.Marshal(v)
+			if err != nil {
+				return fmt.Errorf("encoding %s: %w", k, err)
+			}
+			buf.Write(vb)
+		}
+		return nil
+	}
+	for _, f := range fields {
+		known[f.key] = true
+		if omit[f.key] {
+			continue
+		}
+		v := f.val
+		if e, ok := extra[f.key]; ok {
+			v = e
+		}
+		if err := put(f.key, v); err != nil {
+			return err
+		}
+	}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		if !known[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := put(k, extra[k]); err != nil {
+			return err
+		}
+	}
+	buf.WriteByte('}')
+	return nil
+}
+
+// diffExtra compares an original object with what the encoder produced from
+// its decoded form and returns the extras that make the encoding exact:
+// differing or unknown keys verbatim, and missing keys under omitKey.
+func diffExtra(orig map[string]json.RawMessage, encoded []byte) (map[string]json.RawMessage, error) {
+	var enc map[string]json.RawMessage
+	if err := json.Unmarshal(encoded, &enc); err != nil {
+		return nil, fmt.Errorf("re-reading encoded object: %w", err)
+	}
+	extra := map[string]json.RawMessage{}
+	for k, v := range orig {
+		if e, ok := enc[k]; !ok || !jsonEqual(e, v) {
+			extra[k] = v
+		}
+	}
+	var omit []string
+	for k := range enc {
+		if _, ok := orig[k]; !ok {
+			omit = append(omit, k)
+		}
+	}
+	if len(omit) > 0 {
+		sort.Strings(omit)
+		b, _ := json.Marshal(omit)
+		extra[omitKey] = b
+	}
+	if len(extra) == 0 {
+		return nil, nil
+	}
+	return extra, nil
+}
+
+// jsonEqual compares two JSON texts as values (key order and number
+// spelling ignored).
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+func metadataFields(m Metadata) []field {
+	return []field{
+		{"schema_version", m.SchemaVersion}, {"system", m.System}, {"dataset", m.Dataset},
+		{"persona_set", m.PersonaSet}, {"director_model", m.DirectorModel}, {"speaker_model", m.SpeakerModel},
+		{"user_model", m.UserModel}, {"rubric_version", m.RubricVersion},
+	}
+}
+
+// encodeMetadata writes the metadata block (with its extras).
+func encodeMetadata(m Metadata) ([]byte, error) {
+	var buf bytes.Buffer
+	err := writeObject(&buf, metadataFields(m), m.Extra)
+	return buf.Bytes(), err
+}
+
+// decodeMetadata reads a metadata block losslessly.
+func decodeMetadata(raw json.RawMessage) (Metadata, error) {
+	var m Metadata
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return m, fmt.Errorf("decoding metadata: %w", err)
+	}
+	str := func(k string, dst *string) { _ = json.Unmarshal(obj[k], dst) }
+	str("schema_version", &m.SchemaVersion)
+	str("system", &m.System)
+	str("dataset", &m.Dataset)
+	str("persona_set", &m.PersonaSet)
+	str("director_model", &m.DirectorModel)
+	str("speaker_model", &m.SpeakerModel)
+	str("user_model", &m.UserModel)
+	str("rubric_version", &m.RubricVersion)
+	enc, err := encodeMetadata(m)
+	if err != nil {
+		return m, err
+	}
+	m.Extra, err = diffExtra(obj, enc)
+	return m, err
+}
+
+func turnFields(t Turn) []field {
+	fs := []field{{"turn_idx", t.TurnIdx}}
+	if t.RoundID != nil {
+		fs = append(fs, field{"round_id", *t.RoundID})
+	}
+	if t.TurnType != "" {
+		fs = append(fs, field{"turn_type", t.TurnType})
+	}
+	if t.Directive != nil {
+		fs = append(fs, field{"directive", t.Directive})
+	}
+	fs = append(fs, field{"agent_name", t.AgentName}, field{"response", t.Response})
+	if t.DirectiveOutput != nil {
+		fs = append(fs, field{"directive_output", *t.DirectiveOutput})
+	}
+	return fs
+}
+
+func encodeTurn(buf *bytes.Buffer, t Turn) error {
+	return writeObject(buf, turnFields(t), t.Extra)
+}
+
+func decodeTurn(raw json.RawMessage) (Turn, error) {
+	var t Turn
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return t, fmt.Errorf("decoding turn: %w", err)
+	}
+	_ = json.Unmarshal(obj["turn_idx"], &t.TurnIdx)
+	if v, ok := obj["round_id"]; ok {
+		var r int
+		if json.Unmarshal(v, &r) == nil {
+			t.RoundID = &r
+		}
+	}
+	_ = json.Unmarshal(obj["turn_type"], &t.TurnType)
+	_ = json.Unmarshal(obj["agent_name"], &t.AgentName)
+	_ = json.Unmarshal(obj["response"], &t.Response)
+	if v, ok := obj["directive"]; ok {
+		var d Directive
+		if json.Unmarshal(v, &d) == nil && string(bytes.TrimSpace(v)) != "null" {
+			t.Directive = &d
+		}
+	}
+	if v, ok := obj["directive_output"]; ok {
+		var s string
+		if json.Unmarshal(v, &s) == nil && string(bytes.TrimSpace(v)) != "null" {
+			t.DirectiveOutput = &s
+		}
+	}
+	var buf bytes.Buffer
+	if err := encodeTurn(&buf, t); err != nil {
+		return t, err
+	}
+	var err error
+	t.Extra, err = diffExtra(obj, buf.Bytes())
+	return t, err
+}
+
+func recordFields(e *Episode) ([]field, error) {
+	idKey := orDefault(e.IDField, "conv_id")
+	var idVal any = e.ConvID
+	if len(e.IDRaw) > 0 {
+		idVal = e.IDRaw
+	}
+	fs := []field{{idKey, idVal}}
+	if e.StartIdx != nil {
+		fs = append(fs, field{"start_idx", *e.StartIdx})
+	}
+	if e.Meeting != nil {
+		fs = append(fs, field{"meeting", *e.Meeting})
+	}
+	turns := func(buf *bytes.Buffer) error {
+		buf.WriteByte('[')
+		for i, t := range e.Turns {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := encodeTurn(buf, t); err != nil {
+				return fmt.Errorf("encoding turn %d: %w", t.TurnIdx, err)
+			}
+		}
+		buf.WriteByte(']')
+		return nil
+	}
+	fs = append(fs, field{"turns", turns})
+	if e.AgentsSpoken != nil {
+		fs = append(fs, field{"agents_spoken", e.AgentsSpoken})
+	}
+	meta, err := encodeMetadata(e.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	fs = append(fs, field{"metadata", json.RawMessage(meta)})
+	if e.InitialEmotion != nil {
+		fs = append(fs, field{"initial_emotion", *e.InitialEmotion})
+	}
+	if e.FinalEmotion != nil {
+		fs = append(fs, field{"final_emotion", *e.FinalEmotion})
+	}
+	if len(e.EmotionTrajectory) > 0 {
+		fs = append(fs, field{"emotion_trajectory", e.EmotionTrajectory})
+	}
+	if len(e.UserBigFive) > 0 {
+		fs = append(fs, field{"user_big_five", e.UserBigFive})
+	}
+	return fs, nil
+}
+
+// EncodeRecord writes an episode as one MASCOT JSONL line (no newline).
+func EncodeRecord(e *Episode) ([]byte, error) {
+	fs, err := recordFields(e)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := writeObject(&buf, fs, e.Extra); err != nil {
+		return nil, fmt.Errorf("encoding episode %s: %w", e.ConvID, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// DecodeRecord reads one MASCOT JSONL line. Every key of the line survives:
+// keys outside the schema, and schema keys whose value the typed fields
+// cannot reproduce (null, another type), are kept in Extra, so that
+// EncodeRecord(DecodeRecord(line)) equals line as a JSON value.
+func DecodeRecord(line []byte) (*Episode, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(line, &obj); err != nil {
+		return nil, fmt.Errorf("decoding record: %w", err)
+	}
+	e := &Episode{IDField: "conv_id"}
+	idRaw, ok := obj["conv_id"]
+	if !ok {
+		if idRaw, ok = obj["id"]; ok {
+			e.IDField = "id"
+		}
+	}
+	if ok {
+		if err := json.Unmarshal(idRaw, &e.ConvID); err != nil {
+			e.ConvID = string(bytes.TrimSpace(idRaw))
+			e.IDRaw = append(json.RawMessage(nil), bytes.TrimSpace(idRaw)...)
+		}
+	}
+	if v, ok := obj["start_idx"]; ok {
+		var n int
+		if json.Unmarshal(v, &n) == nil && string(v) != "null" {
+			e.StartIdx = &n
+		}
+	}
+	e.Meeting = optString(obj, "meeting")
+	e.InitialEmotion = optString(obj, "initial_emotion")
+	e.FinalEmotion = optString(obj, "final_emotion")
+	if v, ok := obj["turns"]; ok {
+		var raws []json.RawMessage
+		if json.Unmarshal(v, &raws) == nil {
+			for _, r := range raws {
+				t, err := decodeTurn(r)
+				if err != nil {
+					return nil, fmt.Errorf("record %s: %w", e.ConvID, err)
+				}
+				e.Turns = append(e.Turns, t)
+			}
+		}
+	}
+	if v, ok := obj["agents_spoken"]; ok {
+		_ = json.Unmarshal(v, &e.AgentsSpoken)
+	}
+	if v, ok := obj["metadata"]; ok {
+		if m, err := decodeMetadata(v); err == nil {
+			e.Metadata = m
+		}
+	}
+	e.EmotionTrajectory = optRaw(obj, "emotion_trajectory")
+	e.UserBigFive = optRaw(obj, "user_big_five")
+	e.System, e.Dataset = e.Metadata.System, e.Metadata.Dataset
+	enc, err := EncodeRecord(e)
+	if err != nil {
+		return nil, err
+	}
+	if e.Extra, err = diffExtra(obj, enc); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func optString(obj map[string]json.RawMessage, k string) *string {
+	v, ok := obj[k]
+	if !ok {
+		return nil
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil || string(bytes.TrimSpace(v)) == "null" {
+		return nil
+	}
+	return &s
+}
+
+func optRaw(obj map[string]json.RawMessage, k string) json.RawMessage {
+	v, ok := obj[k]
+	if !ok || string(bytes.TrimSpace(v)) == "null" {
+		return nil
+	}
+	var c bytes.Buffer
+	if json.Compact(&c, v) != nil {
+		return nil
+	}
+	return c.Bytes()
+}

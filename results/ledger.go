@@ -1,0 +1,240 @@
+package results
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// UnitDone reports whether the unit with this fingerprint is done.
+func (s *Store) UnitDone(ctx context.Context, fingerprint string) (bool, error) {
+	var state string
+	err := s.r.QueryRowContext(ctx, `SELECT state FROM units WHERE fingerprint = ?`, fingerprint).Scan(&state)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("looking up unit %s: %w", fingerprint, err)
+	}
+	return state == UnitDone, nil
+}
+
+// DoneUnits returns the subset of fingerprints that are done (as a set),
+// in one query whatever the number of fingerprints.
+func (s *Store) DoneUnits(ctx context.Context, fingerprints []string) (map[string]bool, error) {
+	out := make(map[string]bool)
+	if len(fingerprints) == 0 {
+		return out, nil
+	}
+	arg, err := json.Marshal(fingerprints)
+	if err != nil {
+		return nil, fmt.Errorf("encoding fingerprints: %w", err)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT fingerprint FROM units
+		WHERE state = 'done' AND fingerprint IN (SELECT value FROM json_each(?))`, string(arg))
+	if err != nil {
+		return nil, fmt.Errorf("looking up done units: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var fp string
+		if err := rows.Scan(&fp); err != nil {
+			return nil, fmt.Errorf("reading done units: %w", err)
+		}
+		out[fp] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading done units: %w", err)
+	}
+	return out, nil
+}
+
+// GetUnit returns a unit's ledger row.
+func (s *Store) GetUnit(ctx context.Context, fingerprint string) (UnitState, error) {
+	var u UnitState
+	var runID sql.NullString
+	var created, updated int64
+	var done sql.NullInt64
+	err := s.r.QueryRowContext(ctx, `SELECT fingerprint, kind, stage_key, run_id, state, attempts, error,
+		created_at, updated_at, done_at FROM units WHERE fingerprint = ?`, fingerprint).
+		Scan(&u.Fingerprint, &u.Kind, &u.StageKey, &runID, &u.State, &u.Attempts, &u.Error, &created, &updated, &done)
+	if errors.Is(err, sql.ErrNoRows) {
+		return u, fmt.Errorf("unit %s: %w", fingerprint, ErrNotFound)
+	}
+	if err != nil {
+		return u, fmt.Errorf("reading unit %s: %w", fingerprint, err)
+	}
+	u.RunID = runID.String
+	u.CreatedAt, u.UpdatedAt, u.DoneAt = fromMS(created), fromMS(updated), nullMS(done)
+	return u, nil
+}
+
+// StartUnit marks a unit running and counts an attempt. It does nothing to a
+// unit that is already done. Optional: CommitUnit works without it; use it
+// for long units (training) that write rows before they are done.
+func (s *Store) StartUnit(ctx context.Context, u Unit) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := ensureUnit(ctx, tx, u, true)
+		return err
+	})
+}
+
+// ensureUnit creates the unit row (or moves it back to running) and returns
+// its state before the call. It never touches a done unit.
+func ensureUnit(ctx context.Context, tx *sql.Tx, u Unit, countAttempt bool) (string, error) {
+	if u.Fingerprint == "" {
+		return "", fmt.Errorf("unit of stage %s: empty fingerprint", u.StageKey)
+	}
+	var state string
+	err := tx.QueryRowContext(ctx, `SELECT state FROM units WHERE fingerprint = ?`, u.Fingerprint).Scan(&state)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		now := nowMS()
+		_, err = tx.ExecContext(ctx, `INSERT INTO units (fingerprint, kind, stage_key, run_id, state, attempts, created_at, updated_at)
+			VALUES (?, ?, ?, ?, 'running', 1, ?, ?)`, u.Fingerprint, u.Kind, u.StageKey, nullString(u.RunID), now, now)
+		if err != nil {
+			return "", fmt.Errorf("creating unit %s: %w", u.Fingerprint, err)
+		}
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("reading unit %s: %w", u.Fingerprint, err)
+	case state == UnitDone:
+		return state, nil
+	}
+	inc := 0
+	if countAttempt {
+		inc = 1
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE units SET state = 'running', attempts = attempts + ?, updated_at = ?
+		WHERE fingerprint = ?`, inc, nowMS(), u.Fingerprint)
+	if err != nil {
+		return "", fmt.Errorf("marking unit %s running: %w", u.Fingerprint, err)
+	}
+	return state, nil
+}
+
+// linkUnit records that run uses the unit; cached says it was produced
+// before (by this or another run) rather than now.
+func linkUnit(ctx context.Context, tx *sql.Tx, u Unit, cached bool) error {
+	if u.RunID == "" {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO run_units (run_id, fingerprint, stage_key, cached) VALUES (?, ?, ?, ?)
+		ON CONFLICT (run_id, fingerprint) DO NOTHING`, u.RunID, u.Fingerprint, u.StageKey, cached)
+	if err != nil {
+		return fmt.Errorf("linking unit %s to run %s: %w", u.Fingerprint, u.RunID, err)
+	}
+	return nil
+}
+
+// CommitUnit writes a unit's result rows (through fn) and marks the unit
+// done, in one transaction. If the unit is already done, fn is not called,
+// nothing is inserted and the unit is linked to u.RunID as cached; the call
+// returns nil. If fn fails, nothing is written.
+func (s *Store) CommitUnit(ctx context.Context, u Unit, fn func(tx *Tx) error) error {
+	return s.writeTx(ctx, func(stx *sql.Tx) error {
+		prev, err := ensureUnit(ctx, stx, u, prevAttemptMissing(ctx, stx, u.Fingerprint))
+		if err != nil {
+			return err
+		}
+		if prev == UnitDone {
+			return linkUnit(ctx, stx, u, true)
+		}
+		if fn != nil {
+			if err := fn(&Tx{tx: stx, s: s, ctx: ctx, unit: u}); err != nil {
+				return fmt.Errorf("writing results of unit %s: %w", u.Fingerprint, err)
+			}
+		}
+		now := nowMS()
+		if _, err := stx.ExecContext(ctx, `UPDATE units SET state = 'done', error = '', updated_at = ?, done_at = ?
+			WHERE fingerprint = ?`, now, now, u.Fingerprint); err != nil {
+			return fmt.Errorf("marking unit %s done: %w", u.Fingerprint, err)
+		}
+		return linkUnit(ctx, stx, u, false)
+	})
+}
+
+// prevAttemptMissing says whether CommitUnit must count an attempt itself:
+// only when StartUnit did not already mark the unit running.
+func prevAttemptMissing(ctx context.Context, tx *sql.Tx, fp string) bool {
+	var state string
+	err := tx.QueryRowContext(ctx, `SELECT state FROM units WHERE fingerprint = ?`, fp).Scan(&state)
+	return err != nil || state != UnitRunning
+}
+
+// FailUnit marks a unit failed with its error message (a done unit stays
+// done). The failed unit is linked to the run so `results show` lists it.
+func (s *Store) FailUnit(ctx context.Context, u Unit, errMsg string) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		prev, err := ensureUnit(ctx, tx, u, prevAttemptMissing(ctx, tx, u.Fingerprint))
+		if err != nil {
+			return err
+		}
+		if prev == UnitDone {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE units SET state = 'failed', error = ?, updated_at = ? WHERE fingerprint = ?`,
+			errMsg, nowMS(), u.Fingerprint); err != nil {
+			return fmt.Errorf("marking unit %s failed: %w", u.Fingerprint, err)
+		}
+		return linkUnit(ctx, tx, u, false)
+	})
+}
+
+// LinkUnits links done units to a run as cached (the runner calls it for
+// units it skips because an earlier run produced them). Fingerprints that
+// are not done are ignored; the number linked is returned.
+func (s *Store) LinkUnits(ctx context.Context, runID, stageKey string, fingerprints []string) (int, error) {
+	if len(fingerprints) == 0 {
+		return 0, nil
+	}
+	arg, err := json.Marshal(fingerprints)
+	if err != nil {
+		return 0, fmt.Errorf("encoding fingerprints: %w", err)
+	}
+	var n int64
+	err = s.writeTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO run_units (run_id, fingerprint, stage_key, cached)
+			SELECT ?, fingerprint, ?, 1 FROM units
+			WHERE state = 'done' AND fingerprint IN (SELECT value FROM json_each(?))
+			ON CONFLICT (run_id, fingerprint) DO NOTHING`, runID, stageKey, string(arg))
+		if err != nil {
+			return fmt.Errorf("linking units to run %s: %w", runID, err)
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
+}
+
+// RunUnitCounts returns, per stage key of a run, how many linked units are
+// done, cached (done by an earlier commit) and failed.
+func (s *Store) RunUnitCounts(ctx context.Context, runID string) (map[string]UnitCounts, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT ru.stage_key,
+		SUM(u.state = 'done' AND ru.cached = 0), SUM(u.state = 'done' AND ru.cached = 1), SUM(u.state = 'failed')
+		FROM run_units ru JOIN units u ON u.fingerprint = ru.fingerprint
+		WHERE ru.run_id = ? GROUP BY ru.stage_key`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("counting units of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	out := make(map[string]UnitCounts)
+	for rows.Next() {
+		var k string
+		var c UnitCounts
+		if err := rows.Scan(&k, &c.Done, &c.Cached, &c.Failed); err != nil {
+			return nil, fmt.Errorf("reading unit counts: %w", err)
+		}
+		out[k] = c
+	}
+	return out, rows.Err()
+}
+
+// UnitCounts are a stage's unit tallies from the ledger.
+type UnitCounts struct {
+	Done   int `json:"done"`   // produced by this run
+	Cached int `json:"cached"` // reused from an earlier commit
+	Failed int `json:"failed"`
+}

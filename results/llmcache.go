@@ -1,0 +1,104 @@
+package results
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+const putLLMCallSQL = `INSERT INTO llm_calls (key, unit_fp, run_id, role, model_id, url, request_json,
+	response_json, prompt_tokens, completion_tokens, latency_ms, attempts, cached, error, created_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+const putLLMCallUpsert = ` ON CONFLICT (key) DO UPDATE SET
+	unit_fp = COALESCE(excluded.unit_fp, llm_calls.unit_fp),
+	run_id = COALESCE(excluded.run_id, llm_calls.run_id),
+	role = excluded.role, model_id = excluded.model_id, url = excluded.url,
+	request_json = CASE WHEN excluded.request_json = '{}' THEN llm_calls.request_json ELSE excluded.request_json END,
+	response_json = CASE WHEN excluded.response_json = '{}' THEN llm_calls.response_json ELSE excluded.response_json END,
+	prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens,
+	latency_ms = excluded.latency_ms, attempts = excluded.attempts, cached = excluded.cached,
+	error = excluded.error`
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func putLLMCall(ctx context.Context, db execer, c LLMCall) error {
+	req, err := scrubRequest(c.Request)
+	if err != nil {
+		return fmt.Errorf("recording LLM call %s: %w", c.Key, err)
+	}
+	q := putLLMCallSQL
+	if c.Key != "" {
+		q += putLLMCallUpsert
+	}
+	_, err = db.ExecContext(ctx, q, nullString(c.Key), nullString(c.UnitFP), nullString(c.RunID), c.Role, c.ModelID,
+		c.URL, req, jsonOr(c.Response, "{}"), c.PromptTokens, c.CompletionTokens,
+		float64(c.Latency.Microseconds())/1000, c.Attempts, c.Cached, c.Error, nowMS())
+	if err != nil {
+		return fmt.Errorf("recording LLM call %s: %w", c.Key, err)
+	}
+	return nil
+}
+
+// LLMCache is the response cache kept in the llm_calls table, keyed by the
+// unit fingerprint (sample index included). Put writes immediately (outside
+// any unit transaction), so a paid-for response survives a crash before its
+// unit commits.
+type LLMCache struct{ s *Store }
+
+// LLMCache returns the store's response cache.
+func (s *Store) LLMCache() *LLMCache { return &LLMCache{s: s} }
+
+// Get returns the cached response JSON for key, and whether there was one.
+func (c *LLMCache) Get(ctx context.Context, key string) (json.RawMessage, bool, error) {
+	var resp string
+	err := c.s.r.QueryRowContext(ctx, `SELECT response_json FROM llm_calls WHERE key = ? AND response_json <> '{}'`, key).
+		Scan(&resp)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("reading LLM cache %s: %w", key, err)
+	}
+	return json.RawMessage(resp), true, nil
+}
+
+// Put stores a response under key, replacing an older one.
+func (c *LLMCache) Put(ctx context.Context, key string, value json.RawMessage) error {
+	if key == "" {
+		return fmt.Errorf("caching LLM response: empty key")
+	}
+	if !json.Valid(value) {
+		return fmt.Errorf("caching LLM response %s: invalid JSON", key)
+	}
+	_, err := c.s.w.ExecContext(ctx, `INSERT INTO llm_calls (key, response_json, created_at) VALUES (?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET response_json = excluded.response_json`, key, string(value), nowMS())
+	if err != nil {
+		return fmt.Errorf("caching LLM response %s: %w", key, err)
+	}
+	return nil
+}
+
+// PutLLMCall records a traced call outside a unit transaction (credentials
+// are scrubbed from the request). See Tx.PutLLMCall.
+func (s *Store) PutLLMCall(ctx context.Context, c LLMCall) error {
+	return putLLMCall(ctx, s.w, c)
+}
+
+// WithUnit runs fn in one write transaction after marking the unit running,
+// without marking it done: for long units (training) that log steps or
+// artifacts as they go. Rows written this way stay if the unit later fails.
+// A unit that is already done is left alone and fn is not called.
+func (s *Store) WithUnit(ctx context.Context, u Unit, fn func(tx *Tx) error) error {
+	return s.writeTx(ctx, func(stx *sql.Tx) error {
+		prev, err := ensureUnit(ctx, stx, u, false)
+		if err != nil || prev == UnitDone {
+			return err
+		}
+		return fn(&Tx{tx: stx, s: s, ctx: ctx, unit: u})
+	})
+}

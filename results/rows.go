@@ -1,0 +1,239 @@
+package results
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Directive is the Director's instruction for one turn (Agent, Action, Tone).
+type Directive struct {
+	AgentName string `json:"agent_name"`
+	Action    string `json:"action"`
+	Tone      string `json:"tone"`
+}
+
+// Episode is one conversation with its MASCOT JSONL metadata. Pointer and
+// raw-JSON fields are "absent" when nil, so that export writes exactly the
+// fields a record had.
+type Episode struct {
+	ID        int64           `json:"id"`
+	UnitFP    string          `json:"unit_fp"`
+	RunID     string          `json:"run_id"` // producing run (provenance)
+	Idx       int             `json:"idx"`    // position within its unit
+	ConvID    string          `json:"conv_id"`
+	IDField   string          `json:"id_field,omitempty"` // "conv_id" (default) or "id" (QMSum)
+	IDRaw     json.RawMessage `json:"id_raw,omitempty"`   // original id JSON when it was not a string
+	SampleIdx int             `json:"sample_idx"`
+
+	System   string  `json:"system"`
+	Dataset  string  `json:"dataset"`
+	Valence  string  `json:"valence,omitempty"`
+	Domain   string  `json:"domain,omitempty"`
+	Meeting  *string `json:"meeting,omitempty"`
+	StartIdx *int    `json:"start_idx,omitempty"`
+	Mode     string  `json:"mode,omitempty"` // independent | branching | eval | imported
+
+	Metadata     Metadata       `json:"metadata"`
+	AgentsSpoken map[string]int `json:"agents_spoken,omitempty"`
+
+	InitialEmotion    *string         `json:"initial_emotion,omitempty"`
+	FinalEmotion      *string         `json:"final_emotion,omitempty"`
+	EmotionTrajectory json.RawMessage `json:"emotion_trajectory,omitempty"`
+	UserBigFive       json.RawMessage `json:"user_big_five,omitempty"`
+
+	// Extra holds record keys outside the schema (and schema keys whose
+	// value was JSON null), written back verbatim on export.
+	Extra map[string]json.RawMessage `json:"extra,omitempty"`
+
+	Turns     []Turn    `json:"turns,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Metadata is the MASCOT JSONL metadata block.
+type Metadata struct {
+	SchemaVersion string `json:"schema_version"`
+	System        string `json:"system"`
+	Dataset       string `json:"dataset"`
+	PersonaSet    string `json:"persona_set"`
+	DirectorModel string `json:"director_model"`
+	SpeakerModel  string `json:"speaker_model"`
+	UserModel     string `json:"user_model"`
+	RubricVersion string `json:"rubric_version"`
+	// Extra holds metadata keys outside the schema.
+	Extra map[string]json.RawMessage `json:"extra,omitempty"`
+}
+
+// Turn is one turn of an episode: an agent turn (with its directive) or a
+// user turn (TurnType "user").
+type Turn struct {
+	ID              int64                      `json:"id"`
+	EpisodeID       int64                      `json:"episode_id"`
+	TurnIdx         int                        `json:"turn_idx"`
+	RoundID         *int                       `json:"round_id,omitempty"`
+	TurnType        string                     `json:"turn_type,omitempty"` // "" (agent) | "user"
+	AgentName       string                     `json:"agent_name"`
+	Response        string                     `json:"response"`
+	Directive       *Directive                 `json:"directive,omitempty"`
+	DirectiveOutput *string                    `json:"directive_output,omitempty"` // raw Director output
+	Extra           map[string]json.RawMessage `json:"extra,omitempty"`
+}
+
+// Candidate is one sampled response (or directive, or block) for a context.
+type Candidate struct {
+	ID        int64           `json:"id"`
+	UnitFP    string          `json:"unit_fp"`
+	RunID     string          `json:"run_id"`
+	Kind      string          `json:"kind"` // response | directive | block
+	ContextID string          `json:"context_id"`
+	Persona   string          `json:"persona"`
+	SampleIdx int             `json:"sample_idx"`
+	Prompt    string          `json:"prompt,omitempty"`
+	Text      string          `json:"text"`
+	Raw       string          `json:"raw,omitempty"`
+	ModelID   string          `json:"model_id,omitempty"`
+	Meta      json.RawMessage `json:"meta,omitempty"`
+}
+
+// Judgment is one criterion score given by a judge to exactly one item:
+// a candidate, a turn or an episode (set exactly one of the three ids).
+// Agent names the agent judged when per-agent criteria are scored on an
+// episode; "" for collective criteria.
+type Judgment struct {
+	ID            int64   `json:"id"`
+	UnitFP        string  `json:"unit_fp"`
+	RunID         string  `json:"run_id"`
+	Judge         string  `json:"judge"`
+	RubricVersion string  `json:"rubric_version,omitempty"`
+	Criterion     string  `json:"criterion"`
+	Agent         string  `json:"agent,omitempty"`
+	Score         float64 `json:"score"`
+	ScaleMin      float64 `json:"scale_min"` // 0,0 means 1..5
+	ScaleMax      float64 `json:"scale_max"`
+	CandidateID   int64   `json:"candidate_id,omitempty"`
+	TurnID        int64   `json:"turn_id,omitempty"`
+	EpisodeID     int64   `json:"episode_id,omitempty"`
+	Rationale     string  `json:"rationale,omitempty"`
+	Raw           string  `json:"raw,omitempty"`
+	LLMCallKey    string  `json:"llm_call_key,omitempty"`
+}
+
+// Normalized maps the score to 0..100: 100·(s−min)/(max−min).
+func (j Judgment) Normalized() float64 {
+	lo, hi := j.ScaleMin, j.ScaleMax
+	if lo == 0 && hi == 0 {
+		lo, hi = 1, 5
+	}
+	if hi == lo {
+		return j.Score
+	}
+	return 100 * (j.Score - lo) / (hi - lo)
+}
+
+// Comparison is a pairwise or three-way judgment: which of the systems shown
+// (in the order shown) won. Choice is a system name or "tie".
+type Comparison struct {
+	ID         int64    `json:"id"`
+	UnitFP     string   `json:"unit_fp"`
+	RunID      string   `json:"run_id"`
+	Judge      string   `json:"judge"`
+	Criterion  string   `json:"criterion,omitempty"`
+	ContextID  string   `json:"context_id"`
+	Systems    []string `json:"systems"`
+	EpisodeIDs []int64  `json:"episode_ids,omitempty"`
+	Choice     string   `json:"choice"`
+	Rationale  string   `json:"rationale,omitempty"`
+	Raw        string   `json:"raw,omitempty"`
+}
+
+// Tie is the Choice of a comparison or preference with no winner.
+const Tie = "tie"
+
+// HumanPreference is one rater's choice between systems shown side by side.
+type HumanPreference struct {
+	ID         int64     `json:"id"`
+	RunID      string    `json:"run_id,omitempty"`
+	RaterID    string    `json:"rater_id"`
+	Time       time.Time `json:"time"`
+	ContextID  string    `json:"context_id"`
+	Systems    []string  `json:"systems"`
+	EpisodeIDs []int64   `json:"episode_ids,omitempty"`
+	Choice     string    `json:"choice"`
+	Note       string    `json:"note,omitempty"`
+}
+
+// Metric is one metric value, per episode (EpisodeID set) or aggregate.
+type Metric struct {
+	ID        int64           `json:"id"`
+	UnitFP    string          `json:"unit_fp"`
+	RunID     string          `json:"run_id"`
+	EpisodeID int64           `json:"episode_id,omitempty"`
+	System    string          `json:"system,omitempty"`
+	Name      string          `json:"name"`
+	Value     float64         `json:"value"`
+	Meta      json.RawMessage `json:"meta,omitempty"`
+}
+
+// Pair is a preference pair between two candidates.
+type Pair struct {
+	ID            int64   `json:"id"`
+	UnitFP        string  `json:"unit_fp"`
+	RunID         string  `json:"run_id"`
+	ContextID     string  `json:"context_id"`
+	Persona       string  `json:"persona"`
+	ChosenID      int64   `json:"chosen_id"`
+	RejectedID    int64   `json:"rejected_id"`
+	ChosenScore   float64 `json:"chosen_score"`
+	RejectedScore float64 `json:"rejected_score"`
+	Margin        float64 `json:"margin"`
+}
+
+// TrainingStep is one logged optimizer step of a training unit. Nil fields
+// were not logged.
+type TrainingStep struct {
+	ID       int64              `json:"id"`
+	UnitFP   string             `json:"unit_fp"`
+	RunID    string             `json:"run_id"`
+	StageKey string             `json:"stage_key"`
+	Step     int                `json:"step"`
+	Epoch    float64            `json:"epoch"`
+	Loss     *float64           `json:"loss,omitempty"`
+	Reward   *float64           `json:"reward,omitempty"`
+	KL       *float64           `json:"kl,omitempty"`
+	LR       *float64           `json:"lr,omitempty"`
+	GradNorm *float64           `json:"grad_norm,omitempty"`
+	Values   map[string]float64 `json:"values,omitempty"` // anything else
+	Time     time.Time          `json:"time,omitzero"`
+}
+
+// Artifact is a file a unit produced (checkpoint, adapter, plot).
+type Artifact struct {
+	ID     int64           `json:"id"`
+	UnitFP string          `json:"unit_fp"`
+	RunID  string          `json:"run_id"`
+	Kind   string          `json:"kind"` // adapter | checkpoint | reward-model | plot | ...
+	Path   string          `json:"path"`
+	SHA256 string          `json:"sha256"`
+	Bytes  int64           `json:"bytes"`
+	Meta   json.RawMessage `json:"meta,omitempty"`
+}
+
+// LLMCall is one traced LLM request. Key is the cache key (normally the
+// unit fingerprint plus the call's position); calls with a key are served
+// from the cache on rerun.
+type LLMCall struct {
+	ID               int64           `json:"id"`
+	Key              string          `json:"key,omitempty"`
+	UnitFP           string          `json:"unit_fp,omitempty"`
+	RunID            string          `json:"run_id,omitempty"`
+	Role             string          `json:"role"`
+	ModelID          string          `json:"model_id"`
+	URL              string          `json:"url,omitempty"`
+	Request          json.RawMessage `json:"request,omitempty"`
+	Response         json.RawMessage `json:"response,omitempty"`
+	PromptTokens     int             `json:"prompt_tokens"`
+	CompletionTokens int             `json:"completion_tokens"`
+	Latency          time.Duration   `json:"latency"`
+	Attempts         int             `json:"attempts"`
+	Cached           bool            `json:"cached"`
+	Error            string          `json:"error,omitempty"`
+}

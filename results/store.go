@@ -1,0 +1,135 @@
+package results
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+)
+
+// DefaultPath is where the CLI keeps the store unless --db says otherwise.
+const DefaultPath = "mascot.db"
+
+// Store is an open results database: one writer connection and a pool of
+// read-only connections on the same WAL file. It is safe for concurrent use.
+type Store struct {
+	path string
+	w    *sql.DB // one connection, BEGIN IMMEDIATE
+	r    *sql.DB // readers, _query_only
+}
+
+// Open opens (creating if needed) the results database at path and migrates
+// it to the current schema.
+func Open(path string) (*Store, error) {
+	return OpenContext(context.Background(), path)
+}
+
+// OpenContext is Open with a context for the migration.
+func OpenContext(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		path = DefaultPath
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("creating directory for %s: %w", path, err)
+		}
+	}
+	w, err := sql.Open("sqlite3", dsn(path, false))
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	if err := migrate(ctx, w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("migrating %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite3", dsn(path, true))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("opening readers on %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(8)
+	return &Store{path: path, w: w, r: r}, nil
+}
+
+// dsn builds the go-sqlite3 connection string.
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_busy_timeout", "10000")
+	q.Set("_foreign_keys", "on")
+	q.Set("_synchronous", "NORMAL")
+	if readOnly {
+		q.Set("_query_only", "true")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Reader returns the read-only pool, for ad-hoc queries (tests, the web
+// viewer). Writes through it fail.
+func (s *Store) Reader() *sql.DB { return s.r }
+
+// Close closes both pools.
+func (s *Store) Close() error {
+	return errors.Join(s.r.Close(), s.w.Close())
+}
+
+// nowMS is the current time in unix milliseconds.
+func nowMS() int64 { return time.Now().UnixMilli() }
+
+// toMS converts a time to unix milliseconds; the zero time becomes now.
+func toMS(t time.Time) int64 {
+	if t.IsZero() {
+		return nowMS()
+	}
+	return t.UnixMilli()
+}
+
+// fromMS converts unix milliseconds to a UTC time; 0 stays the zero time.
+func fromMS(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// nullMS converts a nullable millisecond column.
+func nullMS(v sql.NullInt64) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return fromMS(v.Int64)
+}
+
+// writeTx runs fn in one write transaction on the writer connection.
+func (s *Store) writeTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("beginning write transaction: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("committing: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package results
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+)
+
+// Tx is the write transaction of one unit, handed to CommitUnit's callback.
+// Rows whose UnitFP or RunID are empty get the unit's. Bulk methods reuse
+// one prepared statement per table for the whole batch.
+type Tx struct {
+	tx    *sql.Tx
+	s     *Store
+	ctx   context.Context
+	unit  Unit
+	stmts map[string]*sql.Stmt
+}
+
+// Unit returns the unit being committed.
+func (t *Tx) Unit() Unit { return t.unit }
+
+// SQL returns the underlying transaction, for reads that must see the rows
+// written so far.
+func (t *Tx) SQL() *sql.Tx { return t.tx }
+
+func (t *Tx) stmt(query string) (*sql.Stmt, error) {
+	if st, ok := t.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := t.tx.PrepareContext(t.ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("preparing insert: %w", err)
+	}
+	if t.stmts == nil {
+		t.stmts = make(map[string]*sql.Stmt)
+	}
+	t.stmts[query] = st
+	return st, nil
+}
+
+func (t *Tx) insert(query string, args ...any) (int64, error) {
+	st, err := t.stmt(query)
+	if err != nil {
+		return 0, err
+	}
+	res, err := st.ExecContext(t.ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+func (t *Tx) fp(v string) string {
+	if v == "" {
+		return t.unit.Fingerprint
+	}
+	return v
+}
+
+func (t *Tx) run(v string) any {
+	if v == "" {
+		v = t.unit.RunID
+	}
+	return nullString(v)
+}
+
+// nullID maps 0 to NULL.
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}
+
+// mustJSON marshals v, returning def for nil maps/slices.
+func mustJSON(v any, def string) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	if string(b) == "null" {
+		return def, nil
+	}
+	return string(b), nil
+}
+
+// nullRaw maps an empty raw JSON value to NULL.
+func nullRaw(r json.RawMessage) any {
+	if len(r) == 0 {
+		return nil
+	}
+	return string(r)
+}
+
+const insertEpisodeSQL = `INSERT INTO episodes (unit_fp, run_id, idx, conv_id, id_field, id_raw, sample_idx,
+	system, dataset, valence, domain, meeting, start_idx, mode, metadata_json, agents_spoken,
+	initial_emotion, final_emotion, emotion_trajectory, user_big_five, extra_json, created_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// InsertEpisode inserts an episode and its Turns, returning the episode id.
+// The metadata's system and dataset default to the episode's and back.
+func (t *Tx) InsertEpisode(e Episode) (int64, error) {
+	if e.System == "" {
+		e.System = e.Metadata.System
+	}
+	if e.Dataset == "" {
+		e.Dataset = e.Metadata.Dataset
+	}
+	if e.Metadata.System == "" {
+		e.Metadata.System = e.System
+	}
+	if e.Metadata.Dataset == "" {
+		e.Metadata.Dataset = e.Dataset
+	}
+	if e.Metadata.SchemaVersion == "" {
+		e.Metadata.SchemaVersion = SchemaVersionJSONL
+	}
+	meta, err := encodeMetadata(e.Metadata)
+	if err != nil {
+		return 0, fmt.Errorf("encoding metadata of %s: %w", e.ConvID, err)
+	}
+	var spoken any
+	if e.AgentsSpoken != nil {
+		b, err := json.Marshal(e.AgentsSpoken)
+		if err != nil {
+			return 0, fmt.Errorf("encoding agents_spoken of %s: %w", e.ConvID, err)
+		}
+		spoken = string(b)
+	}
+	extra, err := mustJSON(e.Extra, "{}")
+	if err != nil {
+		return 0, fmt.Errorf("encoding extra fields of %s: %w", e.ConvID, err)
+	}
+	id, err := t.insert(insertEpisodeSQL, t.fp(e.UnitFP), t.run(e.RunID), e.Idx, e.ConvID,
+		orDefault(e.IDField, "conv_id"), nullRaw(e.IDRaw), e.SampleIdx, e.System, e.Dataset, e.Valence, e.Domain,
+		e.Meeting, e.StartIdx, e.Mode, string(meta), spoken, e.InitialEmotion, e.FinalEmotion,
+		nullRaw(e.EmotionTrajectory), nullRaw(e.UserBigFive), extra, toMS(e.CreatedAt))
+	if err != nil {
+		return 0, fmt.Errorf("inserting episode %s: %w", e.ConvID, err)
+	}
+	if len(e.Turns) > 0 {
+		for i := range e.Turns {
+			e.Turns[i].EpisodeID = id
+		}
+		if _, err := t.InsertTurns(e.Turns); err != nil {
+			return 0, err
+		}
+	}
+	return id, nil
+}
+
+const insertTurnSQL = `INSERT INTO turns (episode_id, turn_idx, round_id, turn_type, agent_name, response,
+	directive_json, directive_output, extra_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// InsertTurns inserts turns (each with its EpisodeID) and returns their ids.
+func (t *Tx) InsertTurns(turns []Turn) ([]int64, error) {
+	ids := make([]int64, len(turns))
+	for i, tu := range turns {
+		var dir any
+		if tu.Directive != nil {
+			b, err := json.Marshal(tu.Directive)
+			if err != nil {
+				return nil, fmt.Errorf("encoding directive of turn %d: %w", tu.TurnIdx, err)
+			}
+			dir = string(b)
+		}
+		extra, err := mustJSON(tu.Extra, "{}")
+		if err != nil {
+			return nil, fmt.Errorf("encoding extra fields of turn %d: %w", tu.TurnIdx, err)
+		}
+		id, err := t.insert(insertTurnSQL, tu.EpisodeID, tu.TurnIdx, tu.RoundID, tu.TurnType, tu.AgentName,
+			tu.Response, dir, tu.DirectiveOutput, extra)
+		if err != nil {
+			return nil, fmt.Errorf("inserting turn %d of episode %d: %w", tu.TurnIdx, tu.EpisodeID, err)
+		}
+		ids[i] = id
+	}
+	return ids, nil
+}
