@@ -17,6 +17,10 @@ func surrogate(t *testing.T, m *Model, b Batch, o RunOptions, sl, ss [][]float64
 	var s float64
 	for r := range sl {
 		for p := range sl[r] {
+			if out.LogP == nil {
+				s += ss[r][p] * out.Score[r][p]
+				continue
+			}
 			s += sl[r][p] * out.LogP[r][p]
 			if out.Score != nil {
 				s += ss[r][p] * out.Score[r][p]
@@ -31,12 +35,13 @@ func surrogate(t *testing.T, m *Model, b Batch, o RunOptions, sl, ss [][]float64
 // MLP, LoRA A/B with dropout, LM head and score head) in float64 against
 // central differences, on a few elements of each parameter.
 func TestGradientsMatchFiniteDifferences(t *testing.T) {
-	for _, tied := range []bool{true, false} {
+	for _, c := range []struct{ tied, score bool }{{true, false}, {false, false}, {false, true}} {
+		tied := c.tied
 		cfg := tinyConfig(tied)
 		cfg.NumHiddenLayers = 1
 		w := randomWeights(cfg, 4)
 		lc := &LoRAConfig{R: 2, Alpha: 4, Dropout: 0.3}
-		m, err := New(cfg, w, Options{Float64: true, LoRA: lc, Train: TrainAll, ScoreHead: !tied, Seed: 1})
+		m, err := New(cfg, w, Options{Float64: true, LoRA: lc, Train: TrainAll, ScoreHead: c.score, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +83,7 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 				p.Set(i, orig)
 				fd := (up - down) / (2 * h)
 				if diff := math.Abs(fd - p.Grad[i]); diff > 1e-6*math.Max(1, math.Abs(fd)) {
-					t.Errorf("tied=%v %s[%d]: analytic %g, finite difference %g", tied, p.Name, i, p.Grad[i], fd)
+					t.Errorf("tied=%v score=%v %s[%d]: analytic %g, finite difference %g", tied, c.score, p.Name, i, p.Grad[i], fd)
 				}
 				checked++
 			}

@@ -126,7 +126,7 @@ func (m *Model) build(key graphKey) (*graph, error) {
 	}
 
 	var terms []*G.Node
-	if lm, ok := b.params["lm_head.weight"]; ok || m.Config.TieWordEmbeddings {
+	if lm, ok := b.params["lm_head.weight"]; !m.Options.ScoreHead && (ok || m.Config.TieWordEmbeddings) {
 		if !ok {
 			lm = b.must(G.Transpose(b.params["model.embed_tokens.weight"]))
 		}

@@ -28,8 +28,10 @@ type Options struct {
 	LoRA *LoRAConfig
 	// Train picks the trainable parameters.
 	Train Trainable
-	// ScoreHead adds the sequence-classification head score.weight [1, D]
-	// (read from the weights when present, else drawn from N(0, 0.02²)).
+	// ScoreHead makes a sequence-classification model: the head
+	// score.weight [1, D] (read from the weights when present, else drawn
+	// from N(0, 0.02²)) replaces the LM head, which is neither loaded nor
+	// computed.
 	ScoreHead bool
 	// Seed drives LoRA/score initialisation.
 	Seed uint64

@@ -200,11 +200,9 @@ func buildParams(d dims, cfg qwen3.Config, w qwen3.Weights, o Options) (*Params,
 	if err := norm("model.norm.weight", d.D); err != nil {
 		return nil, err
 	}
-	if !cfg.TieWordEmbeddings {
-		if _, ok := w["lm_head.weight"]; ok || !o.ScoreHead {
-			if err := linear("lm_head.weight", d.V, d.D); err != nil {
-				return nil, err
-			}
+	if !cfg.TieWordEmbeddings && !o.ScoreHead {
+		if err := linear("lm_head.weight", d.V, d.D); err != nil {
+			return nil, err
 		}
 	}
 	if o.ScoreHead {
