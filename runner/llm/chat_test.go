@@ -88,9 +88,9 @@ func TestThinkBlocksStrippedRawKept(t *testing.T) {
 
 func TestStripThink(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain":                              "plain",
-		"<think>a\nb</think>\n\nanswer":      "answer",
-		"reasoning only closed</think> done": "done",
+		"plain":                                   "plain",
+		"<think>a\nb</think>\n\nanswer":           "answer",
+		"reasoning only closed</think> done":      "done",
 		"x <think>1</think> y <think>2</think> z": "x  y  z",
 		"answer <think>unfinished":                "answer",
 	} {
