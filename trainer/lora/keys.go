@@ -1,0 +1,71 @@
+package lora
+
+import (
+	"fmt"
+	"strings"
+
+	"mascot.dev/mascot/trainer/qwen3"
+)
+
+// Prefix is what PEFT puts before the Hugging Face module path.
+const Prefix = "base_model.model."
+
+// KeyShape is one adapter tensor name and its shape.
+type KeyShape struct {
+	Key   string
+	Shape []int
+}
+
+// KeyA is the PEFT key of lora_A for projection p of layer i, e.g.
+// "base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight".
+func KeyA(i int, p qwen3.Proj) string { return peftKey(qwen3.ProjKey(i, p), "A") }
+
+// KeyB is the PEFT key of lora_B for projection p of layer i.
+func KeyB(i int, p qwen3.Proj) string { return peftKey(qwen3.ProjKey(i, p), "B") }
+
+func peftKey(weightKey, ab string) string {
+	return Prefix + strings.TrimSuffix(weightKey, ".weight") + ".lora_" + ab + ".weight"
+}
+
+// KeyShapes lists every adapter tensor for model config m, in layer then
+// projection order, A before B: A is [r, in] and B is [out, r]. Nothing is
+// allocated beyond the list.
+func KeyShapes(m qwen3.Config, c Config) ([]KeyShape, error) {
+	projs, err := c.Projs()
+	if err != nil {
+		return nil, err
+	}
+	var out []KeyShape
+	for i := 0; i < m.NumHiddenLayers; i++ {
+		for _, p := range projs {
+			sh := m.ProjShape(p)
+			out = append(out,
+				KeyShape{KeyA(i, p), []int{c.R, sh[1]}},
+				KeyShape{KeyB(i, p), []int{sh[0], c.R}})
+		}
+	}
+	return out, nil
+}
+
+// TrainableParams counts the adapter's parameters for model config m.
+func TrainableParams(m qwen3.Config, c Config) (int64, error) {
+	ks, err := KeyShapes(m, c)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, k := range ks {
+		n += int64(k.Shape[0]) * int64(k.Shape[1])
+	}
+	return n, nil
+}
+
+// TrainableFraction is trainable / (base + trainable), the percentage PEFT's
+// print_trainable_parameters reports (divided by 100).
+func TrainableFraction(m qwen3.Config, c Config) (float64, error) {
+	n, err := TrainableParams(m, c)
+	if err != nil {
+		return 0, fmt.Errorf("counting adapter parameters: %w", err)
+	}
+	return float64(n) / float64(m.NumParams()+n), nil
+}
