@@ -110,10 +110,11 @@ func (e *engine) baselineRound(ctx context.Context, st *state, round int, branch
 		return false, err
 	}
 	var schema json.RawMessage
+	var schemaName string
 	if cot {
-		schema = cotSchema
+		schema, schemaName = cotSchema, "cot"
 	}
-	raw, err := e.c.text(ctx, RoleSpeaker, e.baselineSampling(), Pos{Step: e.cfg.System, Round: round, Branch: branch}, prompt, schema, "cot")
+	raw, err := e.c.text(ctx, RoleSpeaker, e.baselineSampling(), Pos{Step: e.cfg.System, Round: round, Branch: branch}, prompt, schema, schemaName)
 	if err != nil {
 		return false, e.c.fail(err)
 	}

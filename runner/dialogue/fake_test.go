@@ -120,3 +120,11 @@ func testExamples() []Example {
 		{Context: "My exam results were bad again", Response: "You worked hard; one exam does not define you.", Strategy: "Affirmation and Reassurance"},
 	}
 }
+
+type datasetsSample = datasets.Sample
+
+func esSampleWithSupporter() datasets.Sample {
+	s := esSample()
+	s.Context = append(s.Context, datasets.Utterance{Speaker: "supporter", Text: "What happened?", Strategy: "Questions"})
+	return s
+}
