@@ -70,7 +70,7 @@ var (
 	personaRe = regexp.MustCompile(`\b[Yy]ou are (?:now |playing )?([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)`)
 	actionRe  = regexp.MustCompile(`(?m)^\W*Action\W*:\s*(\S.*)$`)
 	toneRe    = regexp.MustCompile(`(?m)^\W*Tone\W*:\s*(\S.*)$`)
-	listRe    = regexp.MustCompile(`(?i)\b(?:agents|personas|speakers|candidates)\s*:\s*([^\n]+)`)
+	listRe    = regexp.MustCompile(`(?i)\b(?:agents|personas|speakers|candidates)[ \t]*:[ \t]*([^\n]+)`)
 	bulletRe  = regexp.MustCompile(`(?m)^\s*(?:[-*•]|\d+[.)])\s*\**([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2})\**\s*(?:[:(—–-]|$)`)
 )
 

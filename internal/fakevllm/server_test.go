@@ -209,3 +209,16 @@ func TestKillRefusesConnections(t *testing.T) {
 		t.Fatal("request to a killed server succeeded")
 	}
 }
+
+func TestDirectiveFromBulletedRoster(t *testing.T) {
+	s := Start(t, Options{})
+	sys := "You are the Director.\nThe agents:\n- Dana Lee (Listener): listens\n- Omar (Planner): plans\n" +
+		"Write Agent, Action and Tone."
+	for seed := 0; seed < 6; seed++ {
+		r := chat(t, s, map[string]any{"messages": msgs(sys, "next?"), "seed": seed})
+		line := strings.SplitN(r.Choices[0].Message.Content, "\n", 2)[0]
+		if line != "Agent: Dana Lee" && line != "Agent: Omar" {
+			t.Fatalf("seed %d: %q", seed, line)
+		}
+	}
+}
