@@ -1,0 +1,39 @@
+// Package train runs the trainer's training loops — Pretrain, TrainSFT,
+// TrainRewardModel, TrainDPO and TrainGRPO — on plain-Go inputs, so the
+// runner's stage kinds (pretrain, train-sft, train-reward-model,
+// train-dpo, train-grpo) only translate their configs and call in.
+//
+// Layer: trainer. It composes trainer/autodiff (the gorgonia graph),
+// trainer/loss, trainer/optim, trainer/qwen3 (checkpoints and the KV-cache
+// model used for rollouts) and trainer/lora (PEFT adapter IO). It never
+// imports runner; the runner sees metrics through Options.OnStep and the
+// artifacts through Result.
+//
+// Every loop follows the same shape: a deterministic batch schedule (the
+// examples of optimizer step k and micro-batch j depend only on the seed,
+// k and j, so a resumed run sees the same data), GradAccum backward passes
+// whose losses are normalised over the whole accumulated batch, one AdamW
+// step with global-norm clipping and the linear schedule, an OnStep
+// callback with Metrics, and a checkpoint (trainable parameters +
+// optimizer state) every CheckpointEvery steps. A run whose CheckpointDir
+// holds a checkpoint resumes from it.
+//
+// Choices (ours):
+//   - Sequences are right-padded; positions are 0..T-1 per row.
+//   - Prompt and completion are encoded separately and concatenated, so the
+//     trained tokens are exactly those a sampler would emit after the
+//     prompt; an EOS is appended to completions that lack one (TRL appends
+//     eos for plain-text data).
+//   - Reward-model and DPO pairs longer than MaxLength are dropped, as TRL
+//     does; SFT examples are truncated from the right; pretraining text is
+//     one EOS-separated token stream cut into SeqLen chunks.
+//   - GRPO: one generation batch (BatchSize prompts × GroupSize
+//     completions) feeds NumIterations optimizer steps, each over GradAccum
+//     micro-batches (TRL's steps_per_generation = gradient_accumulation_steps);
+//     checkpoints are written only at generation boundaries.
+//   - GRPO and DPO need LoRA: their reference policy is the base with the
+//     adapter disabled (PEFT's disable_adapter), never a second copy.
+//   - Rollouts come from the trainer's own KV-cache sampler (trainer/qwen3
+//     with the current adapter applied on the fly) unless the job gives a
+//     RolloutFunc (endpoint rollouts, director mode).
+package train

@@ -1,0 +1,198 @@
+package train
+
+import (
+	"context"
+	"fmt"
+
+	"mascot.dev/mascot/trainer/autodiff"
+	"mascot.dev/mascot/trainer/loss"
+	"mascot.dev/mascot/trainer/qwen3"
+)
+
+// PretrainJob trains a fresh model (qwen3.NewRandom(Config, Seed)) on
+// next-token prediction over Texts. LoRA must be nil.
+type PretrainJob struct {
+	Options
+	Config    qwen3.Config
+	Tokenizer Tokenizer
+	Texts     []string
+	// SeqLen is the chunk length in tokens (default 64).
+	SeqLen int
+}
+
+// Pretrain trains a tiny base model from text (the demo's base) and saves
+// it as a model directory.
+func Pretrain(ctx context.Context, job PretrainJob) (Result, error) {
+	o := job.Options.withDefaults()
+	if o.LoRA != nil {
+		return Result{}, fmt.Errorf("pretraining: LoRA makes no sense for a fresh model")
+	}
+	if job.SeqLen <= 0 {
+		job.SeqLen = 64
+	}
+	var stream []int
+	for _, t := range job.Texts {
+		stream = append(append(stream, job.Tokenizer.Encode(t)...), job.Tokenizer.EOS())
+	}
+	var rows [][]int
+	for i := 0; i+job.SeqLen <= len(stream); i += job.SeqLen {
+		rows = append(rows, stream[i:i+job.SeqLen])
+	}
+	if len(rows) == 0 && len(stream) >= 2 {
+		rows = append(rows, stream)
+	}
+	if len(rows) == 0 {
+		return Result{}, fmt.Errorf("pretraining: the texts hold fewer than two tokens")
+	}
+	base, err := qwen3.NewRandom(job.Config, o.Seed)
+	if err != nil {
+		return Result{}, fmt.Errorf("pretraining: %w", err)
+	}
+	m, err := autodiff.New(job.Config, base.Weights, autodiff.Options{Train: autodiff.TrainAll, Seed: o.Seed})
+	if err != nil {
+		return Result{}, fmt.Errorf("pretraining: %w", err)
+	}
+	defer m.Close()
+	masks := make([][]float64, len(rows))
+	for i, r := range rows {
+		masks[i] = make([]float64, len(r))
+		for t := 0; t < len(r)-1; t++ {
+			masks[i][t] = 1
+		}
+	}
+	return runNLL(ctx, "pretrain", o, m, rows, masks)
+}
+
+// SFTJob fine-tunes Base on prompt → completion examples with the
+// cross-entropy of the completion tokens only.
+type SFTJob struct {
+	Options
+	Base      *qwen3.Model
+	Tokenizer Tokenizer
+	Examples  []Example
+}
+
+// TrainSFT runs supervised fine-tuning; the output is a PEFT adapter with
+// LoRA, else a full model directory.
+func TrainSFT(ctx context.Context, job SFTJob) (Result, error) {
+	o := job.Options.withDefaults()
+	if job.Base == nil || len(job.Examples) == 0 {
+		return Result{}, fmt.Errorf("training sft: a base model and examples are required")
+	}
+	var rows [][]int
+	var masks [][]float64
+	for _, ex := range job.Examples {
+		p := job.Tokenizer.Encode(ex.Prompt)
+		c := withEOS(job.Tokenizer.Encode(ex.Completion), job.Tokenizer.EOS())
+		ids := append(append([]int(nil), p...), c...)
+		if o.MaxLength > 0 && len(ids) > o.MaxLength {
+			ids = ids[:o.MaxLength]
+		}
+		mask := make([]float64, len(ids))
+		for t := max(len(p)-1, 0); t < len(ids)-1; t++ {
+			mask[t] = 1 // position t predicts completion token t+1
+		}
+		if len(ids) < 2 || len(p) == 0 {
+			continue
+		}
+		rows, masks = append(rows, ids), append(masks, mask)
+	}
+	if len(rows) == 0 {
+		return Result{}, fmt.Errorf("training sft: no example has both a prompt and a completion token within max length")
+	}
+	m, err := newPolicy(job.Base, o, false)
+	if err != nil {
+		return Result{}, fmt.Errorf("training sft: %w", err)
+	}
+	defer m.Close()
+	return runNLL(ctx, "sft", o, m, rows, masks)
+}
+
+// newPolicy builds the trainable model: adapters when o.LoRA is set,
+// else every weight.
+func newPolicy(base *qwen3.Model, o Options, score bool) (*autodiff.Model, error) {
+	ao := autodiff.Options{LoRA: o.LoRA, Train: autodiff.TrainAll, ScoreHead: score, Seed: o.Seed}
+	if o.LoRA != nil {
+		ao.Train = autodiff.TrainLoRA
+		if score {
+			ao.Train = autodiff.TrainLoRAAndScore
+		}
+	}
+	return autodiff.New(base.Config, base.Weights, ao)
+}
+
+func withEOS(ids []int, eos int) []int {
+	if len(ids) == 0 || ids[len(ids)-1] != eos {
+		ids = append(ids, eos)
+	}
+	return ids
+}
+
+func rowLen(rows [][]int) int {
+	n := 0
+	for _, r := range rows {
+		n = max(n, len(r))
+	}
+	return n
+}
+
+// runNLL is the masked next-token cross-entropy loop of Pretrain and SFT.
+func runNLL(ctx context.Context, kind string, o Options, m *autodiff.Model, rows [][]int, masks [][]float64) (Result, error) {
+	s, err := newSession(kind, o, m)
+	if err != nil {
+		return Result{}, err
+	}
+	T := rowLen(rows)
+	for k := s.start; k < o.Steps; k++ {
+		if err := s.begin(ctx); err != nil {
+			return s.res, err
+		}
+		picks := make([][]int, o.GradAccum)
+		var norm float64
+		for j := range picks {
+			picks[j] = s.pick(len(rows), k, j)
+			for _, i := range picks[j] {
+				for _, v := range masks[i] {
+					norm += v
+				}
+			}
+		}
+		var met Metrics
+		for j, idx := range picks {
+			b := autodiff.Batch{T: T}
+			var mk [][]float64
+			for _, i := range idx {
+				b.IDs = append(b.IDs, rows[i])
+				mk = append(mk, pad(masks[i], T))
+			}
+			seeds, err := loss.MaskedNLL(mk, mk, norm) // seeds are −mask/norm; logp unused here
+			if err != nil {
+				return s.res, err
+			}
+			out, err := m.Backward(b, autodiff.RunOptions{Dropout: true, DropoutSeed: s.dropoutSeed(k, j)}, seeds.DLogP, nil)
+			if err != nil {
+				return s.res, fmt.Errorf("%s step %d: %w", kind, k+1, err)
+			}
+			l, err := loss.MaskedNLL(out.LogP, mk, norm)
+			if err != nil {
+				return s.res, err
+			}
+			met.Loss += l.Loss
+			met.Tokens += len(idx) * T
+		}
+		if err := s.finish(k, met); err != nil {
+			return s.res, err
+		}
+	}
+	if err := s.writeOutput(); err != nil {
+		return s.res, err
+	}
+	return s.res, nil
+}
+
+// pad extends v with zeros to length T.
+func pad(v []float64, T int) []float64 {
+	out := make([]float64, T)
+	copy(out, v)
+	return out
+}

@@ -1,0 +1,94 @@
+package train
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"mascot.dev/mascot/trainer/autodiff"
+	"mascot.dev/mascot/trainer/optim"
+	"mascot.dev/mascot/trainer/qwen3"
+)
+
+var corpus = []string{
+	"the cat sat on the mat.", "the dog sat on the log.", "a cat and a dog sat.",
+	"the mat is red, the log is big.", "is the cat on the mat? yes!",
+}
+
+func TestPretrainLowersLoss(t *testing.T) {
+	var losses []float64
+	dir := t.TempDir()
+	res, err := Pretrain(context.Background(), PretrainJob{
+		Options: Options{Steps: 40, BatchSize: 8, Optim: optim.Config{LR: 1e-2, WarmupSteps: 2}, Seed: 1,
+			OutputDir: filepath.Join(dir, "base"), OnStep: func(m Metrics) { losses = append(losses, m.Loss) }},
+		Config: tinyCfg(), Tokenizer: charTok{}, Texts: corpus, SeqLen: 24,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last := mean(losses[:3]), mean(losses[len(losses)-3:])
+	t.Logf("pretrain loss %.3f → %.3f", first, last)
+	if last > first-1 {
+		t.Errorf("pretraining loss went %.3f → %.3f, want a drop of at least 1 nat", first, last)
+	}
+	if res.Kind != "model" || len(res.Files) == 0 {
+		t.Fatalf("result %+v", res)
+	}
+	m, err := qwen3.Load(res.Dir)
+	if err != nil {
+		t.Fatalf("loading the pretrained model: %v", err)
+	}
+	if _, err := m.Forward([]int{1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sftExamples() []Example {
+	return []Example{
+		{"q: cat?", "a: the cat sat."}, {"q: dog?", "a: the dog ran."},
+		{"q: mat?", "a: the mat is red."}, {"q: log?", "a: the log is big."},
+	}
+}
+
+func TestSFTLowersLossAndResumes(t *testing.T) {
+	base := pretrainedBase(t)
+	dir := t.TempDir()
+	opts := func(steps int, out, ckpt string, sink *[]float64) Options {
+		return Options{Steps: steps, BatchSize: 4, GradAccum: 2, Seed: 5,
+			Optim: optim.Config{LR: 2e-2, TotalSteps: 30}, LoRA: &autodiff.LoRAConfig{R: 4, Alpha: 8, Dropout: 0.05},
+			OutputDir: out, CheckpointDir: ckpt, CheckpointEvery: 5, BaseModelName: "tiny",
+			OnStep: func(m Metrics) { *sink = append(*sink, m.Loss) }}
+	}
+	var losses []float64
+	full, err := TrainSFT(context.Background(), SFTJob{Options: opts(30, filepath.Join(dir, "full"), "", &losses),
+		Base: base, Tokenizer: charTok{}, Examples: sftExamples()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last := mean(losses[:3]), mean(losses[len(losses)-3:])
+	t.Logf("sft loss %.3f → %.3f", first, last)
+	if last > first*0.6 {
+		t.Errorf("sft loss went %.3f → %.3f, want at least a 40%% drop", first, last)
+	}
+	if full.Kind != "adapter" || full.Files["adapter_model.safetensors"] == "" || full.Files["adapter_config.json"] == "" {
+		t.Fatalf("result files %v", full.Files)
+	}
+	// Interrupted run: 10 steps, then a second call resumes to 30.
+	var a, b []float64
+	ckpt := filepath.Join(dir, "ckpt")
+	if _, err := TrainSFT(context.Background(), SFTJob{Options: opts(10, filepath.Join(dir, "part"), ckpt, &a),
+		Base: base, Tokenizer: charTok{}, Examples: sftExamples()}); err != nil {
+		t.Fatal(err)
+	}
+	resumed, err := TrainSFT(context.Background(), SFTJob{Options: opts(30, filepath.Join(dir, "resumed"), ckpt, &b),
+		Base: base, Tokenizer: charTok{}, Examples: sftExamples()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resumed.ResumedFrom != 10 || len(b) != 20 {
+		t.Fatalf("resumed from %d with %d more steps, want 10 and 20", resumed.ResumedFrom, len(b))
+	}
+	if resumed.Files["adapter_model.safetensors"] != full.Files["adapter_model.safetensors"] {
+		t.Error("a resumed run wrote a different adapter than the uninterrupted run")
+	}
+}

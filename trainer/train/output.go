@@ -1,0 +1,86 @@
+package train
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"mascot.dev/mascot/trainer/autodiff"
+	"mascot.dev/mascot/trainer/lora"
+	"mascot.dev/mascot/trainer/qwen3"
+)
+
+// adapterOf returns the model's current LoRA adapter in PEFT form.
+func adapterOf(m *autodiff.Model, baseName string) *lora.Adapter {
+	lc := m.Options.LoRA
+	c := lora.NewConfig(baseName, lc.R, lc.Alpha, lc.TargetList())
+	c.LoraDropout = lc.Dropout
+	c.UseRSLoRA = lc.UseRSLoRA
+	return &lora.Adapter{Config: c, Weights: m.LoRAWeights()}
+}
+
+// writeOutput saves the trained artifact: a PEFT adapter when the model
+// has one, else the full model as a checkpoint directory.
+func (s *session) writeOutput() error {
+	m := s.model
+	if m.Options.LoRA != nil {
+		if err := adapterOf(m, s.o.BaseModelName).Save(s.o.OutputDir); err != nil {
+			return fmt.Errorf("saving adapter: %w", err)
+		}
+		s.res.Kind = "adapter"
+	} else {
+		qm, err := qwen3.New(m.Config, m.Weights())
+		if err != nil {
+			return fmt.Errorf("saving model: %w", err)
+		}
+		if err := qm.Save(s.o.OutputDir); err != nil {
+			return fmt.Errorf("saving model: %w", err)
+		}
+		s.res.Kind = "model"
+	}
+	return s.hashOutput()
+}
+
+// hashOutput fills Result.Dir and Result.Files with every file's sha256.
+func (s *session) hashOutput() error {
+	s.res.Dir = s.o.OutputDir
+	s.res.Files = map[string]string{}
+	var names []string
+	err := filepath.WalkDir(s.o.OutputDir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		names = append(names, path)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("hashing outputs: %w", err)
+	}
+	sort.Strings(names)
+	for _, path := range names {
+		sum, err := fileSHA256(path)
+		if err != nil {
+			return fmt.Errorf("hashing outputs: %w", err)
+		}
+		rel, _ := filepath.Rel(s.o.OutputDir, path)
+		s.res.Files[filepath.ToSlash(rel)] = sum
+	}
+	return nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
