@@ -19,6 +19,10 @@ type (
 	Item = spec.Item
 	// Turn is one utterance.
 	Turn = spec.Turn
+	// Directive is the Director's instruction for a turn.
+	Directive = spec.Directive
+	// Alternative is one side of a comparison item.
+	Alternative = spec.Alternative
 	// Episode is one conversation given to a metric.
 	Episode = spec.Episode
 	// JudgeInfo describes a judge.
@@ -31,6 +35,12 @@ type (
 	Scale = spec.Scale
 	// Score is one criterion's score.
 	Score = spec.Score
+	// RawOutput is a judge model's verbatim output.
+	RawOutput = spec.RawOutput
+	// Preference is a comparison outcome.
+	Preference = spec.Preference
+	// Statistic is a batch-level figure.
+	Statistic = spec.Statistic
 	// ItemResult is the judgement of one item.
 	ItemResult = spec.ItemResult
 	// ScoreResult is a batch of judgements.
