@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"mascot.dev/mascot/schema"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitInvalid = 2
+)
+
+// usageError marks errors in the user's input (exit 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// invalid wraps err as bad input.
+func invalid(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// Main runs the CLI with os.Args and returns the exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+}
+
+// Run executes one command line; tests call it in process.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRoot()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	return report(err, stderr)
+}
+
+func report(err error, w io.Writer) int {
+	var serrs schema.Errors
+	if errors.As(err, &serrs) {
+		serrs.Print(w)
+		return ExitInvalid
+	}
+	fmt.Fprintln(w, "mascot:", err)
+	var u usageError
+	if errors.As(err, &u) {
+		return ExitInvalid
+	}
+	return ExitFailure
+}
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "mascot",
+		Short: "Reproduce and extend MASCOT, the multi-agent companion system, from declarative CUE experiments",
+		Long: `mascot validates, plans and runs MASCOT experiments written in CUE: datasets,
+persona rosters, OpenAI-compatible endpoints, judges, rewards and training stages.
+
+  mascot list                                   # paper configs and demos, by name
+  mascot run demo                               # the whole pipeline offline
+  mascot validate my.cue                        # positioned errors, exit 2
+  mascot plan paper/qmsum -t vllm=http://gpu01:8008/v1 -t judge=http://gpu02:8008/v1`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newList(), newShow(), newValidate(), newPlan(), newSchema())
+	for _, add := range extraCommands {
+		root.AddCommand(add())
+	}
+	return root
+}
+
+// extraCommands are registered by other files of this package.
+var extraCommands []func() *cobra.Command
+
+// specFlags are the flags every command that loads a spec shares.
+type specFlags struct {
+	tags []string
+	sets []string
+}
+
+func (f *specFlags) add(c *cobra.Command) {
+	c.Flags().StringArrayVarP(&f.tags, "tag", "t", nil, "inject a @tag value: -t vllm=http://HOST:PORT/v1 (repeatable)")
+	c.Flags().StringArrayVar(&f.sets, "set", nil, "override a config path: --set stages.candidates.k=4 (repeatable)")
+}
+
+func (f *specFlags) load(arg string) (*schema.Loaded, error) {
+	return schema.Load(arg, schema.Options{Tags: f.tags, Sets: f.sets})
+}
+
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != n {
+			return invalid("%s takes %d argument(s), got %d (see mascot %s --help)", c.Name(), n, len(args), c.Name())
+		}
+		return nil
+	}
+}

@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/runner"
+	_ "mascot.dev/mascot/runner/stages/all" // registers every stage kind
+)
+
+// runFlags are the flags of run, plan and sweep.
+type runFlags struct {
+	specFlags
+	db      string
+	runsDir string
+	only    string
+	from    string
+	strict  bool
+	trace   bool
+	jsonOut bool
+}
+
+func (f *runFlags) add(c *cobra.Command, execution bool) {
+	f.specFlags.add(c)
+	c.Flags().StringVar(&f.db, "db", results.DefaultPath, "results database (SQLite)")
+	if execution {
+		c.Flags().StringVar(&f.runsDir, "runs-dir", "runs", "directory for run_config.json, run_summary.json and artifacts")
+		c.Flags().StringVar(&f.only, "only", "", "run only this stage (its inputs must be complete)")
+		c.Flags().StringVar(&f.from, "from", "", "run this stage and everything downstream of it")
+		c.Flags().BoolVar(&f.strict, "strict", false, "stop at the first failure with a non-zero exit")
+		c.Flags().BoolVar(&f.trace, "trace-role-calls", false, "record role, endpoint, model id, latency and status of every LLM request")
+	}
+}
+
+func (f *runFlags) options(ctx context.Context, arg string, c *cobra.Command) (runner.Options, func(), error) {
+	l, err := f.load(arg)
+	if err != nil {
+		return runner.Options{}, nil, err
+	}
+	store, err := results.OpenContext(ctx, f.db)
+	if err != nil {
+		return runner.Options{}, nil, fmt.Errorf("opening results database: %w", err)
+	}
+	logger := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts := runner.Options{Loaded: l, Store: store, RunsDir: f.runsDir, Only: f.only, From: f.from,
+		Strict: f.strict, Progress: c.ErrOrStderr(), Out: c.OutOrStdout(), Log: logger,
+		Services: services(f.trace), Command: "mascot " + strings.Join(os.Args[1:], " ")}
+	return opts, func() { store.Close() }, nil
+}
+
+func newRun() *cobra.Command {
+	var f runFlags
+	c := &cobra.Command{
+		Use:   "run NAME|FILE",
+		Short: "Run an experiment; rerunning the same command resumes",
+		Long: `Run executes the experiment's stage graph. Every unit of work is committed to the
+results database with its fingerprint, so rerunning the same command resumes: done units
+are reused, failed ones are retried. A changed config reports which stages are
+invalidated before any work starts.`,
+		Example: `  mascot run demo
+  mascot run paper/qmsum -t vllm=http://gpu01:8008/v1 -t judge=http://gpu02:8008/v1
+  mascot run my.cue --set stages.candidates.k=4 --only candidates --strict`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts, closeFn, err := f.options(c.Context(), args[0], c)
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			sum, err := runner.Execute(c.Context(), opts)
+			if sum != nil {
+				printSummary(c, sum, f.jsonOut)
+			}
+			return err
+		},
+	}
+	f.add(c, true)
+	c.Flags().BoolVar(&f.jsonOut, "json", false, "print the run summary as JSON")
+	return c
+}
+
+func newPlan() *cobra.Command {
+	var f runFlags
+	var format string
+	c := &cobra.Command{
+		Use:   "plan NAME|FILE",
+		Short: "Show the stage graph with units total / done / to run",
+		Example: `  mascot plan demo
+  mascot plan paper/qmsum -t vllm=http://gpu01:8008/v1 -t judge=http://gpu02:8008/v1 --format mermaid`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts, closeFn, err := f.options(c.Context(), args[0], c)
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			plan, err := runner.Plan(c.Context(), opts)
+			if err != nil {
+				return err
+			}
+			switch format {
+			case "table":
+				runner.PrintPlan(c.OutOrStdout(), plan)
+			case "json":
+				b, _ := json.MarshalIndent(plan, "", "  ")
+				fmt.Fprintln(c.OutOrStdout(), string(b))
+			default:
+				if err := runner.PlanGraph(c.OutOrStdout(), plan, format); err != nil {
+					return usageError{err}
+				}
+			}
+			return nil
+		},
+	}
+	f.add(c, false)
+	c.Flags().StringVar(&format, "format", "table", "table | json | mermaid | dot")
+	return c
+}
+
+func printSummary(c *cobra.Command, s *runner.Summary, asJSON bool) {
+	w := c.OutOrStdout()
+	if asJSON {
+		b, _ := json.MarshalIndent(s, "", "  ")
+		fmt.Fprintln(w, string(b))
+		return
+	}
+	fmt.Fprintf(w, "\nrun %s (%s): %s in %.1fs — %d units ran, %d cached, %d failed\n",
+		s.RunID, s.Name, s.Status, s.Seconds, s.Ran, s.Cached, s.Failed)
+	if s.Ran == 0 && s.Failed == 0 && s.Cached > 0 {
+		fmt.Fprintln(w, "nothing to do: every unit was already done (cached)")
+	}
+	fmt.Fprintf(w, "database: %s\nrun directory: %s\n", s.Database, s.RunDir)
+}
+
+func init() { extraCommands = append(extraCommands, newRun) }

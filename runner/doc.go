@@ -1,0 +1,23 @@
+// Package runner plans and executes an experiment's stage graph.
+//
+// A stage kind registers (kind, CUE definition, constructor) in a Registry;
+// the constructor turns a decoded schema.Stage into a Stage that lists its
+// units and runs them. The executor orders stages by their references,
+// runs independent stages concurrently (training stages hold a device slot),
+// runs a stage's units up to its concurrency limit, and commits each unit's
+// result rows together with its done mark in one SQLite transaction
+// (results.CommitUnit), so a killed run loses at most the units in flight
+// and a rerun of the same command resumes.
+//
+// Fingerprints: a stage's fingerprint hashes its kind, kind version,
+// canonical config (execution-only fields such as concurrency excluded), the
+// model ids and sampling of the endpoints it uses (never URLs or keys) and
+// its upstream stages' fingerprints. A unit's fingerprint hashes the stage
+// fingerprint with the unit's own inputs (context id, persona, sample
+// index, the fingerprints of the items it reads). A unit whose fingerprint
+// is done in the store is reused, by any run, which is how sweeps share
+// upstream work.
+//
+// Layer: runner sits under cmd and over schema, results, plugins/host,
+// trainer and runner/* (llm, dialogue, datasets, stages).
+package runner

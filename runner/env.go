@@ -1,0 +1,123 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/runner/llm"
+	"mascot.dev/mascot/schema"
+)
+
+// Env is what stages see of the run they belong to.
+type Env struct {
+	Store   *results.Store
+	RunID   string
+	RunDir  string
+	Exp     *schema.Experiment
+	Log     *slog.Logger
+	Strict  bool
+	LLM     *llm.Client
+	Out     io.Writer // where report stages print
+	Plugins PluginStarter
+
+	mu       sync.Mutex
+	outputs  map[string]*Output
+	counters map[string]map[string]int64
+	closers  []func() error
+}
+
+// PluginStarter starts judge and metric plugins for stages; the CLI gives
+// one that re-executes the mascot binary (`mascot plugin serve NAME`).
+type PluginStarter interface {
+	// Command returns the argv that serves a built-in plugin.
+	Command(name string) []string
+}
+
+// Output returns a finished stage's output.
+func (e *Env) Output(key string) (*Output, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	o, ok := e.outputs[key]
+	if !ok {
+		return nil, fmt.Errorf("stage %q has not finished", key)
+	}
+	return o, nil
+}
+
+func (e *Env) setOutput(o *Output) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.outputs == nil {
+		e.outputs = map[string]*Output{}
+	}
+	e.outputs[o.Key] = o
+}
+
+// Count adds n to a counter of stage.
+func (e *Env) Count(stage, name string, n int64) {
+	if n == 0 {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.counters == nil {
+		e.counters = map[string]map[string]int64{}
+	}
+	if e.counters[stage] == nil {
+		e.counters[stage] = map[string]int64{}
+	}
+	e.counters[stage][name] += n
+}
+
+// takeCounters returns and resets stage's counters.
+func (e *Env) takeCounters(stage string) map[string]int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c := e.counters[stage]
+	delete(e.counters, stage)
+	return c
+}
+
+// OnClose registers cleanup run when the run ends (plugin processes,
+// engines).
+func (e *Env) OnClose(f func() error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closers = append(e.closers, f)
+}
+
+func (e *Env) close() error {
+	e.mu.Lock()
+	cs := e.closers
+	e.closers = nil
+	e.mu.Unlock()
+	var first error
+	for i := len(cs) - 1; i >= 0; i-- {
+		if err := cs[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Seed derives a deterministic seed for a stage from the experiment seed.
+func (e *Env) Seed(stage string) int64 {
+	h := fnv64(fmt.Sprintf("%d/%s", e.Exp.Seed, stage))
+	return int64(h & 0x7fffffffffffffff)
+}
+
+func fnv64(s string) uint64 {
+	var h uint64 = 14695981039346656037
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// Context carries nothing yet; kept so stage code reads naturally.
+var _ = context.Background

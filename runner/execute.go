@@ -1,0 +1,299 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/schema"
+)
+
+// Options configure one run.
+type Options struct {
+	Loaded   *schema.Loaded
+	Registry *Registry
+	Store    *results.Store
+	// RunsDir holds one directory per run (run_config.json,
+	// run_summary.json, adapters, logs); default "runs".
+	RunsDir string
+	// Only runs just this stage (its inputs must be complete).
+	Only string
+	// From runs this stage and everything downstream of it.
+	From   string
+	Strict bool
+	// Progress receives progress lines; nil discards them.
+	Progress io.Writer
+	// Out receives report tables; nil means os.Stdout.
+	Out io.Writer
+	Log *slog.Logger
+	// Services builds the run's LLM client and plugin commands.
+	Services Services
+	// ParentID and Axes mark a sweep child.
+	ParentID string
+	Axes     json.RawMessage
+	Command  string
+}
+
+// StageSummary is one stage's outcome.
+type StageSummary struct {
+	Key         string           `json:"key"`
+	Kind        string           `json:"kind"`
+	Fingerprint string           `json:"fingerprint"`
+	Status      string           `json:"status"` // done | failed | skipped
+	Units       int              `json:"units"`
+	Ran         int              `json:"ran"`
+	Cached      int              `json:"cached"`
+	Failed      int              `json:"failed"`
+	Counters    map[string]int64 `json:"counters,omitempty"`
+	Error       string           `json:"error,omitempty"`
+	Seconds     float64          `json:"seconds"`
+}
+
+// Summary is a run's outcome, also written as run_summary.json.
+type Summary struct {
+	RunID    string           `json:"run_id"`
+	Name     string           `json:"name"`
+	Status   string           `json:"status"`
+	RunDir   string           `json:"run_dir"`
+	Database string           `json:"database"`
+	Started  time.Time        `json:"started_at"`
+	Seconds  float64          `json:"seconds"`
+	Ran      int              `json:"units_ran"`
+	Cached   int              `json:"units_cached"`
+	Failed   int              `json:"units_failed"`
+	Counters map[string]int64 `json:"counters"`
+	Stages   []StageSummary   `json:"stages"`
+}
+
+// ErrStageFailed is returned (wrapped) when a stage ended with failures in
+// strict mode or could not run at all.
+var ErrStageFailed = errors.New("stage failed")
+
+// Execute runs an experiment to completion, resuming whatever an earlier
+// run of the same config left undone.
+func Execute(ctx context.Context, opts Options) (*Summary, error) {
+	r, err := newRun(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return r.execute(ctx)
+}
+
+type run struct {
+	opts   Options
+	env    *Env
+	stages map[string]Stage
+	kinds  map[string]Kind
+	fps    map[string]string
+	deps   map[string][]string
+	order  []string
+	want   map[string]bool
+	prog   *progress
+
+	mu      sync.Mutex
+	summary map[string]*StageSummary
+}
+
+func newRun(ctx context.Context, opts Options) (*run, error) {
+	exp := opts.Loaded.Experiment
+	if opts.Registry == nil {
+		opts.Registry = Default
+	}
+	if opts.RunsDir == "" {
+		opts.RunsDir = "runs"
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.Out == nil {
+		opts.Out = os.Stdout
+	}
+	deps := schema.Dependencies(exp)
+	order, err := topoOrder(deps)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{opts: opts, deps: deps, order: order, fps: map[string]string{},
+		kinds: map[string]Kind{}, stages: map[string]Stage{}, summary: map[string]*StageSummary{}}
+	for _, key := range order {
+		st := exp.Stages[key]
+		k, ok := opts.Registry.Lookup(st.Kind)
+		if !ok {
+			return nil, fmt.Errorf("stage %s: kind %q is not available in this build (registered: %s)",
+				key, st.Kind, strings.Join(opts.Registry.Names(), ", "))
+		}
+		up := map[string]string{}
+		for _, d := range deps[key] {
+			up[d] = r.fps[d]
+		}
+		fp, err := stageFingerprint(k, st, exp, up)
+		if err != nil {
+			return nil, fmt.Errorf("fingerprinting stage %s: %w", key, err)
+		}
+		r.kinds[key], r.fps[key] = k, fp
+	}
+	if r.want, err = selectStages(order, deps, opts.Only, opts.From); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *run) execute(ctx context.Context) (*Summary, error) {
+	exp := r.opts.Loaded.Experiment
+	runID := results.NewRunID()
+	runDir := filepath.Join(r.opts.RunsDir, runID)
+	if err := os.MkdirAll(runDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating run directory: %w", err)
+	}
+	if err := writeJSON(filepath.Join(runDir, "run_config.json"), json.RawMessage(r.opts.Loaded.Canonical)); err != nil {
+		return nil, err
+	}
+	r.reportInvalidation(ctx)
+	started := time.Now()
+	if err := r.opts.Store.CreateRun(ctx, results.Run{ID: runID, Name: exp.Name, ParentID: r.opts.ParentID,
+		ConfigName: r.opts.Loaded.Name, ConfigJSON: r.opts.Loaded.Canonical, AxesJSON: r.opts.Axes,
+		Command: r.opts.Command, Status: results.RunRunning, StartedAt: started}); err != nil {
+		return nil, fmt.Errorf("recording run: %w", err)
+	}
+	r.env = &Env{Store: r.opts.Store, RunID: runID, RunDir: runDir, Exp: exp, Log: r.opts.Log,
+		Strict: r.opts.Strict, Out: r.opts.Out}
+	r.prog = newProgress(r.opts.Progress)
+	runErr := r.startServices(ctx)
+	if runErr == nil {
+		runErr = r.schedule(ctx)
+	}
+	r.prog.stop()
+	if err := r.env.close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("closing services: %w", err)
+	}
+	status := results.RunDone
+	switch {
+	case ctx.Err() != nil:
+		status = results.RunInterrupted
+	case runErr != nil:
+		status = results.RunFailed
+	}
+	sum := r.buildSummary(runID, runDir, status, started)
+	sb, _ := json.MarshalIndent(sum, "", "  ")
+	_ = writeJSON(filepath.Join(runDir, "run_summary.json"), json.RawMessage(sb))
+	if err := r.opts.Store.FinishRun(context.WithoutCancel(ctx), runID, status, string(sb)); err != nil && runErr == nil {
+		runErr = fmt.Errorf("finishing run: %w", err)
+	}
+	return sum, runErr
+}
+
+// schedule runs each wanted stage once its dependencies are complete.
+func (r *run) schedule(ctx context.Context) error {
+	exp := r.opts.Loaded.Experiment
+	g, gctx := errgroup.WithContext(ctx)
+	stageSem := make(chan struct{}, max(1, exp.Executor.MaxParallelStages))
+	deviceSem := make(chan struct{}, max(1, exp.Executor.DeviceSlots))
+	done := map[string]chan struct{}{}
+	failed := sync.Map{}
+	for _, k := range r.order {
+		done[k] = make(chan struct{})
+	}
+	for _, key := range r.order {
+		key := key
+		g.Go(func() error {
+			defer close(done[key])
+			for _, d := range r.deps[key] {
+				select {
+				case <-done[d]:
+				case <-gctx.Done():
+					return nil
+				}
+				if _, bad := failed.Load(d); bad {
+					failed.Store(key, true)
+					r.record(key, &StageSummary{Key: key, Kind: r.kinds[key].Name, Status: "skipped",
+						Fingerprint: r.fps[key], Error: "input stage " + d + " did not complete"})
+					return nil
+				}
+			}
+			select {
+			case stageSem <- struct{}{}:
+			case <-gctx.Done():
+				return nil
+			}
+			defer func() { <-stageSem }()
+			if schema.IsTraining(r.kinds[key].Name) && r.want[key] {
+				select {
+				case deviceSem <- struct{}{}:
+				case <-gctx.Done():
+					return nil
+				}
+				defer func() { <-deviceSem }()
+			}
+			if err := r.runStage(gctx, key); err != nil {
+				failed.Store(key, true)
+				if r.opts.Strict || errors.Is(err, context.Canceled) {
+					return err
+				}
+				r.opts.Log.Error("stage failed", "stage", key, "err", err)
+			}
+			return nil
+		})
+	}
+	err := g.Wait()
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if err == nil {
+		var bad []string
+		failed.Range(func(k, _ any) bool { bad = append(bad, k.(string)); return true })
+		if len(bad) > 0 {
+			return fmt.Errorf("%w: %s (rerun the same command to retry what failed)", ErrStageFailed, strings.Join(sortedStrings(bad), ", "))
+		}
+	}
+	return err
+}
+
+func (r *run) record(key string, s *StageSummary) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.summary[key] = s
+}
+
+func (r *run) buildSummary(runID, runDir, status string, started time.Time) *Summary {
+	sum := &Summary{RunID: runID, Name: r.opts.Loaded.Experiment.Name, Status: status, RunDir: runDir,
+		Database: r.opts.Store.Path(), Started: started, Seconds: time.Since(started).Seconds(),
+		Counters: map[string]int64{}}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, key := range r.order {
+		s, ok := r.summary[key]
+		if !ok {
+			continue
+		}
+		sum.Stages = append(sum.Stages, *s)
+		sum.Ran += s.Ran
+		sum.Cached += s.Cached
+		sum.Failed += s.Failed
+		for k, v := range s.Counters {
+			sum.Counters[k] += v
+		}
+	}
+	return sum
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", filepath.Base(path), err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package runner
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+
+	"mascot.dev/mascot/schema"
+)
+
+// executionOnly are stage fields that change how, not what, a stage
+// computes; they stay out of fingerprints.
+var executionOnly = []string{"after", "concurrency", "executor", "slurm"}
+
+// stageFingerprint hashes what determines a stage's results.
+func stageFingerprint(k Kind, st schema.Stage, exp *schema.Experiment, upstream map[string]string) (string, error) {
+	var cfg map[string]any
+	if err := json.Unmarshal(st.Raw, &cfg); err != nil {
+		return "", err
+	}
+	for _, f := range executionOnly {
+		delete(cfg, f)
+	}
+	// Endpoints enter by model id and sampling, never by URL or key.
+	type epID struct {
+		Kind, Model, ModelDir, ModelStage string
+		Sampling                          schema.Sampling
+		Thinking                          bool
+	}
+	eps := map[string]epID{}
+	for _, f := range []string{"endpoint", "director", "speaker", "user", "rollout_endpoint"} {
+		if name, ok := cfg[f].(string); ok {
+			if ep, ok := exp.Endpoints[name]; ok {
+				eps[f] = epID{ep.Kind, ep.Model, ep.ModelDir, ep.ModelStage, ep.Sampling, ep.EnableThinking}
+			}
+		}
+	}
+	// Referenced datasets, rosters, judges, metrics and rewards enter by value.
+	refs := map[string]any{}
+	for _, ref := range schema.StageRefs(st.Kind) {
+		if ref.Target == "stages" {
+			continue
+		}
+		var names []string
+		switch v := cfg[ref.Field].(type) {
+		case string:
+			names = []string{v}
+		case []any:
+			for _, x := range v {
+				if s, ok := x.(string); ok {
+					names = append(names, s)
+				}
+			}
+		}
+		for _, n := range names {
+			switch ref.Target {
+			case "datasets":
+				refs["dataset/"+n] = exp.Datasets[n]
+			case "rosters":
+				refs["roster/"+n] = exp.Rosters[n]
+			case "judges":
+				j := exp.Judges[n]
+				refs["judge/"+n] = j
+				if ep, ok := exp.Endpoints[j.Endpoint]; ok {
+					refs["judge-endpoint/"+n] = epID{ep.Kind, ep.Model, ep.ModelDir, ep.ModelStage, ep.Sampling, ep.EnableThinking}
+				}
+			case "metrics":
+				refs["metric/"+n] = exp.Metrics[n]
+			case "rewards":
+				refs["reward/"+n] = exp.Rewards[n]
+			}
+		}
+	}
+	ups := make([]string, 0, len(upstream))
+	for k, fp := range upstream {
+		ups = append(ups, k+"="+fp)
+	}
+	sort.Strings(ups)
+	return digest(map[string]any{
+		"kind": k.Name, "version": k.Version, "config": cfg,
+		"endpoints": eps, "refs": refs, "upstream": ups,
+	})
+}
+
+// unitFingerprint hashes a unit's inputs with its stage fingerprint.
+func unitFingerprint(stageFP string, inputs any) (string, error) {
+	b, err := hashInputs(inputs)
+	if err != nil {
+		return "", err
+	}
+	return digest(map[string]any{"stage": stageFP, "inputs": json.RawMessage(b)})
+}
+
+func digest(v any) (string, error) {
+	b, err := hashInputs(v)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}

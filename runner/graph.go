@@ -1,0 +1,115 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"mascot.dev/mascot/results"
+)
+
+// topoOrder orders stages so every stage follows its dependencies; ties
+// break by name so plans print stably.
+func topoOrder(deps map[string][]string) ([]string, error) {
+	indeg := map[string]int{}
+	users := map[string][]string{}
+	for k, ds := range deps {
+		indeg[k] += 0
+		for _, d := range ds {
+			indeg[k]++
+			users[d] = append(users[d], k)
+		}
+	}
+	var ready, order []string
+	for k, n := range indeg {
+		if n == 0 {
+			ready = append(ready, k)
+		}
+	}
+	for len(ready) > 0 {
+		sort.Strings(ready)
+		k := ready[0]
+		ready = ready[1:]
+		order = append(order, k)
+		for _, u := range users[k] {
+			if indeg[u]--; indeg[u] == 0 {
+				ready = append(ready, u)
+			}
+		}
+	}
+	if len(order) != len(deps) {
+		return nil, fmt.Errorf("stage graph has a cycle")
+	}
+	return order, nil
+}
+
+// selectStages returns the stages a run executes for --only and --from.
+func selectStages(order []string, deps map[string][]string, only, from string) (map[string]bool, error) {
+	want := map[string]bool{}
+	has := func(k string) bool { _, ok := deps[k]; return ok }
+	switch {
+	case only != "" && from != "":
+		return nil, fmt.Errorf("use --only or --from, not both")
+	case only != "":
+		if !has(only) {
+			return nil, fmt.Errorf("--only %s: no such stage (stages: %v)", only, order)
+		}
+		want[only] = true
+	case from != "":
+		if !has(from) {
+			return nil, fmt.Errorf("--from %s: no such stage (stages: %v)", from, order)
+		}
+		want[from] = true
+		for _, k := range order {
+			for _, d := range deps[k] {
+				if want[d] {
+					want[k] = true
+				}
+			}
+		}
+	default:
+		for _, k := range order {
+			want[k] = true
+		}
+	}
+	return want, nil
+}
+
+// artifactsOf lists the artifacts recorded by the given units.
+func artifactsOf(ctx context.Context, s *results.Store, fps []string) ([]results.Artifact, error) {
+	if len(fps) == 0 {
+		return nil, nil
+	}
+	arg, _ := json.Marshal(fps)
+	rows, err := s.Reader().QueryContext(ctx, `SELECT id, unit_fp, COALESCE(run_id, ''), kind, path, sha256, bytes
+		FROM artifacts WHERE unit_fp IN (SELECT value FROM json_each(?)) ORDER BY id`, string(arg))
+	if err != nil {
+		return nil, fmt.Errorf("reading artifacts: %w", err)
+	}
+	defer rows.Close()
+	var out []results.Artifact
+	for rows.Next() {
+		var a results.Artifact
+		if err := rows.Scan(&a.ID, &a.UnitFP, &a.RunID, &a.Kind, &a.Path, &a.SHA256, &a.Bytes); err != nil {
+			return nil, fmt.Errorf("reading artifacts: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+func rawString(raw json.RawMessage, field string) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
+	var s string
+	_ = json.Unmarshal(m[field], &s)
+	return s
+}
+
+func sortedStrings(xs []string) []string {
+	sort.Strings(xs)
+	return xs
+}

@@ -1,0 +1,135 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"mascot.dev/mascot/results"
+)
+
+// PlanStage is one stage of a plan.
+type PlanStage struct {
+	Key         string   `json:"key"`
+	Kind        string   `json:"kind"`
+	Inputs      []string `json:"inputs"`
+	Fingerprint string   `json:"fingerprint"`
+	// Units is -1 when it depends on results that do not exist yet.
+	Units  int    `json:"units"`
+	Done   int    `json:"done"`
+	Note   string `json:"note,omitempty"`
+	Device bool   `json:"device"`
+}
+
+// Plan lists the stages in execution order with unit counts: how many each
+// will run and how many are already done in the store (and so cached).
+func Plan(ctx context.Context, opts Options) ([]PlanStage, error) {
+	opts.Progress = nil
+	r, err := newRun(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.env = &Env{Store: opts.Store, Exp: opts.Loaded.Experiment, Log: r.opts.Log, Out: io.Discard}
+	var out []PlanStage
+	for _, key := range r.order {
+		k := r.kinds[key]
+		ps := PlanStage{Key: key, Kind: k.Name, Inputs: r.deps[key], Fingerprint: r.fps[key], Units: -1,
+			Device: isTrainingKind(k.Name)}
+		ps.Units, ps.Done, ps.Note = r.countUnits(ctx, key)
+		out = append(out, ps)
+	}
+	return out, nil
+}
+
+func (r *run) countUnits(ctx context.Context, key string) (int, int, string) {
+	for _, d := range r.deps[key] {
+		if _, err := r.env.Output(d); err != nil {
+			return -1, 0, "after " + d
+		}
+	}
+	st, err := r.kinds[key].New(r.env, r.opts.Loaded.Experiment.Stages[key])
+	if err != nil {
+		return -1, 0, firstLine(err.Error())
+	}
+	units, err := st.Units(ctx)
+	if err != nil {
+		return -1, 0, firstLine(err.Error())
+	}
+	fps := make([]string, len(units))
+	for i, u := range units {
+		fps[i], _ = unitFingerprint(r.fps[key], u.Inputs)
+	}
+	done, err := r.opts.Store.DoneUnits(ctx, fps)
+	if err != nil {
+		return len(units), 0, err.Error()
+	}
+	n := 0
+	for _, ok := range done {
+		if ok {
+			n++
+		}
+	}
+	if n == len(units) {
+		_ = r.publish(ctx, key, fps)
+	}
+	return len(units), n, ""
+}
+
+// PrintPlan renders a plan as a table.
+func PrintPlan(w io.Writer, plan []PlanStage) {
+	fmt.Fprintf(w, "%-24s %-20s %7s %7s %7s  %s\n", "STAGE", "KIND", "UNITS", "DONE", "TO RUN", "INPUTS")
+	for _, p := range plan {
+		units, todo := "?", "?"
+		if p.Units >= 0 {
+			units, todo = fmt.Sprint(p.Units), fmt.Sprint(p.Units-p.Done)
+		}
+		in := strings.Join(p.Inputs, ", ")
+		if in == "" {
+			in = "-"
+		}
+		if p.Note != "" {
+			in += "  (" + p.Note + ")"
+		}
+		fmt.Fprintf(w, "%-24s %-20s %7s %7d %7s  %s\n", p.Key, p.Kind, units, p.Done, todo, in)
+	}
+}
+
+// PlanGraph renders the stage graph as mermaid or DOT.
+func PlanGraph(w io.Writer, plan []PlanStage, format string) error {
+	switch format {
+	case "mermaid":
+		fmt.Fprintln(w, "graph TD")
+		for _, p := range plan {
+			fmt.Fprintf(w, "  %s[\"%s<br/>%s\"]\n", mermaidID(p.Key), p.Key, p.Kind)
+			for _, in := range p.Inputs {
+				fmt.Fprintf(w, "  %s --> %s\n", mermaidID(in), mermaidID(p.Key))
+			}
+		}
+	case "dot":
+		fmt.Fprintln(w, "digraph mascot {")
+		for _, p := range plan {
+			fmt.Fprintf(w, "  %q [label=\"%s\\n%s\"];\n", p.Key, p.Key, p.Kind)
+			for _, in := range p.Inputs {
+				fmt.Fprintf(w, "  %q -> %q;\n", in, p.Key)
+			}
+		}
+		fmt.Fprintln(w, "}")
+	default:
+		return fmt.Errorf("unknown graph format %q (want mermaid or dot)", format)
+	}
+	return nil
+}
+
+func mermaidID(s string) string { return strings.NewReplacer("-", "_", ".", "_").Replace(s) }
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func isTrainingKind(k string) bool {
+	return strings.HasPrefix(k, "train-") || k == "pretrain"
+}
+
+var _ = results.RunDone

@@ -1,0 +1,155 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// progress shows per-stage unit progress: a redrawn block of bars on a
+// terminal, plain log lines otherwise (at most one per stage per 10 %).
+type progress struct {
+	w     io.Writer
+	tty   bool
+	mu    sync.Mutex
+	bars  []*bar
+	drawn int
+	quit  chan struct{}
+	done  chan struct{}
+}
+
+type bar struct {
+	p                          *progress
+	name                       string
+	total, cached, ran, failed int
+	start                      time.Time
+	finished                   bool
+	lastDecile                 int
+}
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w, quit: make(chan struct{}), done: make(chan struct{})}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
+	}
+	if p.tty {
+		go p.loop()
+	} else {
+		close(p.done)
+	}
+	return p
+}
+
+func (p *progress) add(name string, total, cached int) *bar {
+	b := &bar{p: p, name: name, total: total, cached: cached, start: time.Now()}
+	p.mu.Lock()
+	p.bars = append(p.bars, b)
+	p.mu.Unlock()
+	if p.w != nil && !p.tty {
+		fmt.Fprintf(p.w, "stage %s: %d units (%d cached)\n", name, total, cached)
+	}
+	return b
+}
+
+func (b *bar) inc()  { b.update(func() { b.ran++ }) }
+func (b *bar) fail() { b.update(func() { b.failed++ }) }
+
+func (b *bar) finish() {
+	b.update(func() { b.finished = true })
+	p := b.p
+	if p.w != nil && !p.tty {
+		p.mu.Lock()
+		fmt.Fprintf(p.w, "stage %s: done %s\n", b.name, b.line())
+		p.mu.Unlock()
+	}
+}
+
+func (b *bar) update(f func()) {
+	p := b.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f()
+	if p.w == nil || p.tty || b.total == 0 {
+		return
+	}
+	if d := (b.cached + b.ran + b.failed) * 10 / b.total; d > b.lastDecile && !b.finished {
+		b.lastDecile = d
+		fmt.Fprintf(p.w, "stage %s: %s\n", b.name, b.line())
+	}
+}
+
+// line renders "12/40 (3 cached, 1 failed) 2.1/s ETA 13s".
+func (b *bar) line() string {
+	n := b.cached + b.ran + b.failed
+	el := time.Since(b.start).Seconds()
+	s := fmt.Sprintf("%d/%d", n, b.total)
+	var extra []string
+	if b.cached > 0 {
+		extra = append(extra, fmt.Sprintf("%d cached", b.cached))
+	}
+	if b.failed > 0 {
+		extra = append(extra, fmt.Sprintf("%d failed", b.failed))
+	}
+	if len(extra) > 0 {
+		s += " (" + strings.Join(extra, ", ") + ")"
+	}
+	if b.ran > 0 && el > 0 {
+		rate := float64(b.ran) / el
+		s += fmt.Sprintf(" %.1f/s", rate)
+		if left := b.total - n; left > 0 && !b.finished {
+			s += fmt.Sprintf(" ETA %s", (time.Duration(float64(left)/rate) * time.Second).Round(time.Second))
+		}
+	}
+	if b.finished {
+		s += fmt.Sprintf(" in %s", time.Since(b.start).Round(100*time.Millisecond))
+	}
+	return s
+}
+
+func (p *progress) loop() {
+	defer close(p.done)
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			p.draw()
+		case <-p.quit:
+			p.draw()
+			return
+		}
+	}
+}
+
+func (p *progress) draw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var b strings.Builder
+	if p.drawn > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA", p.drawn)
+	}
+	for _, x := range p.bars {
+		width := 24
+		fill := width
+		if x.total > 0 {
+			fill = width * (x.cached + x.ran + x.failed) / x.total
+		}
+		fmt.Fprintf(&b, "\x1b[2K%-22s [%s%s] %s\n", x.name, strings.Repeat("#", fill), strings.Repeat(".", width-fill), x.line())
+	}
+	p.drawn = len(p.bars)
+	io.WriteString(p.w, b.String())
+}
+
+func (p *progress) stop() {
+	select {
+	case <-p.quit:
+	default:
+		close(p.quit)
+	}
+	<-p.done
+}

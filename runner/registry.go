@@ -1,0 +1,106 @@
+package runner
+
+import (
+	"fmt"
+	"sort"
+
+	"mascot.dev/mascot/schema"
+)
+
+// Kind describes one stage kind.
+type Kind struct {
+	// Name is the kind as written in CUE ("candidates").
+	Name string
+	// Version is hashed into fingerprints; bump it when the kind's output
+	// for the same inputs changes.
+	Version string
+	// Definition is the kind's CUE definition in the schema ("#Candidates").
+	Definition string
+	// Summary is a one-line description for help and docs.
+	Summary string
+	// New builds the stage from its decoded config.
+	New func(env *Env, st schema.Stage) (Stage, error)
+}
+
+// Registry maps kind names to kinds. It is an explicit value so tests build
+// one holding only what they need.
+type Registry struct {
+	kinds map[string]Kind
+}
+
+// NewEmptyRegistry returns a registry with no kinds.
+func NewEmptyRegistry() *Registry { return &Registry{kinds: map[string]Kind{}} }
+
+// Default is the registry the stage packages register into from init.
+var Default = NewEmptyRegistry()
+
+// Register adds k to the default registry; it panics on a duplicate, which
+// is a programming error.
+func Register(k Kind) {
+	if err := Default.Add(k); err != nil {
+		panic(err)
+	}
+}
+
+// Add adds a kind; a duplicate name or a kind the schema does not define is
+// an error.
+func (r *Registry) Add(k Kind) error {
+	if _, dup := r.kinds[k.Name]; dup {
+		return fmt.Errorf("stage kind %q registered twice", k.Name)
+	}
+	if !known(k.Name) {
+		return fmt.Errorf("stage kind %q has no CUE definition in the schema", k.Name)
+	}
+	r.kinds[k.Name] = k
+	return nil
+}
+
+func known(name string) bool {
+	for _, k := range schema.Kinds() {
+		if k == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Lookup returns the kind named name.
+func (r *Registry) Lookup(name string) (Kind, bool) {
+	k, ok := r.kinds[name]
+	return k, ok
+}
+
+// Names lists the registered kinds, sorted.
+func (r *Registry) Names() []string {
+	out := make([]string, 0, len(r.kinds))
+	for n := range r.kinds {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Clone returns an independent copy.
+func (r *Registry) Clone() *Registry {
+	c := NewEmptyRegistry()
+	for n, k := range r.kinds {
+		c.kinds[n] = k
+	}
+	return c
+}
+
+// With returns a copy with k added or replaced.
+func (r *Registry) With(k Kind) *Registry {
+	c := r.Clone()
+	c.kinds[k.Name] = k
+	return c
+}
+
+// Without returns a copy without the named kinds.
+func (r *Registry) Without(names ...string) *Registry {
+	c := r.Clone()
+	for _, n := range names {
+		delete(c.kinds, n)
+	}
+	return c
+}

@@ -1,0 +1,187 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mascot.dev/mascot/results"
+)
+
+// runStage resolves a stage's units, reuses the done ones, runs the rest
+// and publishes the stage's output.
+func (r *run) runStage(ctx context.Context, key string) error {
+	exp := r.opts.Loaded.Experiment
+	k := r.kinds[key]
+	began := time.Now()
+	sum := &StageSummary{Key: key, Kind: k.Name, Fingerprint: r.fps[key]}
+	defer func() {
+		sum.Seconds = time.Since(began).Seconds()
+		r.record(key, sum)
+	}()
+	fail := func(err error) error {
+		sum.Status, sum.Error = "failed", err.Error()
+		_ = r.opts.Store.UpsertStage(context.WithoutCancel(ctx), results.Stage{RunID: r.env.RunID, Key: key,
+			Kind: k.Name, Fingerprint: r.fps[key], Status: "failed", Error: err.Error(), UnitsTotal: sum.Units,
+			UnitsDone: sum.Ran, UnitsCached: sum.Cached, UnitsFailed: sum.Failed, StartedAt: began, FinishedAt: time.Now()})
+		return fmt.Errorf("stage %s: %w", key, err)
+	}
+	if err := r.prepareEndpoints(ctx, key); err != nil {
+		return fail(err)
+	}
+	st, err := k.New(r.env, exp.Stages[key])
+	if err != nil {
+		return fail(fmt.Errorf("configuring: %w", err))
+	}
+	units, err := st.Units(ctx)
+	if err != nil {
+		return fail(fmt.Errorf("listing units: %w", err))
+	}
+	fps := make([]string, len(units))
+	for i := range units {
+		if units[i].Fingerprint, err = unitFingerprint(r.fps[key], units[i].Inputs); err != nil {
+			return fail(fmt.Errorf("fingerprinting unit %s: %w", units[i].Key, err))
+		}
+		fps[i] = units[i].Fingerprint
+	}
+	done, err := r.opts.Store.DoneUnits(ctx, fps)
+	if err != nil {
+		return fail(err)
+	}
+	var pending []Unit
+	var cached []string
+	for _, u := range units {
+		if done[u.Fingerprint] {
+			cached = append(cached, u.Fingerprint)
+		} else {
+			pending = append(pending, u)
+		}
+	}
+	sum.Units, sum.Cached = len(units), len(cached)
+	if !r.want[key] {
+		if len(pending) > 0 {
+			return fail(fmt.Errorf("%w: %d of %d units are not done; run it first (drop --only/--from)",
+				ErrStageFailed, len(pending), len(units)))
+		}
+		sum.Status = "reused"
+		return r.publish(ctx, key, fps)
+	}
+	if _, err := r.opts.Store.LinkUnits(ctx, r.env.RunID, key, cached); err != nil {
+		return fail(err)
+	}
+	_ = r.opts.Store.UpsertStage(ctx, results.Stage{RunID: r.env.RunID, Key: key, Kind: k.Name,
+		Fingerprint: r.fps[key], Status: "running", UnitsTotal: len(units), UnitsCached: len(cached), StartedAt: began})
+	bar := r.prog.add(key, len(units), len(cached))
+	ran, failed, firstErr := r.runUnits(ctx, key, st, pending, bar)
+	bar.finish()
+	sum.Ran, sum.Failed = ran, failed
+	counters := r.env.takeCounters(key)
+	counters["units_failed"] += int64(failed)
+	sum.Counters = counters
+	if err := r.opts.Store.AddCounters(context.WithoutCancel(ctx), r.env.RunID, key, counters); err != nil {
+		return fail(err)
+	}
+	if ctx.Err() != nil {
+		return fail(ctx.Err())
+	}
+	if failed > 0 {
+		return fail(fmt.Errorf("%w: %d of %d units failed; first: %v", ErrStageFailed, failed, len(units), firstErr))
+	}
+	if f, ok := st.(Finisher); ok {
+		if err := f.Finish(ctx); err != nil {
+			return fail(fmt.Errorf("finishing: %w", err))
+		}
+	}
+	sum.Status = "done"
+	if err := r.publish(ctx, key, fps); err != nil {
+		return fail(err)
+	}
+	return r.opts.Store.UpsertStage(ctx, results.Stage{RunID: r.env.RunID, Key: key, Kind: k.Name,
+		Fingerprint: r.fps[key], Status: "done", UnitsTotal: len(units), UnitsDone: ran, UnitsCached: len(cached),
+		StartedAt: began, FinishedAt: time.Now()})
+}
+
+// runUnits runs pending units up to the stage's concurrency.
+func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit, bar *bar) (int, int, error) {
+	limit := r.concurrency(key)
+	var ran, failed atomic.Int64
+	var firstErr error
+	var once sync.Once
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	uctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for _, u := range pending {
+		select {
+		case sem <- struct{}{}:
+		case <-uctx.Done():
+		}
+		if uctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func(u Unit) {
+			defer func() { <-sem; wg.Done() }()
+			ref := results.Unit{Fingerprint: u.Fingerprint, Kind: r.kinds[key].Name, StageKey: key, RunID: r.env.RunID}
+			_ = r.opts.Store.StartUnit(uctx, ref)
+			commit, err := st.Run(uctx, u)
+			if err == nil {
+				err = r.opts.Store.CommitUnit(uctx, ref, commit)
+			}
+			if err != nil {
+				if uctx.Err() != nil {
+					return // interrupted: the unit stays pending for the rerun
+				}
+				failed.Add(1)
+				once.Do(func() { firstErr = fmt.Errorf("unit %s: %w", u.Key, err) })
+				_ = r.opts.Store.FailUnit(context.WithoutCancel(ctx), ref, err.Error())
+				r.opts.Log.Warn("unit failed", "stage", key, "unit", u.Key, "err", err)
+				bar.fail()
+				if r.opts.Strict {
+					cancel()
+				}
+				return
+			}
+			ran.Add(1)
+			bar.inc()
+		}(u)
+	}
+	wg.Wait()
+	if r.opts.Strict && firstErr != nil && !errors.Is(firstErr, context.Canceled) {
+		return int(ran.Load()), int(failed.Load()), firstErr
+	}
+	return int(ran.Load()), int(failed.Load()), firstErr
+}
+
+func (r *run) concurrency(key string) int {
+	exp := r.opts.Loaded.Experiment
+	st := exp.Stages[key]
+	if st.Concurrency > 0 {
+		return st.Concurrency
+	}
+	best := 0
+	for _, f := range []string{"endpoint", "speaker", "director"} {
+		if name := rawString(st.Raw, f); name != "" {
+			if ep, ok := exp.Endpoints[name]; ok && ep.Concurrency > best {
+				best = ep.Concurrency
+			}
+		}
+	}
+	if best == 0 {
+		best = 4
+	}
+	return best
+}
+
+// publish makes a finished stage visible to its dependants.
+func (r *run) publish(ctx context.Context, key string, fps []string) error {
+	arts, err := artifactsOf(ctx, r.opts.Store, fps)
+	if err != nil {
+		return err
+	}
+	r.env.setOutput(&Output{Key: key, Kind: r.kinds[key].Name, Fingerprint: r.fps[key], Units: fps, Artifacts: arts})
+	return nil
+}

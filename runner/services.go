@@ -1,0 +1,169 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/runner/llm"
+	"mascot.dev/mascot/schema"
+)
+
+// Services are what a run needs from outside the runner: the built-in
+// engine for builtin endpoints and the commands that serve plugins.
+type Services struct {
+	// Engine serves builtin endpoints; nil means this build has none.
+	Engine Engine
+	// Plugins says how to start built-in plugins.
+	Plugins PluginStarter
+	// Trace records every LLM request (--trace-role-calls).
+	Trace bool
+}
+
+// Engine is a local OpenAI-compatible engine (trainer/serve) the runner
+// starts for builtin endpoints.
+type Engine interface {
+	// Start begins serving endpoint name and returns its base URL (…/v1).
+	// A model_dir endpoint is loaded now; a model_stage one later.
+	Start(ctx context.Context, name string, ep schema.Endpoint) (string, error)
+	// UseModel (re)loads the base model of endpoint name from dir.
+	UseModel(ctx context.Context, name, dir string) error
+	Close() error
+}
+
+// startServices builds the LLM client over every endpoint, starting
+// builtin ones on loopback.
+func (r *run) startServices(ctx context.Context) error {
+	exp := r.opts.Loaded.Experiment
+	cfg := llm.Config{Roles: map[string]string{}, Cache: &storeCache{ctx: ctx, s: r.opts.Store}}
+	for _, name := range sortedKeys(exp.Endpoints) {
+		ep := exp.Endpoints[name]
+		urls := ep.URLs
+		if ep.Kind == "builtin" {
+			if r.opts.Services.Engine == nil {
+				return fmt.Errorf("endpoint %s is builtin, but this build has no built-in engine", name)
+			}
+			u, err := r.opts.Services.Engine.Start(ctx, name, ep)
+			if err != nil {
+				return fmt.Errorf("starting built-in engine for endpoint %s: %w", name, err)
+			}
+			urls = []string{u}
+		}
+		think := ep.EnableThinking
+		e := llm.Endpoint{Name: name, URLs: urls, Model: ep.Model, APIKeyEnv: ep.APIKeyEnv,
+			Concurrency: ep.Concurrency, Retries: ep.Retries, EnableThinking: &think,
+			Timeout: parseDur(ep.Timeout), TotalTimeout: parseDur(ep.TotalTimeout)}
+		t, p, k := ep.Sampling.Temperature, ep.Sampling.TopP, ep.Sampling.TopK
+		rp := ep.Sampling.RepetitionPenalty
+		e.Sampling = llm.Sampling{Temperature: &t, TopP: &p, TopK: &k, MaxTokens: ep.Sampling.MaxTokens, RepetitionPenalty: &rp}
+		cfg.Endpoints = append(cfg.Endpoints, e)
+		cfg.Roles[name] = name
+	}
+	if r.opts.Services.Trace {
+		cfg.Trace = func(ev llm.TraceEvent) {
+			_ = r.opts.Store.PutLLMCall(context.WithoutCancel(ctx), traceRow(r.env.RunID, ev))
+		}
+	}
+	if len(cfg.Endpoints) > 0 {
+		c, err := llm.New(cfg)
+		if err != nil {
+			return fmt.Errorf("configuring endpoints: %w", err)
+		}
+		r.env.LLM = c
+		r.env.OnClose(c.Close)
+	}
+	if r.opts.Services.Engine != nil {
+		r.env.OnClose(r.opts.Services.Engine.Close)
+	}
+	r.env.Plugins = r.opts.Services.Plugins
+	return nil
+}
+
+var loadedModels sync.Map // endpoint name -> model dir loaded
+
+// prepareEndpoints loads pretrained models into builtin endpoints whose
+// model comes from a stage, before a stage that uses them runs.
+func (r *run) prepareEndpoints(ctx context.Context, key string) error {
+	exp := r.opts.Loaded.Experiment
+	st := exp.Stages[key]
+	for _, f := range []string{"endpoint", "director", "speaker", "user", "rollout_endpoint"} {
+		name := rawString(st.Raw, f)
+		ep, ok := exp.Endpoints[name]
+		if !ok || ep.Kind != "builtin" || ep.ModelStage == "" {
+			continue
+		}
+		out, err := r.env.Output(ep.ModelStage)
+		if err != nil {
+			return err
+		}
+		dir := ""
+		for _, a := range out.Artifacts {
+			if a.Kind == "model" || a.Kind == "checkpoint" {
+				dir = a.Path
+			}
+		}
+		if dir == "" {
+			return fmt.Errorf("stage %s recorded no model directory for endpoint %s", ep.ModelStage, name)
+		}
+		if prev, ok := loadedModels.Load(r.env.RunID + "/" + name); ok && prev == dir {
+			continue
+		}
+		if err := r.opts.Services.Engine.UseModel(ctx, name, dir); err != nil {
+			return fmt.Errorf("loading %s into endpoint %s: %w", dir, name, err)
+		}
+		loadedModels.Store(r.env.RunID+"/"+name, dir)
+	}
+	return nil
+}
+
+// storeCache keeps LLM responses in SQLite so reruns replay exactly.
+type storeCache struct {
+	ctx context.Context
+	s   *results.Store
+}
+
+func (c *storeCache) Get(key string) (llm.Response, bool, error) {
+	raw, ok, err := c.s.LLMCache().Get(context.WithoutCancel(c.ctx), key)
+	if err != nil || !ok {
+		return llm.Response{}, false, err
+	}
+	var r llm.Response
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return llm.Response{}, false, nil
+	}
+	return r, true, nil
+}
+
+func (c *storeCache) Put(key string, resp llm.Response) error {
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return err
+	}
+	return c.s.LLMCache().Put(context.WithoutCancel(c.ctx), key, b)
+}
+
+func traceRow(runID string, ev llm.TraceEvent) results.LLMCall {
+	return results.LLMCall{RunID: runID, Role: ev.Role + "@" + ev.Endpoint, ModelID: ev.Model, URL: ev.URL,
+		PromptTokens: ev.PromptTokens, CompletionTokens: ev.CompletionTokens, Latency: ev.Latency,
+		Attempts: ev.Attempts, Cached: ev.Status == "cached", Error: ev.Error}
+}
+
+func parseDur(s string) time.Duration {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return 0
+	}
+	return d
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return sortedStrings(out)
+}

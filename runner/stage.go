@@ -1,0 +1,64 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+
+	"mascot.dev/mascot/results"
+)
+
+// Stage is one configured stage of an experiment.
+type Stage interface {
+	// Units lists the stage's units. It is called once the stage's inputs
+	// are complete, so it may read their results from the store.
+	Units(ctx context.Context) ([]Unit, error)
+	// Run executes one unit and returns the function that writes its rows;
+	// the runner calls it inside the transaction that marks the unit done.
+	Run(ctx context.Context, u Unit) (Commit, error)
+}
+
+// Commit writes one unit's result rows.
+type Commit func(tx *results.Tx) error
+
+// Finisher is implemented by stages that act once all units are done (a
+// report printing its tables, a training stage publishing its adapter).
+type Finisher interface {
+	Finish(ctx context.Context) error
+}
+
+// Unit is one unit of work of a stage.
+type Unit struct {
+	// Key identifies the unit within its stage for humans: "ctx=12/agent=The Anchor".
+	Key string
+	// Inputs is everything that determines the unit's result beyond the
+	// stage config; it is hashed into the fingerprint (JSON-encodable).
+	Inputs any
+	// Payload is the stage's own data for Run; it is not hashed.
+	Payload any
+	// Fingerprint is set by the runner.
+	Fingerprint string
+}
+
+// Output is what downstream stages can see of a finished stage.
+type Output struct {
+	Key         string
+	Kind        string
+	Fingerprint string
+	// Units are the fingerprints of the stage's done units.
+	Units []string
+	// Artifacts are files the stage produced (adapter or model directories).
+	Artifacts []results.Artifact
+}
+
+// hashInputs encodes unit inputs canonically.
+func hashInputs(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		return nil, err
+	}
+	return json.Marshal(x)
+}

@@ -1,0 +1,7 @@
+// Package all registers every stage kind with runner.Default; cmd/mascot
+// imports it for its side effects.
+package all
+
+import (
+	_ "mascot.dev/mascot/runner/stages/candidates"
+)

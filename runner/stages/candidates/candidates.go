@@ -1,0 +1,107 @@
+// Package candidates is the `candidates` stage kind: K Speaker responses
+// per (context, persona), the raw material of persona preference pairs and
+// the prompts of speaker GRPO. One unit is one (context, persona); with an
+// endpoint that supports n, its K responses come from one request.
+//
+// Layer: runner/stages.
+package candidates
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/runner/datasets"
+	"mascot.dev/mascot/runner/dialogue"
+	"mascot.dev/mascot/runner/stages/stagekit"
+	"mascot.dev/mascot/schema"
+)
+
+// Config is #Candidates.
+type Config struct {
+	Dataset  string          `json:"dataset"`
+	Roster   string          `json:"roster"`
+	Endpoint string          `json:"endpoint"`
+	K        int             `json:"k"`
+	Sampling schema.Sampling `json:"sampling"`
+}
+
+func init() {
+	runner.Register(runner.Kind{Name: "candidates", Version: "1", Definition: "#Candidates",
+		Summary: "K Speaker responses per (context, persona) for reward data", New: New})
+}
+
+type stage struct {
+	env    *runner.Env
+	key    string
+	cfg    Config
+	roster dialogue.Roster
+	tmpl   dialogue.Templates
+}
+
+type payload struct {
+	sample datasets.Sample
+	agent  dialogue.Agent
+}
+
+// New builds the stage.
+func New(env *runner.Env, st schema.Stage) (runner.Stage, error) {
+	s := &stage{env: env, key: st.Key}
+	if err := st.Decode(&s.cfg); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.roster, err = stagekit.Roster(env, s.cfg.Roster); err != nil {
+		return nil, err
+	}
+	s.tmpl = stagekit.Templates(env, s.cfg.Roster)
+	return s, nil
+}
+
+func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
+	samples, err := stagekit.LoadDataset(s.env, s.cfg.Dataset)
+	if err != nil {
+		return nil, err
+	}
+	var units []runner.Unit
+	for _, smp := range samples {
+		for _, a := range s.roster {
+			units = append(units, runner.Unit{
+				Key:     fmt.Sprintf("%s/%s", smp.ID, a.Name),
+				Inputs:  map[string]any{"sample": smp.ID, "agent": a.Name, "context": smp.Context},
+				Payload: payload{sample: smp, agent: a},
+			})
+		}
+	}
+	return units, nil
+}
+
+func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
+	p := u.Payload.(payload)
+	ep := s.env.Exp.Endpoints[s.cfg.Endpoint]
+	cfg := dialogue.CandidateConfig{K: s.cfg.K, Seed: s.env.Seed(s.key), UnitKey: u.Fingerprint,
+		Strict: s.env.Strict, SupportsN: ep.SupportsN, Speaker: stagekit.Sampling(s.cfg.Sampling),
+		Roster: s.roster, Templates: s.tmpl}
+	router := stagekit.Router{Client: s.env.LLM, Roles: map[string]string{dialogue.RoleSpeaker: s.cfg.Endpoint}}
+	set, err := dialogue.GenerateCandidates(ctx, router, cfg, p.sample, p.agent)
+	stagekit.CountDialogue(s.env, s.key, set.Counters)
+	if err != nil {
+		return nil, err
+	}
+	if len(set.Candidates) == 0 {
+		return nil, fmt.Errorf("no candidate survived for %s", u.Key)
+	}
+	prompt, _ := json.Marshal(set.Prompt)
+	model := ep.Model
+	return func(tx *results.Tx) error {
+		rows := make([]results.Candidate, len(set.Candidates))
+		for i, c := range set.Candidates {
+			rows[i] = results.Candidate{Kind: "response", ContextID: p.sample.ID, Persona: p.agent.Name,
+				SampleIdx: c.Index, Prompt: string(prompt), Text: c.Response, ModelID: model}
+		}
+		_, err := tx.InsertCandidates(rows)
+		return err
+	}, nil
+}

@@ -1,0 +1,93 @@
+package stagekit
+
+import (
+	"context"
+	"fmt"
+
+	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/runner/datasets"
+	"mascot.dev/mascot/runner/dialogue"
+	"mascot.dev/mascot/runner/llm"
+	"mascot.dev/mascot/schema"
+)
+
+// LoadDataset loads the experiment dataset named name.
+func LoadDataset(env *runner.Env, name string) ([]datasets.Sample, error) {
+	d, ok := env.Exp.Datasets[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown dataset %q", name)
+	}
+	spec := datasets.Spec{Name: d.Name, Path: d.Path, HF: d.HFID, Split: d.Split, Limit: d.Limit,
+		Seed: int64(d.Seed), Filters: datasets.Filters{Valence: d.Filters.Valence, Domain: d.Filters.Domain,
+			Emotion: d.Filters.Emotion}}
+	samples, err := datasets.Load(spec)
+	if err != nil {
+		return nil, fmt.Errorf("loading dataset %s: %w", name, err)
+	}
+	return samples, nil
+}
+
+// Roster converts the experiment roster named name.
+func Roster(env *runner.Env, name string) (dialogue.Roster, error) {
+	r, ok := env.Exp.Rosters[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown roster %q", name)
+	}
+	out := make(dialogue.Roster, len(r.Agents))
+	for i, a := range r.Agents {
+		out[i] = dialogue.Agent{Name: a.Name, Role: a.Role, Description: a.Description, Style: a.Style,
+			Goals: a.Goals, PromptTemplate: a.Template}
+	}
+	return out, nil
+}
+
+// Templates returns the dialogue templates with the roster's overrides.
+func Templates(env *runner.Env, roster string) dialogue.Templates {
+	t := dialogue.DefaultTemplates()
+	r := env.Exp.Rosters[roster]
+	if r.DirectorTemplate != "" {
+		t.DirectorSystem = r.DirectorTemplate
+	}
+	if r.SpeakerTemplate != "" {
+		t.SpeakerSystem = r.SpeakerTemplate
+	}
+	return t
+}
+
+// Router sends each dialogue role to the endpoint a stage names for it.
+type Router struct {
+	Client *llm.Client
+	Roles  map[string]string // dialogue role -> endpoint name
+}
+
+// Chat implements dialogue.Chatter.
+func (r Router) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if r.Client == nil {
+		return llm.Response{}, fmt.Errorf("no LLM endpoints are configured")
+	}
+	if ep, ok := r.Roles[req.Role]; ok {
+		req.Role = ep
+	}
+	return r.Client.Chat(ctx, req)
+}
+
+// Sampling converts schema sampling to dialogue sampling (explicit values,
+// so temperature 0 is really sent).
+func Sampling(s schema.Sampling) dialogue.Sampling {
+	t, p, k := s.Temperature, s.TopP, s.TopK
+	return dialogue.Sampling{Temperature: &t, TopP: &p, TopK: &k, MaxTokens: s.MaxTokens}
+}
+
+// ModelID is the model an endpoint serves.
+func ModelID(env *runner.Env, endpoint string) string {
+	return env.Exp.Endpoints[endpoint].Model
+}
+
+// CountDialogue adds dialogue counters to a stage's counters.
+func CountDialogue(env *runner.Env, stage string, c dialogue.Counters) {
+	env.Count(stage, "num_generation_failures", int64(c.NumGenerationFailures))
+	env.Count(stage, "num_directive_parse_failures", int64(c.NumDirectiveParseFailures))
+	env.Count(stage, "num_random_agent_fallbacks", int64(c.NumRandomAgentFallbacks))
+	env.Count(stage, "num_empty_responses", int64(c.NumEmptyResponses))
+	env.Count(stage, "num_skipped_samples", int64(c.NumSkippedSamples))
+}

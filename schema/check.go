@@ -1,0 +1,249 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"cuelang.org/go/cue"
+)
+
+// check runs the cross-reference rules CUE cannot state on its own: names
+// that must exist, unique agent names, one base model, no stage cycles.
+// Every violation is reported with the position of the offending field.
+func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
+	var errs Errors
+	at := func(path cue.Path) []string {
+		if p := rw.pos(v.LookupPath(path).Pos()); p != "" {
+			return []string{p}
+		}
+		return nil
+	}
+	exists := map[string]func(string) bool{
+		"stages":    func(n string) bool { _, ok := e.Stages[n]; return ok },
+		"datasets":  func(n string) bool { _, ok := e.Datasets[n]; return ok },
+		"rosters":   func(n string) bool { _, ok := e.Rosters[n]; return ok },
+		"endpoints": func(n string) bool { _, ok := e.Endpoints[n]; return ok },
+		"judges":    func(n string) bool { _, ok := e.Judges[n]; return ok },
+		"metrics":   func(n string) bool { _, ok := e.Metrics[n]; return ok },
+		"rewards":   func(n string) bool { _, ok := e.Rewards[n]; return ok },
+	}
+	known := func(target string) string {
+		var names []string
+		switch target {
+		case "stages":
+			names = keys(e.Stages)
+		case "datasets":
+			names = keys(e.Datasets)
+		case "rosters":
+			names = keys(e.Rosters)
+		case "endpoints":
+			names = keys(e.Endpoints)
+		case "judges":
+			names = keys(e.Judges)
+		case "metrics":
+			names = keys(e.Metrics)
+		case "rewards":
+			names = keys(e.Rewards)
+		}
+		if len(names) == 0 {
+			return "none are defined"
+		}
+		return "known: " + strings.Join(names, ", ")
+	}
+	for _, key := range keys(e.Stages) {
+		st := e.Stages[key]
+		var fields map[string]json.RawMessage
+		_ = json.Unmarshal(st.Raw, &fields)
+		for _, ref := range StageRefs(st.Kind) {
+			for i, name := range refNames(fields[ref.Field], ref.List) {
+				if exists[ref.Target](name) && !(ref.Target == "stages" && name == key) {
+					continue
+				}
+				path := cue.MakePath(cue.Str("stages"), cue.Str(key), cue.Str(ref.Field))
+				shown := "stages." + key + "." + ref.Field
+				if ref.List {
+					path = cue.MakePath(cue.Str("stages"), cue.Str(key), cue.Str(ref.Field), cue.Index(i))
+					shown = fmt.Sprintf("%s.%d", shown, i)
+				}
+				msg := fmt.Sprintf("unknown %s %q (%s)", singular(ref.Target), name, known(ref.Target))
+				if name == key {
+					msg = fmt.Sprintf("stage %q names itself", name)
+				}
+				errs = append(errs, Error{Path: shown, Msg: msg, Positions: at(path)})
+			}
+		}
+		if _, ok := fields["base_model"]; ok {
+			if _, both := fields["base_stage"]; both {
+				errs = append(errs, Error{Path: "stages." + key, Msg: "set base_model or base_stage, not both",
+					Positions: at(cue.MakePath(cue.Str("stages"), cue.Str(key), cue.Str("base_stage")))})
+			}
+		} else if IsTraining(st.Kind) && st.Kind != "pretrain" {
+			if _, ok := fields["base_stage"]; !ok {
+				errs = append(errs, Error{Path: "stages." + key, Msg: "a training stage needs base_model (a directory or hub id) or base_stage",
+					Positions: at(cue.MakePath(cue.Str("stages"), cue.Str(key)))})
+			}
+		}
+	}
+	for _, name := range keys(e.Rosters) {
+		seen := map[string]int{}
+		for i, a := range e.Rosters[name].Agents {
+			if j, dup := seen[a.Name]; dup {
+				errs = append(errs, Error{
+					Path: fmt.Sprintf("rosters.%s.agents.%d.name", name, i),
+					Msg:  fmt.Sprintf("duplicate agent name %q (also agents.%d)", a.Name, j),
+					Positions: at(cue.MakePath(cue.Str("rosters"), cue.Str(name), cue.Str("agents"),
+						cue.Index(i), cue.Str("name"))),
+				})
+			}
+			seen[a.Name] = i
+		}
+	}
+	for _, name := range keys(e.Judges) {
+		if ep := e.Judges[name].Endpoint; ep != "" && !exists["endpoints"](ep) {
+			errs = append(errs, Error{Path: "judges." + name + ".endpoint",
+				Msg:       fmt.Sprintf("unknown endpoint %q (%s)", ep, known("endpoints")),
+				Positions: at(cue.MakePath(cue.Str("judges"), cue.Str(name), cue.Str("endpoint")))})
+		}
+	}
+	for _, name := range keys(e.Rewards) {
+		r := e.Rewards[name]
+		if r.Stage != "" {
+			if st, ok := e.Stages[r.Stage]; !ok || st.Kind != "train-reward-model" {
+				errs = append(errs, Error{Path: "rewards." + name + ".stage",
+					Msg:       fmt.Sprintf("%q is not a train-reward-model stage", r.Stage),
+					Positions: at(cue.MakePath(cue.Str("rewards"), cue.Str(name), cue.Str("stage")))})
+			}
+		}
+		if r.Judge != "" && !exists["judges"](r.Judge) {
+			errs = append(errs, Error{Path: "rewards." + name + ".judge",
+				Msg:       fmt.Sprintf("unknown judge %q (%s)", r.Judge, known("judges")),
+				Positions: at(cue.MakePath(cue.Str("rewards"), cue.Str(name), cue.Str("judge")))})
+		}
+	}
+	if len(errs) == 0 {
+		errs = append(errs, cycles(e, at)...)
+	}
+	return errs
+}
+
+// cycles reports each dependency cycle among stages once.
+func cycles(e *Experiment, at func(cue.Path) []string) Errors {
+	deps := Dependencies(e)
+	state := map[string]int{} // 0 new, 1 on stack, 2 done
+	var stack []string
+	var errs Errors
+	var visit func(string)
+	visit = func(n string) {
+		state[n] = 1
+		stack = append(stack, n)
+		for _, d := range deps[n] {
+			switch state[d] {
+			case 0:
+				visit(d)
+			case 1:
+				i := indexOf(stack, d)
+				cyc := append(append([]string(nil), stack[i:]...), d)
+				errs = append(errs, Error{Path: "stages." + d,
+					Msg:       "stage cycle: " + strings.Join(reverse(cyc), " -> "),
+					Positions: at(cue.MakePath(cue.Str("stages"), cue.Str(d)))})
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[n] = 2
+	}
+	for _, k := range keys(e.Stages) {
+		if state[k] == 0 {
+			visit(k)
+		}
+	}
+	return errs
+}
+
+// Dependencies maps each stage to the stages it reads from or runs after.
+func Dependencies(e *Experiment) map[string][]string {
+	out := map[string][]string{}
+	for key, st := range e.Stages {
+		var fields map[string]json.RawMessage
+		_ = json.Unmarshal(st.Raw, &fields)
+		set := map[string]bool{}
+		for _, ref := range StageRefs(st.Kind) {
+			if ref.Target != "stages" {
+				continue
+			}
+			for _, n := range refNames(fields[ref.Field], ref.List) {
+				if _, ok := e.Stages[n]; ok && n != key {
+					set[n] = true
+				}
+			}
+		}
+		for _, rn := range rewardsOf(fields) {
+			if r, ok := e.Rewards[rn]; ok && r.Stage != "" {
+				set[r.Stage] = true
+			}
+		}
+		var ep []string
+		for _, f := range []string{"endpoint", "director", "speaker", "user", "rollout_endpoint"} {
+			ep = append(ep, refNames(fields[f], false)...)
+		}
+		for _, n := range ep {
+			if m := e.Endpoints[n].ModelStage; m != "" && m != key {
+				set[m] = true
+			}
+		}
+		out[key] = keys(set)
+	}
+	return out
+}
+
+func rewardsOf(fields map[string]json.RawMessage) []string {
+	return refNames(fields["rewards"], true)
+}
+
+func refNames(raw json.RawMessage, list bool) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	if list {
+		var xs []string
+		_ = json.Unmarshal(raw, &xs)
+		return xs
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil || s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+func singular(target string) string {
+	return map[string]string{"stages": "stage", "datasets": "dataset", "rosters": "roster",
+		"endpoints": "endpoint", "judges": "judge", "metrics": "metric", "rewards": "reward"}[target]
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func indexOf(xs []string, x string) int {
+	for i, y := range xs {
+		if y == x {
+			return i
+		}
+	}
+	return -1
+}
+
+func reverse(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[len(xs)-1-i] = x
+	}
+	return out
+}

@@ -1,0 +1,18 @@
+// Package schema is the experiment language: the embedded CUE definitions
+// (#Experiment, #Stage kinds, ...) and the Go loader that resolves a spec by
+// embedded name ("paper/qmsum") or by file, applies -t tags and --set
+// overrides, validates it, reports every error with file:line:col and field
+// path, and decodes it into typed Go structs with a canonical JSON form for
+// fingerprints.
+//
+// Layer: the bottom of the stack next to results and trainer; it imports no
+// runner package. User files import the embedded packages
+// ("mascot.dev/schema", "mascot.dev/experiments/...") through a load overlay
+// that places them under cue.mod/gen of the user's module (or of a synthetic
+// one when the user has none).
+//
+// Overrides follow CUE's lattice: --set and sweep axes can narrow open
+// fields and fields with a default (*x | T); a field the spec already made
+// concrete cannot be changed and reports a conflict. Paper configs therefore
+// leave tunable values at their schema defaults.
+package schema

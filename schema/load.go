@@ -1,0 +1,226 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/cuecontext"
+	"cuelang.org/go/cue/load"
+)
+
+// Options are the user's overrides for one load.
+type Options struct {
+	// Tags are -t key=value injections into @tag fields.
+	Tags []string
+	// Sets are --set path=value overrides unified into the config.
+	Sets []string
+	// Cwd is the directory relative paths and error positions are taken
+	// from; empty means the process's working directory.
+	Cwd string
+}
+
+// Loaded is a resolved, validated experiment.
+type Loaded struct {
+	// Name is the embedded name or the file/dir argument.
+	Name string
+	// Value is the resolved CUE value (schema unified with the spec).
+	Value cue.Value
+	// Experiment is the decoded config.
+	Experiment *Experiment
+	// Canonical is the resolved config as JSON with sorted keys.
+	Canonical []byte
+}
+
+// Load resolves arg — an embedded name such as "paper/qmsum", a .cue file
+// or a directory — applies opts and validates the result. Every problem is
+// returned at once as Errors.
+func Load(arg string, opts Options) (*Loaded, error) {
+	cwd := opts.Cwd
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("finding working directory: %w", err)
+		}
+	}
+	l := &loader{cwd: cwd, opts: opts, ctx: cuecontext.New()}
+	return l.load(arg)
+}
+
+type loader struct {
+	cwd  string
+	opts Options
+	ctx  *cue.Context
+	rw   posRewriter
+}
+
+func (l *loader) load(arg string) (*Loaded, error) {
+	cfg, args, err := l.config(arg)
+	if err != nil {
+		return nil, err
+	}
+	insts := load.Instances(args, cfg)
+	if len(insts) != 1 {
+		return nil, Errors{{Msg: fmt.Sprintf("expected one CUE package in %s, found %d", arg, len(insts))}}
+	}
+	inst := insts[0]
+	if inst.Err != nil {
+		return nil, l.rw.fromCUE(inst.Err)
+	}
+	missing := missingTags(inst, l.opts.Tags, l.rw)
+	user := l.ctx.BuildInstance(inst)
+
+	schemaCfg := *cfg
+	schemaCfg.Tags = nil
+	sInsts := load.Instances([]string{ImportPrefix + "/schema"}, &schemaCfg)
+	if sInsts[0].Err != nil {
+		return nil, fmt.Errorf("loading embedded schema: %w", sInsts[0].Err)
+	}
+	sv := l.ctx.BuildInstance(sInsts[0])
+	if sv.Err() != nil {
+		return nil, fmt.Errorf("building embedded schema: %w", sv.Err())
+	}
+	v := sv.LookupPath(cue.ParsePath("#Experiment")).Unify(user)
+
+	var errs Errors
+	for _, s := range l.opts.Sets {
+		sv, serr := l.override(s)
+		if serr != nil {
+			errs = append(errs, *serr)
+			continue
+		}
+		v = v.Unify(sv)
+	}
+	errs = append(errs, missing...)
+	if err := v.Validate(cue.Concrete(true)); err != nil {
+		errs = append(errs, dropTagNoise(l.rw.fromCUE(err), missing)...)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	exp, err := decode(v)
+	if err != nil {
+		return nil, Errors{{Msg: "decoding experiment: " + err.Error()}}
+	}
+	if errs := check(exp, v, l.rw); len(errs) > 0 {
+		return nil, errs
+	}
+	canon, err := Canonical(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding canonical config: %w", err)
+	}
+	return &Loaded{Name: arg, Value: v, Experiment: exp, Canonical: canon}, nil
+}
+
+// config builds the load configuration and arguments for arg.
+func (l *loader) config(arg string) (*load.Config, []string, error) {
+	local := arg
+	if !filepath.IsAbs(local) {
+		local = filepath.Join(l.cwd, arg)
+	}
+	st, statErr := os.Stat(local)
+	if statErr != nil || (!st.IsDir() && !strings.HasSuffix(arg, ".cue")) {
+		if !IsEmbedded(arg) {
+			return nil, nil, Errors{{Msg: fmt.Sprintf("no experiment %q: not a .cue file or directory, and not an embedded name (see `mascot list`)", arg)}}
+		}
+		ov, err := overlay(embeddedRoot, true)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading embedded experiments: %w", err)
+		}
+		l.rw = posRewriter{prefixes: map[string]string{genDir(embeddedRoot) + "/": ImportPrefix + "/"}}
+		return &load.Config{Dir: embeddedRoot, Overlay: ov, Tags: l.opts.Tags},
+			[]string{ImportPrefix + "/experiments/" + arg}, nil
+	}
+	dir, args := local, []string{"."}
+	if !st.IsDir() {
+		dir, args = filepath.Dir(local), []string{"./" + filepath.Base(local)}
+	}
+	modRoot, ok := findModRoot(dir)
+	if !ok {
+		modRoot = dir
+	}
+	ov, err := overlay(modRoot, !ok)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading embedded experiments: %w", err)
+	}
+	l.rw = posRewriter{cwd: l.cwd, prefixes: map[string]string{genDir(modRoot) + "/": ImportPrefix + "/"}}
+	return &load.Config{Dir: dir, ModuleRoot: modRoot, Overlay: ov, Tags: l.opts.Tags}, args, nil
+}
+
+// override compiles one --set path=value into a CUE value to unify.
+func (l *loader) override(s string) (cue.Value, *Error) {
+	bad := func(msg string) (cue.Value, *Error) {
+		return cue.Value{}, &Error{Path: "--set", Msg: fmt.Sprintf("%s in %q", msg, s)}
+	}
+	key, val, ok := strings.Cut(s, "=")
+	if !ok || key == "" {
+		return bad("want path=value")
+	}
+	p := cue.ParsePath(key)
+	if p.Err() != nil {
+		return bad("invalid path " + key)
+	}
+	expr := val
+	if x := l.ctx.CompileString(val); x.Err() != nil {
+		b, _ := json.Marshal(val)
+		expr = string(b)
+	}
+	sels := p.Selectors()
+	var b strings.Builder
+	for _, sel := range sels {
+		if sel.Type() != cue.StringLabel {
+			return bad("only field names are allowed in a --set path")
+		}
+		b.WriteString(sel.String())
+		b.WriteString(": ")
+	}
+	b.WriteString(expr)
+	v := l.ctx.CompileString(b.String(), cue.Filename("--set "+key))
+	if v.Err() != nil {
+		return bad("invalid value " + val)
+	}
+	return v, nil
+}
+
+// dropTagNoise removes "incomplete value" errors caused by a missing tag,
+// which is already reported by name.
+func dropTagNoise(errs, missing Errors) Errors {
+	if len(missing) == 0 {
+		return errs
+	}
+	var out Errors
+	for _, e := range errs {
+		if strings.HasPrefix(e.Msg, "incomplete value") && sharesPos(e, missing) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func sharesPos(e Error, missing Errors) bool {
+	for _, m := range missing {
+		for _, p := range e.Positions {
+			for _, q := range m.Positions {
+				if fileLine(p) == fileLine(q) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func sortStrings(s []string) { sort.Strings(s) }
+
+// fileLine drops the column of a file:line:col position.
+func fileLine(p string) string {
+	if i := strings.LastIndex(p, ":"); i > 0 {
+		return p[:i]
+	}
+	return p
+}

@@ -1,0 +1,86 @@
+package schema
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestEmbeddedNamesIncludePaperConfigs(t *testing.T) {
+	names, err := EmbeddedNames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"demo", "paper/qmsum", "paper/empathetic", "paper/esconv", "paper/baselines/zero-shot"}
+	for _, w := range want {
+		found := false
+		for _, n := range names {
+			found = found || n == w
+		}
+		if !found {
+			t.Errorf("EmbeddedNames() = %v, missing %q", names, w)
+		}
+	}
+}
+
+func TestLoadPaperQMSumWithTags(t *testing.T) {
+	l, err := Load("paper/qmsum", Options{Tags: []string{"vllm=http://127.0.0.1:8000/v1", "judge=http://127.0.0.1:8001/v1"}})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	e := l.Experiment
+	if got := e.Endpoints["director"].URLs; len(got) != 1 || got[0] != "http://127.0.0.1:8000/v1" {
+		t.Errorf("director urls = %v", got)
+	}
+	if got := e.Endpoints["judge"].URLs[0]; got != "http://127.0.0.1:8001/v1" {
+		t.Errorf("judge url = %q", got)
+	}
+	if len(e.Stages) < 10 {
+		t.Errorf("only %d stages", len(e.Stages))
+	}
+}
+
+func TestLoadReportsMissingTag(t *testing.T) {
+	_, err := Load("paper/qmsum", Options{Tags: []string{"judge=http://x/v1"}})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if !strings.Contains(err.Error(), `tag "vllm" is not set: pass -t vllm=VALUE`) {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestUserFileImportsEmbedded(t *testing.T) {
+	dir := t.TempDir()
+	src := `package mine
+
+import "mascot.dev/experiments/paper/qmsum"
+
+qmsum
+endpoints: director: urls: ["http://a/v1"]
+endpoints: speaker: urls: ["http://a/v1"]
+endpoints: user: urls: ["http://a/v1"]
+endpoints: judge: urls: ["http://b/v1"]
+stages: candidates: k: 4
+`
+	if err := os.WriteFile(filepath.Join(dir, "mine.cue"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(filepath.Join(dir, "mine.cue"), Options{Sets: []string{"stages.speaker_grpo.lr=2e-6"}})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	var c struct {
+		K int `json:"k"`
+	}
+	if err := l.Experiment.Stages["candidates"].Decode(&c); err != nil || c.K != 4 {
+		t.Fatalf("k = %d, %v", c.K, err)
+	}
+	var g struct {
+		LR float64 `json:"lr"`
+	}
+	if err := l.Experiment.Stages["speaker_grpo"].Decode(&g); err != nil || g.LR != 2e-6 {
+		t.Fatalf("lr = %g, %v", g.LR, err)
+	}
+}
