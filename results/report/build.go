@@ -1,0 +1,342 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+
+	"mascot.dev/mascot/results"
+)
+
+// Overall is the name of the column holding the mean of the criteria.
+const Overall = "Overall"
+
+// Options control how tables are computed.
+type Options struct {
+	SplitBy    string  `json:"split_by"`   // auto (default): valence, else domain | valence | domain | none
+	Resamples  int     `json:"resamples"`  // bootstrap resamples B; 0 = 1000, negative = no CIs
+	Seed       uint64  `json:"seed"`       // bootstrap seed; 0 = 1
+	Confidence float64 `json:"confidence"` // 0 = 0.95
+	All        bool    `json:"all"`        // add a split "all" row per system
+}
+
+func (o Options) withDefaults() Options {
+	if o.SplitBy == "" {
+		o.SplitBy = "auto"
+	}
+	if o.Resamples == 0 {
+		o.Resamples = 1000
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Confidence == 0 {
+		o.Confidence = 0.95
+	}
+	return o
+}
+
+// RunInfo identifies a run in a report.
+type RunInfo struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	ConfigName string `json:"config_name"`
+	Status     string `json:"status"`
+}
+
+// Report is the set of tables `mascot report RUN...` prints.
+type Report struct {
+	Options  Options   `json:"options"`
+	Runs     []RunInfo `json:"runs"`
+	Tables   []Table   `json:"tables"`
+	WinRates []WinRate `json:"win_rates,omitempty"`
+}
+
+// Table is one level (per-agent, collective or metrics) of one run.
+type Table struct {
+	RunID    string   `json:"run_id"`
+	Level    string   `json:"level"`
+	Title    string   `json:"title"`
+	Criteria []string `json:"criteria"` // column order; "Overall" last for judged levels
+	Rows     []Row    `json:"rows"`
+}
+
+// Row is one system × split of a table; Cells align with Table.Criteria.
+type Row struct {
+	System string `json:"system"`
+	Split  string `json:"split"`
+	N      int    `json:"n"` // episodes
+	Cells  []Stat `json:"cells"`
+}
+
+var levelTitles = map[string]string{
+	results.LevelAgent:      "Per-agent criteria (0-100)",
+	results.LevelCollective: "Collective criteria (0-100)",
+	results.LevelMetric:     "Metrics",
+}
+
+// Build computes the report of one or more runs.
+func Build(ctx context.Context, st *results.Store, runIDs []string, opts Options) (*Report, error) {
+	opts = opts.withDefaults()
+	rep := &Report{Options: opts}
+	for _, id := range runIDs {
+		run, err := st.GetRun(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("building report: %w", err)
+		}
+		rep.Runs = append(rep.Runs, RunInfo{ID: run.ID, Name: run.Name, ConfigName: run.ConfigName, Status: run.Status})
+		groups, err := st.ScoreGroups(ctx, id, opts.SplitBy)
+		if err != nil {
+			return nil, fmt.Errorf("building report: %w", err)
+		}
+		rep.Tables = append(rep.Tables, tablesOf(id, groups, opts)...)
+		wr, err := WinRates(ctx, st, id, opts.Confidence)
+		if err != nil {
+			return nil, err
+		}
+		rep.WinRates = append(rep.WinRates, wr...)
+	}
+	return rep, nil
+}
+
+// tablesOf turns a run's score groups into one table per level.
+func tablesOf(runID string, groups []results.ScoreGroup, opts Options) []Table {
+	if opts.All {
+		groups = append(groups, mergeSplits(groups)...)
+	}
+	byLevel := map[string][]results.ScoreGroup{}
+	var levels []string
+	for _, g := range groups {
+		if _, ok := byLevel[g.Level]; !ok {
+			levels = append(levels, g.Level)
+		}
+		byLevel[g.Level] = append(byLevel[g.Level], g)
+	}
+	sort.Slice(levels, func(a, b int) bool { return levelRank(levels[a]) < levelRank(levels[b]) })
+	var out []Table
+	for _, lv := range levels {
+		gs := byLevel[lv]
+		sort.Slice(gs, func(a, b int) bool {
+			if gs[a].System != gs[b].System {
+				return gs[a].System < gs[b].System
+			}
+			return SplitLess(gs[a].Split, gs[b].Split)
+		})
+		t := Table{RunID: runID, Level: lv, Title: levelTitles[lv], Criteria: unionCriteria(gs)}
+		withOverall := lv != results.LevelMetric
+		if withOverall {
+			t.Criteria = append(t.Criteria, Overall)
+		}
+		t.Rows = make([]Row, len(gs))
+		parallel(len(gs), func(i int) {
+			t.Rows[i] = rowOf(gs[i], t.Criteria, withOverall, opts)
+		})
+		out = append(out, t)
+	}
+	return out
+}
+
+func levelRank(l string) int {
+	switch l {
+	case results.LevelAgent:
+		return 0
+	case results.LevelCollective:
+		return 1
+	case results.LevelMetric:
+		return 2
+	}
+	return 3
+}
+
+var splitRank = map[string]int{"positive": 1, "negative": 2, "neutral": 3, "all": 100}
+
+// SplitLess orders splits as the paper does (positive, negative, neutral),
+// domains alphabetically, "all" last.
+func SplitLess(a, b string) bool {
+	ra, rb := splitRank[a], splitRank[b]
+	if ra == 0 {
+		ra = 50
+	}
+	if rb == 0 {
+		rb = 50
+	}
+	if ra != rb {
+		return ra < rb
+	}
+	return a < b
+}
+
+func unionCriteria(gs []results.ScoreGroup) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, g := range gs {
+		for _, c := range g.Criteria {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return results.CriterionLess(out[a], out[b]) })
+	return out
+}
+
+// sampleMatrix lays a group out as rows of values aligned to cols (NaN when
+// missing), with the per-row Overall in the last column when asked.
+func sampleMatrix(g results.ScoreGroup, cols []string, withOverall bool) [][]float64 {
+	src := make([]int, len(cols))
+	for i, c := range cols {
+		src[i] = -1
+		for j, gc := range g.Criteria {
+			if gc == c {
+				src[i] = j
+			}
+		}
+	}
+	rows := make([][]float64, len(g.Episodes))
+	flat := make([]float64, len(g.Episodes)*len(cols))
+	for i := range rows {
+		row := flat[i*len(cols) : (i+1)*len(cols)]
+		var sum float64
+		var n int
+		for c := range cols {
+			row[c] = math.NaN()
+			if src[c] >= 0 {
+				row[c] = g.Values[src[c]][i]
+				if !math.IsNaN(row[c]) {
+					sum += row[c]
+					n++
+				}
+			}
+		}
+		if withOverall && n > 0 {
+			row[len(cols)-1] = sum / float64(n)
+		}
+		rows[i] = row
+	}
+	return rows
+}
+
+func rowOf(g results.ScoreGroup, cols []string, withOverall bool, opts Options) Row {
+	m := sampleMatrix(g, cols, withOverall)
+	return Row{System: g.System, Split: g.Split, N: len(g.Episodes), Cells: statsOf(m, len(cols), opts)}
+}
+
+// statsOf computes per-column stats of a sample matrix.
+func statsOf(m [][]float64, cols int, opts Options) []Stat {
+	cells := make([]Stat, cols)
+	col := make([]float64, len(m))
+	for c := range cells {
+		for i, r := range m {
+			col[i] = r[c]
+		}
+		n, mean, std := MeanStd(col)
+		cells[c] = Stat{N: n, Mean: mean, Std: std, CILow: math.NaN(), CIHigh: math.NaN()}
+	}
+	if opts.Resamples > 0 {
+		lo, hi := Bootstrap(m, cols, opts.Resamples, opts.Seed, opts.Confidence)
+		for c := range cells {
+			cells[c].CILow, cells[c].CIHigh = lo[c], hi[c]
+		}
+	}
+	return cells
+}
+
+// mergeSplits builds, per (level, system), a group "all" of every split.
+func mergeSplits(groups []results.ScoreGroup) []results.ScoreGroup {
+	type key struct{ level, system string }
+	merged := map[key]*results.ScoreGroup{}
+	var order []key
+	for _, g := range groups {
+		k := key{g.Level, g.System}
+		m, ok := merged[k]
+		if !ok {
+			m = &results.ScoreGroup{Level: g.Level, System: g.System, Split: "all"}
+			merged[k] = m
+			order = append(order, k)
+		}
+		m.Criteria = unionCriteria([]results.ScoreGroup{*m, g})
+		m.Episodes = append(m.Episodes, g.Episodes...)
+		m.Keys = append(m.Keys, g.Keys...)
+	}
+	// Fill values column by column from the source groups.
+	for _, k := range order {
+		m := merged[k]
+		m.Values = make([][]float64, len(m.Criteria))
+		for ci, c := range m.Criteria {
+			for _, g := range groups {
+				if g.Level != k.level || g.System != k.system {
+					continue
+				}
+				j := indexOf(g.Criteria, c)
+				for i := range g.Episodes {
+					v := math.NaN()
+					if j >= 0 {
+						v = g.Values[j][i]
+					}
+					m.Values[ci] = append(m.Values[ci], v)
+				}
+			}
+		}
+		sortGroupByEpisode(m)
+	}
+	out := make([]results.ScoreGroup, len(order))
+	for i, k := range order {
+		out[i] = *merged[k]
+	}
+	return out
+}
+
+func sortGroupByEpisode(g *results.ScoreGroup) {
+	idx := make([]int, len(g.Episodes))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return g.Episodes[idx[a]] < g.Episodes[idx[b]] })
+	eps := make([]int64, len(idx))
+	keys := make([]string, len(idx))
+	for i, j := range idx {
+		eps[i], keys[i] = g.Episodes[j], g.Keys[j]
+	}
+	g.Episodes, g.Keys = eps, keys
+	for c, col := range g.Values {
+		nc := make([]float64, len(idx))
+		for i, j := range idx {
+			nc[i] = col[j]
+		}
+		g.Values[c] = nc
+	}
+}
+
+func indexOf(xs []string, x string) int {
+	for i, v := range xs {
+		if v == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines.
+func parallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}

@@ -1,0 +1,36 @@
+// Package report turns a run's results into paper-style tables: per system
+// × split (valence or domain) × criterion, mean ± std, with Overall = mean
+// of the criteria, bootstrap 95% confidence intervals, paired per-sample
+// differences between two runs with Cohen's d_z, and win rates of pairwise /
+// three-way judgments and of human preferences. Renderers write terminal
+// text, markdown, CSV and JSON.
+//
+// Layer: report reads through results (SQL aggregation in
+// results.ScoreGroups: one query, grouped per episode and criterion) and is
+// used by the CLI (`mascot report`, `mascot results compare`) and the web
+// viewer. It never writes.
+//
+// Statistics, exactly:
+//   - A sample is an episode. Its value for a criterion is the mean over
+//     judges and over its judged turns (or agents) of the score normalised
+//     to 0..100 as 100·(s−min)/(max−min). Its Overall is the plain mean of
+//     the criteria it has. Metrics (level "metric") are not normalised and
+//     get no Overall.
+//   - Mean is the arithmetic mean; Std is the sample standard deviation
+//     (divisor n−1; 0 when n < 2).
+//   - CI: percentile bootstrap. For each cell group (level, system, split)
+//     a fresh PCG stream rand.NewPCG(Seed, 0) (math/rand/v2) draws, for each
+//     of B resamples (default 1000), n episode indices as
+//     idx = hi64(u · n) for each next 64-bit output u (multiply-shift).
+//     Each criterion's resample mean is over the drawn episodes that have
+//     it. The bounds are the (1−c)/2 and (1+c)/2 quantiles of the B
+//     resample means with linear interpolation between order statistics
+//     (type 7: h = (B−1)p, x[⌊h⌋] + (h−⌊h⌋)(x[⌊h⌋+1] − x[⌊h⌋])). The same
+//     procedure on per-sample differences gives paired CIs.
+//   - Paired differences (Compare): episodes are matched on conv_id and
+//     sample index (and system, when both runs contain it); diff = A − B;
+//     d_z = mean(diff) / sd(diff) (sd with n−1).
+//   - Win rates: wins / appearances per system among comparisons that
+//     showed it; ties are reported separately and count as no win; 95%
+//     Wilson score interval.
+package report

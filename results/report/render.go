@@ -1,0 +1,211 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Formats accepted by Render and RenderComparison.
+const (
+	FormatText     = "text"
+	FormatMarkdown = "markdown"
+	FormatCSV      = "csv"
+	FormatJSON     = "json"
+)
+
+// Formats lists the output formats.
+var Formats = []string{FormatText, FormatMarkdown, FormatCSV, FormatJSON}
+
+// Render writes a report as aligned terminal text, markdown, CSV or JSON.
+func Render(w io.Writer, rep *Report, format string) error {
+	switch format {
+	case FormatText, "", "terminal":
+		return renderGrid(w, rep, textGrid{})
+	case FormatMarkdown, "md":
+		return renderGrid(w, rep, mdGrid{})
+	case FormatCSV:
+		return renderCSV(w, rep)
+	case FormatJSON:
+		return writeJSON(w, rep)
+	}
+	return fmt.Errorf("rendering report: unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("writing JSON: %w", err)
+	}
+	return nil
+}
+
+// f1 formats a number with one decimal; NaN is "–".
+func f1(x float64) string {
+	if math.IsNaN(x) {
+		return "–"
+	}
+	return strconv.FormatFloat(x, 'f', 1, 64)
+}
+
+// f2 formats a number with two decimals; NaN is "–".
+func f2(x float64) string {
+	if math.IsNaN(x) {
+		return "–"
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64)
+}
+
+// fmtStat is "mean ± std [lo, hi]" (the interval only when computed).
+func fmtStat(s Stat) string {
+	if s.N == 0 {
+		return "–"
+	}
+	out := f1(s.Mean) + " ± " + f1(s.Std)
+	if !math.IsNaN(s.CILow) {
+		out += " [" + f1(s.CILow) + ", " + f1(s.CIHigh) + "]"
+	}
+	return out
+}
+
+// grid abstracts the two table styles.
+type grid interface {
+	table(w io.Writer, title string, header []string, rows [][]string) error
+}
+
+type textGrid struct{}
+
+func (textGrid) table(w io.Writer, title string, header []string, rows [][]string) error {
+	fmt.Fprintf(w, "%s\n", title)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	seps := make([]string, len(header))
+	for i, h := range header {
+		seps[i] = strings.Repeat("-", len([]rune(h)))
+	}
+	fmt.Fprintln(tw, strings.Join(seps, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+type mdGrid struct{}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func (mdGrid) table(w io.Writer, title string, header []string, rows [][]string) error {
+	fmt.Fprintf(w, "### %s\n\n", mdEscape(title))
+	line := func(cells []string) {
+		esc := make([]string, len(cells))
+		for i, c := range cells {
+			esc[i] = mdEscape(c)
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(esc, " | "))
+	}
+	line(header)
+	seps := make([]string, len(header))
+	for i := range seps {
+		seps[i] = "---"
+		if i >= 2 {
+			seps[i] = "---:"
+		}
+	}
+	fmt.Fprintf(w, "|%s|\n", strings.Join(seps, "|"))
+	for _, r := range rows {
+		line(r)
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+func runTitle(rep *Report, id string) string {
+	for _, r := range rep.Runs {
+		if r.ID == id {
+			if r.Name != "" && r.Name != r.ID {
+				return r.Name + " (" + r.ID + ")"
+			}
+			return r.ID
+		}
+	}
+	return id
+}
+
+func renderGrid(w io.Writer, rep *Report, g grid) error {
+	if len(rep.Tables) == 0 && len(rep.WinRates) == 0 {
+		_, err := fmt.Fprintln(w, "no judgments, metrics or comparisons recorded for these runs")
+		return err
+	}
+	for _, t := range rep.Tables {
+		header := append([]string{"System", "Split", "N"}, t.Criteria...)
+		rows := make([][]string, len(t.Rows))
+		for i, r := range t.Rows {
+			row := []string{r.System, r.Split, strconv.Itoa(r.N)}
+			for _, c := range r.Cells {
+				row = append(row, fmtStat(c))
+			}
+			rows[i] = row
+		}
+		title := fmt.Sprintf("%s — %s, mean ± std [%.0f%% bootstrap CI]", t.Title, runTitle(rep, t.RunID),
+			100*rep.Options.Confidence)
+		if err := g.table(w, title, header, rows); err != nil {
+			return err
+		}
+	}
+	if len(rep.WinRates) > 0 {
+		header := []string{"Run", "Source", "Kind", "Criterion", "System", "Shown", "Wins", "Ties", "Win rate"}
+		var rows [][]string
+		for _, wr := range rep.WinRates {
+			rows = append(rows, []string{wr.RunID, wr.Source, wr.Kind, wr.Criterion, wr.System, strconv.Itoa(wr.Shown),
+				strconv.Itoa(wr.Wins), strconv.Itoa(wr.Ties),
+				fmt.Sprintf("%s%% [%s, %s]", f1(100*wr.Rate), f1(100*wr.CILow), f1(100*wr.CIHigh))})
+		}
+		title := fmt.Sprintf("Win rates, %.0f%% Wilson CI", 100*rep.Options.Confidence)
+		if err := g.table(w, title, header, rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func csvNum(x float64) string {
+	if math.IsNaN(x) {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'g', 10, 64)
+}
+
+// CSVHeader is the header of Render's CSV output (long format: one line
+// per cell; win-rate lines put source in level, kind in split, shown in n
+// and the rate in mean).
+var CSVHeader = []string{"table", "run_id", "level", "system", "split", "criterion", "n", "mean", "std",
+	"ci_low", "ci_high", "wins", "ties"}
+
+func renderCSV(w io.Writer, rep *Report) error {
+	cw := csv.NewWriter(w)
+	cw.Write(CSVHeader)
+	for _, t := range rep.Tables {
+		for _, r := range t.Rows {
+			for i, c := range r.Cells {
+				cw.Write([]string{"score", t.RunID, t.Level, r.System, r.Split, t.Criteria[i], strconv.Itoa(c.N),
+					csvNum(c.Mean), csvNum(c.Std), csvNum(c.CILow), csvNum(c.CIHigh), "", ""})
+			}
+		}
+	}
+	for _, wr := range rep.WinRates {
+		cw.Write([]string{"win_rate", wr.RunID, wr.Source, wr.System, wr.Kind, wr.Criterion, strconv.Itoa(wr.Shown),
+			csvNum(wr.Rate), "", csvNum(wr.CILow), csvNum(wr.CIHigh), strconv.Itoa(wr.Wins), strconv.Itoa(wr.Ties)})
+	}
+	cw.Flush()
+	return cw.Error()
+}

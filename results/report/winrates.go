@@ -1,0 +1,110 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"mascot.dev/mascot/results"
+)
+
+// WinRate is how often a system won the comparisons that showed it.
+type WinRate struct {
+	RunID     string  `json:"run_id"`
+	Source    string  `json:"source"` // judge name, or "human"
+	Kind      string  `json:"kind"`   // pairwise | three-way | N-way
+	Criterion string  `json:"criterion,omitempty"`
+	System    string  `json:"system"`
+	Shown     int     `json:"shown"`
+	Wins      int     `json:"wins"`
+	Ties      int     `json:"ties"`
+	Rate      float64 `json:"rate"` // wins / shown
+	CILow     float64 `json:"ci_low"`
+	CIHigh    float64 `json:"ci_high"`
+}
+
+// Choice is one comparison outcome, from a judge or a human rater.
+type Choice struct {
+	Source, Criterion string
+	Systems           []string
+	Choice            string
+}
+
+func kindOf(n int) string {
+	switch n {
+	case 2:
+		return "pairwise"
+	case 3:
+		return "three-way"
+	}
+	return fmt.Sprintf("%d-way", n)
+}
+
+// TallyWins counts wins per (source, kind, criterion, system) with Wilson
+// intervals at the given confidence.
+func TallyWins(runID string, choices []Choice, confidence float64) []WinRate {
+	type key struct{ source, kind, crit, system string }
+	acc := map[key]*WinRate{}
+	for _, c := range choices {
+		for _, s := range c.Systems {
+			k := key{c.Source, kindOf(len(c.Systems)), c.Criterion, s}
+			w := acc[k]
+			if w == nil {
+				w = &WinRate{RunID: runID, Source: k.source, Kind: k.kind, Criterion: k.crit, System: s}
+				acc[k] = w
+			}
+			w.Shown++
+			switch c.Choice {
+			case s:
+				w.Wins++
+			case results.Tie:
+				w.Ties++
+			}
+		}
+	}
+	z := zFor(confidence)
+	out := make([]WinRate, 0, len(acc))
+	for _, w := range acc {
+		w.Rate = float64(w.Wins) / float64(w.Shown)
+		w.CILow, w.CIHigh = Wilson(w.Wins, w.Shown, z)
+		out = append(out, *w)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		x, y := out[a], out[b]
+		if x.Source != y.Source {
+			return x.Source < y.Source
+		}
+		if x.Kind != y.Kind {
+			return x.Kind < y.Kind
+		}
+		if x.Criterion != y.Criterion {
+			return x.Criterion < y.Criterion
+		}
+		return x.System < y.System
+	})
+	return out
+}
+
+// WinRates tallies a run's comparisons and the human preferences recorded
+// for it.
+func WinRates(ctx context.Context, st *results.Store, runID string, confidence float64) ([]WinRate, error) {
+	if confidence == 0 {
+		confidence = 0.95
+	}
+	cs, err := st.Comparisons(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	hp, err := st.HumanPreferences(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	choices := make([]Choice, 0, len(cs)+len(hp))
+	for _, c := range cs {
+		choices = append(choices, Choice{Source: c.Judge, Criterion: c.Criterion, Systems: c.Systems, Choice: c.Choice})
+	}
+	for _, p := range hp {
+		choices = append(choices, Choice{Source: "human", Systems: p.Systems, Choice: p.Choice})
+	}
+	return TallyWins(runID, choices, confidence), nil
+}
