@@ -46,13 +46,6 @@ func tinyCfg() qwen3.Config {
 		RMSNormEps: 1e-6, RopeTheta: 10000, TieWordEmbeddings: true, EOSTokenID: 32}
 }
 
-func mean(xs []float64) float64 {
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
 
 var (
 	pretrainedOnce sync.Once

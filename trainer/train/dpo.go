@@ -1,0 +1,128 @@
+package train
+
+import (
+	"context"
+	"fmt"
+
+	"mascot.dev/mascot/trainer/autodiff"
+	"mascot.dev/mascot/trainer/loss"
+	"mascot.dev/mascot/trainer/qwen3"
+)
+
+// DPOJob trains a LoRA policy with DPO (sigmoid loss) on preference pairs;
+// the reference is the base with the adapter disabled.
+type DPOJob struct {
+	Options
+	Base      *qwen3.Model
+	Tokenizer Tokenizer
+	Pairs     []Pair
+	// Beta is DPO's β (default 0.1, TRL's).
+	Beta float64
+}
+
+// TrainDPO runs DPO and saves the adapter.
+func TrainDPO(ctx context.Context, job DPOJob) (Result, error) {
+	o := job.Options.withDefaults()
+	if err := loraOnly("dpo", o); err != nil {
+		return Result{}, err
+	}
+	if job.Beta == 0 {
+		job.Beta = 0.1
+	}
+	if job.Base == nil {
+		return Result{}, fmt.Errorf("training dpo: no base model")
+	}
+	pairs := encodePairs(job.Tokenizer, job.Pairs, o.MaxLength)
+	if len(pairs) == 0 {
+		return Result{}, fmt.Errorf("training dpo: no pair fits within max length %d", o.MaxLength)
+	}
+	m, err := newPolicy(job.Base, o, false)
+	if err != nil {
+		return Result{}, fmt.Errorf("training dpo: %w", err)
+	}
+	defer m.Close()
+	s, err := newSession("dpo", o, m)
+	if err != nil {
+		return Result{}, err
+	}
+	T := pairsLen(pairs)
+	// The reference never changes: compute each pair's once.
+	refC, refR := make([]float64, len(pairs)), make([]float64, len(pairs))
+	known := make([]bool, len(pairs))
+	for k := s.start; k < o.Steps; k++ {
+		if err := s.begin(ctx); err != nil {
+			return s.res, err
+		}
+		var met Metrics
+		extra := map[string]float64{}
+		for j := 0; j < o.GradAccum; j++ {
+			idx := s.pick(len(pairs), k, j)
+			b := pairBatch(pairs, idx, T)
+			n := len(idx)
+			var missing bool
+			for _, i := range idx {
+				missing = missing || !known[i]
+			}
+			if missing {
+				ref, err := m.Forward(b, autodiff.RunOptions{DisableAdapter: true})
+				if err != nil {
+					return s.res, fmt.Errorf("dpo step %d: reference: %w", k+1, err)
+				}
+				for r, i := range idx {
+					refC[i] = completionLogP(ref.LogP[r], pairs[i].start, len(pairs[i].chosen))
+					refR[i] = completionLogP(ref.LogP[n+r], pairs[i].start, len(pairs[i].rejected))
+					known[i] = true
+				}
+				met.Tokens += 2 * n * ref.T
+			}
+			ro := autodiff.RunOptions{Dropout: true, DropoutSeed: s.dropoutSeed(k, j)}
+			out, err := m.Forward(b, ro)
+			if err != nil {
+				return s.res, fmt.Errorf("dpo step %d: %w", k+1, err)
+			}
+			pc, pr, rc, rr := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+			for r, i := range idx {
+				pc[r] = completionLogP(out.LogP[r], pairs[i].start, len(pairs[i].chosen))
+				pr[r] = completionLogP(out.LogP[n+r], pairs[i].start, len(pairs[i].rejected))
+				rc[r], rr[r] = refC[i], refR[i]
+			}
+			d, err := loss.DPOSigmoid(job.Beta, pc, pr, rc, rr)
+			if err != nil {
+				return s.res, err
+			}
+			ga := float64(o.GradAccum)
+			seed := make([][]float64, 2*n)
+			for r, i := range idx {
+				seed[r] = completionSeed(pairs[i].start, len(pairs[i].chosen), out.T, d.DChosen[r]/ga)
+				seed[n+r] = completionSeed(pairs[i].start, len(pairs[i].rejected), out.T, d.DRejected[r]/ga)
+			}
+			if _, err := m.Backward(b, ro, seed, nil); err != nil {
+				return s.res, fmt.Errorf("dpo step %d: %w", k+1, err)
+			}
+			met.Loss += d.Loss / ga
+			met.Tokens += 3 * 2 * n * out.T
+			extra["margin"] += d.Margin / ga
+			extra["accuracy"] += d.Accuracy / ga
+			extra["reward_chosen"] += d.RewardChosen / ga
+			extra["reward_rejected"] += d.RewardRejected / ga
+		}
+		met.Extra = extra
+		met.RewardMean = extra["reward_chosen"]
+		if err := s.finish(k, met); err != nil {
+			return s.res, err
+		}
+	}
+	if err := s.writeOutput(); err != nil {
+		return s.res, err
+	}
+	return s.res, nil
+}
+
+// completionSeed puts g on every position that predicts a completion token.
+func completionSeed(start, n, T int, g float64) []float64 {
+	out := make([]float64, T)
+	for t := start - 1; t < n-1; t++ {
+		out[t] = g
+	}
+	return out
+}

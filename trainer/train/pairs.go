@@ -1,0 +1,71 @@
+package train
+
+import (
+	"mascot.dev/mascot/trainer/autodiff"
+)
+
+// encodedPair is a tokenised preference pair: full sequences and the
+// index of the first completion token in each.
+type encodedPair struct {
+	chosen, rejected []int
+	start            int // len(prompt tokens)
+	margin           float64
+}
+
+// encodePairs tokenises pairs, appending EOS to completions, and drops
+// pairs longer than maxLen (TRL drops rather than truncates). Pairs with an
+// empty prompt are dropped, since position start−1 must exist.
+func encodePairs(tok Tokenizer, pairs []Pair, maxLen int) []encodedPair {
+	var out []encodedPair
+	for _, p := range pairs {
+		pr := tok.Encode(p.Prompt)
+		c := append(append([]int(nil), pr...), withEOS(tok.Encode(p.Chosen), tok.EOS())...)
+		r := append(append([]int(nil), pr...), withEOS(tok.Encode(p.Rejected), tok.EOS())...)
+		if len(pr) == 0 || maxLen > 0 && (len(c) > maxLen || len(r) > maxLen) {
+			continue
+		}
+		out = append(out, encodedPair{chosen: c, rejected: r, start: len(pr), margin: p.Margin})
+	}
+	return out
+}
+
+// pairBatch stacks [chosen...; rejected...] rows.
+func pairBatch(ps []encodedPair, idx []int, T int) autodiff.Batch {
+	b := autodiff.Batch{T: T}
+	for _, i := range idx {
+		b.IDs = append(b.IDs, ps[i].chosen)
+	}
+	for _, i := range idx {
+		b.IDs = append(b.IDs, ps[i].rejected)
+	}
+	return b
+}
+
+func pairsLen(ps []encodedPair) int {
+	n := 0
+	for _, p := range ps {
+		n = max(n, len(p.chosen), len(p.rejected))
+	}
+	return n
+}
+
+// completionLogP sums row's completion log-probs (positions start−1 .. len−2).
+func completionLogP(logp []float64, start, n int) float64 {
+	var s float64
+	for t := start - 1; t < n-1; t++ {
+		s += logp[t]
+	}
+	return s
+}
+
+// mean is the arithmetic mean (0 for no values).
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}

@@ -1,0 +1,155 @@
+package train
+
+import (
+	"context"
+	"fmt"
+
+	"mascot.dev/mascot/trainer/autodiff"
+	"mascot.dev/mascot/trainer/loss"
+	"mascot.dev/mascot/trainer/qwen3"
+)
+
+// RMJob trains a Bradley–Terry reward model on preference pairs.
+type RMJob struct {
+	Options
+	// Base is the causal-LM backbone; its LM head is dropped and a score
+	// head [1, hidden] is added.
+	Base      *qwen3.Model
+	Tokenizer Tokenizer
+	Pairs     []Pair
+	// EvalPairs, when given, are scored after training (Result.Eval
+	// "accuracy" and "margin").
+	EvalPairs []Pair
+	// CenterRewardsCoefficient is TRL's center_rewards_coefficient (0 = off).
+	CenterRewardsCoefficient float64
+}
+
+// TrainRewardModel trains the score head with LoRA (or every weight when
+// LoRA is nil) and saves a merged Qwen3ForSequenceClassification
+// checkpoint (num_labels 1, pad_token_id = the tokenizer's pad).
+func TrainRewardModel(ctx context.Context, job RMJob) (Result, error) {
+	o := job.Options.withDefaults()
+	if job.Base == nil {
+		return Result{}, fmt.Errorf("training reward model: no base model")
+	}
+	pairs := encodePairs(job.Tokenizer, job.Pairs, o.MaxLength)
+	if len(pairs) == 0 {
+		return Result{}, fmt.Errorf("training reward model: no pair fits within max length %d", o.MaxLength)
+	}
+	m, err := newPolicy(job.Base, o, true)
+	if err != nil {
+		return Result{}, fmt.Errorf("training reward model: %w", err)
+	}
+	defer m.Close()
+	s, err := newSession("reward-model", o, m)
+	if err != nil {
+		return Result{}, err
+	}
+	T, pad := pairsLen(pairs), job.Tokenizer.Pad()
+	for k := s.start; k < o.Steps; k++ {
+		if err := s.begin(ctx); err != nil {
+			return s.res, err
+		}
+		var met Metrics
+		var acc, margin, chosenMean float64
+		for j := 0; j < o.GradAccum; j++ {
+			idx := s.pick(len(pairs), k, j)
+			b := pairBatch(pairs, idx, T)
+			ro := autodiff.RunOptions{Dropout: true, DropoutSeed: s.dropoutSeed(k, j)}
+			out, err := m.Forward(b, ro)
+			if err != nil {
+				return s.res, fmt.Errorf("reward model step %d: %w", k+1, err)
+			}
+			n := len(idx)
+			rc, rr, mg := make([]float64, n), make([]float64, n), make([]float64, n)
+			at := make([]int, 2*n)
+			for r, row := range b.IDs {
+				at[r] = loss.LastNonPad(row, pad)
+			}
+			for i := range idx {
+				rc[i], rr[i], mg[i] = out.Score[i][at[i]], out.Score[n+i][at[n+i]], pairs[idx[i]].margin
+			}
+			bt, err := loss.BradleyTerry(rc, rr, mg, job.CenterRewardsCoefficient)
+			if err != nil {
+				return s.res, err
+			}
+			seed := make([][]float64, 2*n)
+			ga := float64(o.GradAccum)
+			for r := range seed {
+				seed[r] = make([]float64, out.T)
+			}
+			for i := range idx {
+				seed[i][at[i]] = bt.DChosen[i] / ga
+				seed[n+i][at[n+i]] = bt.DRejected[i] / ga
+			}
+			if _, err := m.Backward(b, ro, nil, seed); err != nil {
+				return s.res, fmt.Errorf("reward model step %d: %w", k+1, err)
+			}
+			met.Loss += bt.Loss / ga
+			met.Tokens += 2 * 2 * n * out.T // forward + backward pass
+			acc += bt.Accuracy / ga
+			margin += bt.Margin / ga
+			chosenMean += mean(rc) / ga
+		}
+		met.RewardMean = chosenMean
+		met.Extra = map[string]float64{"accuracy": acc, "margin": margin}
+		if err := s.finish(k, met); err != nil {
+			return s.res, err
+		}
+	}
+	if eval := encodePairs(job.Tokenizer, job.EvalPairs, o.MaxLength); len(eval) > 0 {
+		acc, margin, err := evalRM(m, eval, pad, o.BatchSize)
+		if err != nil {
+			return s.res, err
+		}
+		s.res.Eval = map[string]float64{"accuracy": acc, "margin": margin, "pairs": float64(len(eval))}
+	}
+	if err := saveRewardModel(s, job.Base.Config, pad); err != nil {
+		return s.res, err
+	}
+	return s.res, nil
+}
+
+// evalRM returns accuracy and mean margin of the model on pairs.
+func evalRM(m *autodiff.Model, pairs []encodedPair, pad, batch int) (float64, float64, error) {
+	var acc, margin float64
+	T := pairsLen(pairs)
+	for lo := 0; lo < len(pairs); lo += batch {
+		var idx []int
+		for i := lo; i < min(lo+batch, len(pairs)); i++ {
+			idx = append(idx, i)
+		}
+		b := pairBatch(pairs, idx, T)
+		out, err := m.Forward(b, autodiff.RunOptions{})
+		if err != nil {
+			return 0, 0, fmt.Errorf("evaluating reward model: %w", err)
+		}
+		n := len(idx)
+		for i := range idx {
+			c := out.Score[i][loss.LastNonPad(b.IDs[i], pad)]
+			r := out.Score[n+i][loss.LastNonPad(b.IDs[n+i], pad)]
+			if c > r {
+				acc++
+			}
+			margin += c - r
+		}
+	}
+	return acc / float64(len(pairs)), margin / float64(len(pairs)), nil
+}
+
+// saveRewardModel writes the merged sequence-classification checkpoint.
+func saveRewardModel(s *session, base qwen3.Config, pad int) error {
+	cfg := base
+	cfg.Architectures = []string{qwen3.SequenceClassification}
+	cfg.NumLabels = 1
+	cfg.PadTokenID = &pad
+	qm, err := qwen3.New(cfg, s.model.MergedWeights())
+	if err != nil {
+		return fmt.Errorf("saving reward model: %w", err)
+	}
+	if err := qm.Save(s.o.OutputDir); err != nil {
+		return fmt.Errorf("saving reward model: %w", err)
+	}
+	s.res.Kind = "model"
+	return s.hashOutput()
+}
