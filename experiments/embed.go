@@ -11,5 +11,5 @@ import "embed"
 
 // Files holds every .cue file and the demo's data files.
 //
-//go:embed all:paper all:demo all:rosters all:prompts
+//go:embed all:paper all:demo all:personas all:prompts
 var Files embed.FS

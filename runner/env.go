@@ -79,6 +79,9 @@ func (e *Env) takeCounters(stage string) map[string]int64 {
 	defer e.mu.Unlock()
 	c := e.counters[stage]
 	delete(e.counters, stage)
+	if c == nil {
+		c = map[string]int64{}
+	}
 	return c
 }
 

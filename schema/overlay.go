@@ -112,7 +112,7 @@ func EmbeddedNames() ([]string, error) {
 
 func isLibrary(dir string) bool {
 	switch {
-	case dir == "rosters", dir == "prompts", dir == "paper/base",
+	case dir == "personas", dir == "prompts", dir == "paper/base",
 		strings.HasPrefix(dir, "demo/data"):
 		return true
 	}
