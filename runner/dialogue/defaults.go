@@ -12,7 +12,7 @@ func DefaultTemplates() Templates {
 The agents:
 {{range .Roster}}- {{.Name}} ({{.Role}}): {{.Description}}
 {{end}}
-Each turn, choose the one agent who should speak next and tell them what to do and how to sound.
+Each turn, write a directive with three fields: Agent (the one agent who should speak next, by name), Action (what they should do) and Tone (how they should sound).
 Keep the conversation coherent, avoid repeating settled points and give each agent a distinct contribution.
 Answer with a JSON object {"agent": "<agent name>", "action": "<what to do>", "tone": "<how to sound>"}.`,
 
@@ -42,8 +42,9 @@ Reply with your message only.`,
 {{end}}Conversation so far:
 {{.History}}
 
-{{if .Directive.Action}}The Director asks you to: {{.Directive.Action}}
-{{end}}{{if .Directive.Tone}}Tone: {{.Directive.Tone}}
+{{if or .Directive.Action .Directive.Tone}}Your directive from the Director:
+Action: {{.Directive.Action}}
+Tone: {{.Directive.Tone}}
 {{end}}
 Write your next message as {{.Agent.Name}}.`,
 

@@ -91,7 +91,7 @@ func TestParseCoT(t *testing.T) {
 		`{"reasoning":"x","response":"Hello there"}`:                "Hello there",
 		"Let me think. The user is sad.\n**Response:** I hear you.": "I hear you.",
 		"Reasoning: ...\nFinal answer: Take a walk.":                "Take a walk.",
-		"No markers at all":                                         "No markers at all",
+		"No markers at all": "No markers at all",
 	}
 	for raw, want := range cases {
 		if got := ParseCoT(raw); got != want {
