@@ -46,7 +46,6 @@ func tinyCfg() qwen3.Config {
 		RMSNormEps: 1e-6, RopeTheta: 10000, TieWordEmbeddings: true, EOSTokenID: 32}
 }
 
-
 var (
 	pretrainedOnce sync.Once
 	pretrained     *qwen3.Model

@@ -2,6 +2,7 @@ package train
 
 import (
 	"mascot.dev/mascot/trainer/autodiff"
+	"mascot.dev/mascot/trainer/loss"
 )
 
 // encodedPair is a tokenised preference pair: full sequences and the
@@ -68,4 +69,9 @@ func mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
+}
+
+// completionMask is loss.CompletionMask (kept here so rollouts read in one place).
+func completionMask(c []int, eos int, maskTruncated bool) []float64 {
+	return loss.CompletionMask(c, eos, maskTruncated)
 }

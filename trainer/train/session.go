@@ -20,6 +20,9 @@ type session struct {
 	start int
 	began time.Time
 	res   Result
+	// ckptMultiple restricts checkpoints to steps that are multiples of it
+	// (GRPO generation boundaries).
+	ckptMultiple int
 }
 
 func (o Options) withDefaults() Options {
@@ -69,12 +72,17 @@ func newSession(kind string, o Options, m *autodiff.Model) (*session, error) {
 // examples are read in epochs, each a fresh permutation seeded by
 // (seed, epoch), so the schedule depends only on the seed, k and j.
 func (s *session) pick(n, k, j int) []int {
+	return s.pickAt(n, k*s.o.GradAccum+j)
+}
+
+// pickAt returns the BatchSize example indices of batch slot number slot.
+func (s *session) pickAt(n, slot int) []int {
 	b := s.o.BatchSize
 	out := make([]int, b)
 	var perm []int
 	epoch := -1
 	for i := range out {
-		g := ((k*s.o.GradAccum)+j)*b + i
+		g := slot*b + i
 		if e := g / n; e != epoch {
 			epoch = e
 			perm = rand.New(rand.NewPCG(s.o.Seed, uint64(e)+1)).Perm(n)
@@ -107,7 +115,8 @@ func (s *session) finish(k int, m Metrics) error {
 	if s.o.OnStep != nil {
 		s.o.OnStep(m)
 	}
-	if s.o.CheckpointDir != "" && ((k+1)%s.o.CheckpointEvery == 0 || k+1 == s.o.Steps) {
+	boundary := s.ckptMultiple <= 1 || (k+1)%s.ckptMultiple == 0
+	if s.o.CheckpointDir != "" && boundary && ((k+1)%s.o.CheckpointEvery == 0 || k+1 == s.o.Steps) {
 		if err := saveCheckpoint(s.o.CheckpointDir, s.kind, k+1, s.model, s.opt); err != nil {
 			return err
 		}
