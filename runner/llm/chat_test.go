@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -230,5 +231,29 @@ func TestTraceRecordsEachRequest(t *testing.T) {
 	if e.Role != "director" || e.Endpoint != "main" || e.URL != s.URL() || e.Model != "Qwen/Qwen3-8B" ||
 		e.Status != "ok" || e.Attempts != 2 || e.PromptTokens == 0 || e.CompletionTokens == 0 || e.Latency <= 0 {
 		t.Errorf("trace %+v", e)
+	}
+}
+
+func TestEmptyContentCountedOrRetried(t *testing.T) {
+	s := fakevllm.Start(t, fakevllm.Options{Script: []fakevllm.Fault{fakevllm.FaultEmpty, fakevllm.FaultEmpty}})
+	c := newTestClient(t, nil, s.URL())
+	resp, err := c.Chat(context.Background(), userReq("speaker", "hi"))
+	if err != nil || resp.Text() != "" || c.Stats().EmptyResponses != 1 {
+		t.Fatalf("empty kept: %q %v %+v", resp.Text(), err, c.Stats())
+	}
+	c2 := newTestClient(t, func(e *Endpoint, _ *Config) { e.RetryEmpty = true }, s.URL())
+	resp, err = c2.Chat(context.Background(), userReq("speaker", "hi"))
+	if err != nil || resp.Text() == "" || resp.Attempts != 2 || c2.Stats().AttemptFailures[KindEmpty] != 1 {
+		t.Fatalf("empty retried: %q %v %+v", resp.Text(), err, c2.Stats())
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for in, want := range map[string]time.Duration{"": 0, "2": 2 * time.Second, "0.5": 500 * time.Millisecond,
+		"-1": 0, "junk": 0, now.Add(3 * time.Second).Format(http.TimeFormat): 3 * time.Second} {
+		if got := parseRetryAfter(in, now); got != want {
+			t.Errorf("parseRetryAfter(%q) = %v, want %v", in, got, want)
+		}
 	}
 }
