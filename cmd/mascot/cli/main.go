@@ -49,10 +49,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
-	return report(err, stderr)
+	return printError(err, stderr)
 }
 
-func report(err error, w io.Writer) int {
+func printError(err error, w io.Writer) int {
 	var serrs schema.Errors
 	if errors.As(err, &serrs) {
 		serrs.Print(w)

@@ -1,0 +1,294 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/report"
+)
+
+// storeFlags select the results database.
+type storeFlags struct {
+	db      string
+	jsonOut bool
+}
+
+func (f *storeFlags) add(c *cobra.Command) {
+	c.Flags().StringVar(&f.db, "db", results.DefaultPath, "results database (SQLite)")
+	c.Flags().BoolVar(&f.jsonOut, "json", false, "print JSON")
+}
+
+func (f *storeFlags) open(c *cobra.Command) (*results.Store, error) {
+	if !fileExists(f.db) {
+		return nil, invalid("no results database at %s (run an experiment first, or pass --db)", f.db)
+	}
+	s, err := results.OpenContext(c.Context(), f.db)
+	if err != nil {
+		return nil, fmt.Errorf("opening results database: %w", err)
+	}
+	return s, nil
+}
+
+func printJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, string(b))
+	return err
+}
+
+func newResults() *cobra.Command {
+	c := &cobra.Command{Use: "results", Short: "List, show and compare stored runs"}
+	var f storeFlags
+	var filter results.RunFilter
+	ls := &cobra.Command{
+		Use:   "ls",
+		Short: "List runs with status, counters and duration",
+		Example: `  mascot results ls
+  mascot results ls --status failed --sort duration --json`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			s, err := f.open(c)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			runs, err := s.ListRuns(c.Context(), filter)
+			if err != nil {
+				return err
+			}
+			if f.jsonOut {
+				return printJSON(c.OutOrStdout(), runs)
+			}
+			tw := tabwriter.NewWriter(c.OutOrStdout(), 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "RUN\tNAME\tSTATUS\tSTARTED\tDURATION\tUNITS DONE\tCACHED\tFAILED")
+			for _, r := range runs {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", r.ID, r.Name, r.Status,
+					r.StartedAt.Local().Format("2006-01-02 15:04"), (time.Duration(r.DurationMS) * time.Millisecond).Round(time.Second),
+					r.UnitsDone, r.UnitsCached, r.UnitsFailed)
+			}
+			return tw.Flush()
+		},
+	}
+	f.add(ls)
+	ls.Flags().StringVar(&filter.Status, "status", "", "only runs with this status")
+	ls.Flags().StringVar(&filter.Name, "name", "", "only runs whose name contains this")
+	ls.Flags().StringVar(&filter.Sort, "sort", "started", "started | name | status | duration | config")
+	ls.Flags().BoolVar(&filter.TopLevel, "top", false, "hide sweep children")
+
+	var sf storeFlags
+	show := &cobra.Command{
+		Use:     "show RUN",
+		Short:   "Show a run: stages with unit counts, counters, config",
+		Example: "  mascot results show latest\n  mascot results show 20261202-171500-ab12 --json",
+		Args:    exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := sf.open(c)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			run, err := s.ResolveRun(c.Context(), args[0])
+			if err != nil {
+				return invalid("%v", err)
+			}
+			d, err := s.GetRunDetail(c.Context(), run.ID)
+			if err != nil {
+				return err
+			}
+			if sf.jsonOut {
+				return printJSON(c.OutOrStdout(), d)
+			}
+			w := c.OutOrStdout()
+			fmt.Fprintf(w, "run %s  %s  (%s)  %s  %s\n", d.Run.ID, d.Run.Name, d.Run.ConfigName, d.Run.Status,
+				d.Run.Duration().Round(time.Second))
+			tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "STAGE\tKIND\tSTATUS\tTOTAL\tDONE\tCACHED\tFAILED")
+			for _, st := range d.Stages {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\n", st.Key, st.Kind, st.Status, st.UnitsTotal,
+					st.UnitsDone, st.UnitsCached, st.UnitsFailed)
+			}
+			tw.Flush()
+			if len(d.Counters) > 0 {
+				fmt.Fprintln(w, "counters:")
+				keys := make([]string, 0, len(d.Counters))
+				for k := range d.Counters {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					fmt.Fprintf(w, "  %-32s %d\n", k, d.Counters[k])
+				}
+			}
+			return nil
+		},
+	}
+	sf.add(show)
+
+	var cf storeFlags
+	var format string
+	compare := &cobra.Command{
+		Use:     "compare RUN_A RUN_B",
+		Short:   "Per-criterion deltas and paired per-sample differences between two runs",
+		Example: "  mascot results compare RUN_A RUN_B --format markdown",
+		Args:    exactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := cf.open(c)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			a, err := s.ResolveRun(c.Context(), args[0])
+			if err != nil {
+				return invalid("%v", err)
+			}
+			b, err := s.ResolveRun(c.Context(), args[1])
+			if err != nil {
+				return invalid("%v", err)
+			}
+			cmp, err := report.Compare(c.Context(), s, a.ID, b.ID, report.Options{})
+			if err != nil {
+				return err
+			}
+			if cf.jsonOut {
+				format = "json"
+			}
+			return report.RenderComparison(c.OutOrStdout(), cmp, format)
+		},
+	}
+	cf.add(compare)
+	compare.Flags().StringVar(&format, "format", "terminal", "terminal | markdown | csv | json")
+	c.AddCommand(ls, show, compare)
+	return c
+}
+
+func newReport() *cobra.Command {
+	var f storeFlags
+	var format string
+	var opts report.Options
+	c := &cobra.Command{
+		Use:   "report RUN...",
+		Short: "Paper-style tables: per system x split x criterion mean ± std with bootstrap CIs",
+		Example: `  mascot report latest
+  mascot report RUN_A RUN_B --format markdown --split-by valence`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return invalid("report needs at least one RUN (see mascot results ls)")
+			}
+			s, err := f.open(c)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			var ids []string
+			for _, a := range args {
+				r, err := s.ResolveRun(c.Context(), a)
+				if err != nil {
+					return invalid("%v", err)
+				}
+				ids = append(ids, r.ID)
+			}
+			rep, err := report.Build(c.Context(), s, ids, opts)
+			if err != nil {
+				return err
+			}
+			if f.jsonOut {
+				format = "json"
+			}
+			return report.Render(c.OutOrStdout(), rep, format)
+		},
+	}
+	f.add(c)
+	c.Flags().StringVar(&format, "format", "terminal", "terminal | markdown | csv | json")
+	c.Flags().StringVar(&opts.SplitBy, "split-by", "auto", "auto | valence | domain | none")
+	c.Flags().IntVar(&opts.Resamples, "resamples", 1000, "bootstrap resamples (negative: no CIs)")
+	c.Flags().Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
+	return c
+}
+
+func newExport() *cobra.Command {
+	var f storeFlags
+	var format, out string
+	c := &cobra.Command{
+		Use:   "export RUN",
+		Short: "Export a run's conversations as MASCOT JSONL with run_config.json and run_summary.json",
+		Example: `  mascot export latest --format mascot-jsonl --out exported/`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if format != "mascot-jsonl" {
+				return invalid("unknown export format %q (want mascot-jsonl)", format)
+			}
+			s, err := f.open(c)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			r, err := s.ResolveRun(c.Context(), args[0])
+			if err != nil {
+				return invalid("%v", err)
+			}
+			if out == "" {
+				out = "export-" + r.ID
+			}
+			res, err := s.ExportJSONL(c.Context(), r.ID, out)
+			if err != nil {
+				return err
+			}
+			if f.jsonOut {
+				return printJSON(c.OutOrStdout(), res)
+			}
+			fmt.Fprintf(c.OutOrStdout(), "exported %d episodes to %s\n", res.Episodes, res.Path)
+			return nil
+		},
+	}
+	f.add(c)
+	c.Flags().StringVar(&format, "format", "mascot-jsonl", "export format")
+	c.Flags().StringVar(&out, "out", "", "output directory (default export-RUN)")
+	return c
+}
+
+func newImport() *cobra.Command {
+	var f storeFlags
+	var name string
+	c := &cobra.Command{
+		Use:   "import FILE.jsonl",
+		Short: "Import MASCOT JSONL conversations (e.g. from the Python original) as a run",
+		Example: `  mascot import outputs/mascot_ed.jsonl --name python-original
+  mascot report latest`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := results.OpenContext(c.Context(), f.db)
+			if err != nil {
+				return fmt.Errorf("opening results database: %w", err)
+			}
+			defer s.Close()
+			if !fileExists(args[0]) {
+				return invalid("no file %s", args[0])
+			}
+			res, err := s.ImportJSONL(c.Context(), args[0], name)
+			if err != nil {
+				return err
+			}
+			if f.jsonOut {
+				return printJSON(c.OutOrStdout(), res)
+			}
+			fmt.Fprintf(c.OutOrStdout(), "imported %d episodes as run %s\n", res.Episodes, res.RunID)
+			return nil
+		},
+	}
+	f.add(c)
+	c.Flags().StringVar(&name, "name", "", "run name (default: the file name)")
+	return c
+}
+
+func init() {
+	extraCommands = append(extraCommands, newResults, newReport, newExport, newImport)
+}
