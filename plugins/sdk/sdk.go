@@ -57,6 +57,12 @@ type (
 	ComputeResult = spec.ComputeResult
 )
 
+// Severities of diagnostics.
+const (
+	SeverityError   = spec.SeverityError
+	SeverityWarning = spec.SeverityWarning
+)
+
 // Judge is what a judge plugin implements.
 type Judge interface {
 	// Describe returns the criteria and scale; it may be called before Configure.
