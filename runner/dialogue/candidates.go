@@ -10,15 +10,17 @@ import (
 
 // CandidateConfig configures GenerateCandidates.
 type CandidateConfig struct {
-	K         int       `json:"k"`          // responses per (context, persona)
-	Seed      int64     `json:"seed"`       // request seeds derive from it
-	UnitKey   string    `json:"unit_key"`   // "" = "<dataset>/<sample id>/candidates/<agent>"
-	Strict    bool      `json:"strict"`     // return the first failure
-	SupportsN bool      `json:"supports_n"` // one request with n = K
-	Generic   bool      `json:"generic"`    // generic speaker prompt (no persona card)
-	Speaker   Sampling  `json:"speaker"`
-	Roster    Roster    `json:"roster"` // the group the agent belongs to (template data)
-	Templates Templates `json:"templates"`
+	K int `json:"k"` // responses per (context, persona)
+	// ContextTurns is as in Config: the first N context utterances (0 = all).
+	ContextTurns int       `json:"context_turns"`
+	Seed         int64     `json:"seed"`       // request seeds derive from it
+	UnitKey      string    `json:"unit_key"`   // "" = "<dataset>/<sample id>/candidates/<agent>"
+	Strict       bool      `json:"strict"`     // return the first failure
+	SupportsN    bool      `json:"supports_n"` // one request with n = K
+	Generic      bool      `json:"generic"`    // generic speaker prompt (no persona card)
+	Speaker      Sampling  `json:"speaker"`
+	Roster       Roster    `json:"roster"` // the group the agent belongs to (template data)
+	Templates    Templates `json:"templates"`
 	// Directive, when set, is shown to the Speaker as the Director's
 	// instruction; nil asks for a free in-persona reply.
 	Directive *Directive `json:"directive,omitempty"`
@@ -62,7 +64,7 @@ func GenerateCandidates(ctx context.Context, ch Chatter, cfg CandidateConfig, s 
 	if cfg.Generic {
 		system = SystemMASCOTP
 	}
-	e, err := newEngine(ch, Config{System: system, Roster: roster, Turns: 1, Seed: cfg.Seed, UnitKey: unit,
+	e, err := newEngine(ch, Config{System: system, Roster: roster, Turns: 1, ContextTurns: cfg.ContextTurns, Seed: cfg.Seed, UnitKey: unit,
 		Strict: cfg.Strict, SupportsN: cfg.SupportsN, Speaker: cfg.Speaker, Templates: cfg.Templates}, s)
 	if err != nil {
 		return CandidateSet{}, err

@@ -43,21 +43,25 @@ const (
 
 // Config configures RunEpisode and RunBranching.
 type Config struct {
-	System    string         `json:"system"`
-	Roster    Roster         `json:"roster"`
-	Turns     int            `json:"turns"` // rounds; 0 = DefaultTurns
-	Seed      int64          `json:"seed"`
-	UnitKey   string         `json:"unit_key"` // cache-key prefix; "" = "<dataset>/<sample id>/<system>"
-	Strict    bool           `json:"strict"`
-	SupportsN bool           `json:"supports_n"` // the server honours n > 1
-	Director  Sampling       `json:"director"`
-	Speaker   Sampling       `json:"speaker"`
-	User      Sampling       `json:"user"`
-	Models    ModelNames     `json:"models"` // written into metadata
-	UserSim   UserConfig     `json:"user_sim"`
-	Templates Templates      `json:"templates"`
-	Baseline  BaselineConfig `json:"baseline"`
-	Branching BranchConfig   `json:"branching"`
+	System string `json:"system"`
+	Roster Roster `json:"roster"`
+	Turns  int    `json:"turns"` // rounds; 0 = DefaultTurns
+	// ContextTurns keeps only the first N utterances of an emotional-support
+	// sample's context as the opening history (0 = all). ESConv samples
+	// carry the whole recorded dialogue; 1 keeps the seeker's opening.
+	ContextTurns int            `json:"context_turns"`
+	Seed         int64          `json:"seed"`
+	UnitKey      string         `json:"unit_key"` // cache-key prefix; "" = "<dataset>/<sample id>/<system>"
+	Strict       bool           `json:"strict"`
+	SupportsN    bool           `json:"supports_n"` // the server honours n > 1
+	Director     Sampling       `json:"director"`
+	Speaker      Sampling       `json:"speaker"`
+	User         Sampling       `json:"user"`
+	Models       ModelNames     `json:"models"` // written into metadata
+	UserSim      UserConfig     `json:"user_sim"`
+	Templates    Templates      `json:"templates"`
+	Baseline     BaselineConfig `json:"baseline"`
+	Branching    BranchConfig   `json:"branching"`
 }
 
 // ModelNames are the model ids recorded in metadata. Empty names fall back
@@ -144,6 +148,9 @@ func (c Config) Validate() error {
 		if err := c.Roster.Validate(); err != nil {
 			return fmt.Errorf("validating roster: %w", err)
 		}
+	}
+	if c.ContextTurns < 0 {
+		return fmt.Errorf("context_turns must not be negative, got %d", c.ContextTurns)
 	}
 	if c.Turns < 0 {
 		return fmt.Errorf("turns must be positive, got %d", c.Turns)

@@ -148,7 +148,11 @@ func (e *engine) open(ctx context.Context) (*state, bool, error) {
 		st.history = append(st.history, line{"User", e.sample.Query})
 		return st, true, nil
 	}
-	for _, u := range e.sample.Context {
+	ctxTurns := e.sample.Context
+	if n := e.cfg.ContextTurns; n > 0 && n < len(ctxTurns) {
+		ctxTurns = ctxTurns[:n]
+	}
+	for _, u := range ctxTurns {
 		name := u.Speaker
 		switch low := strings.ToLower(u.Speaker); {
 		case userLabels[low]:

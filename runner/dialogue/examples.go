@@ -20,11 +20,14 @@ type Example struct {
 // ExamplePool is an immutable example set with a BM25 index over the
 // examples' contexts. It is safe for concurrent use.
 type ExamplePool struct {
-	ex    []Example
-	docs  [][]string
-	df    map[string]int
-	avgdl float64
+	ex       []Example
+	docLen   []int
+	postings map[string][]posting // term -> documents containing it
+	avgdl    float64
 }
+
+// posting is one term's frequency in one document.
+type posting struct{ doc, tf int }
 
 // BM25 parameters (the usual defaults).
 const (
@@ -34,18 +37,18 @@ const (
 
 // NewExamplePool indexes examples.
 func NewExamplePool(examples []Example) *ExamplePool {
-	p := &ExamplePool{ex: examples, df: map[string]int{}}
+	p := &ExamplePool{ex: examples, postings: map[string][]posting{}}
 	total := 0
-	for _, e := range examples {
+	for i, e := range examples {
 		toks := tokens(e.Context)
-		p.docs = append(p.docs, toks)
+		p.docLen = append(p.docLen, len(toks))
 		total += len(toks)
-		seen := map[string]bool{}
+		tf := map[string]int{}
 		for _, t := range toks {
-			if !seen[t] {
-				seen[t] = true
-				p.df[t]++
-			}
+			tf[t]++
+		}
+		for t, f := range tf {
+			p.postings[t] = append(p.postings[t], posting{i, f})
 		}
 	}
 	if len(examples) > 0 {
@@ -67,31 +70,33 @@ func (p *ExamplePool) Search(query string, k int) []int {
 	for _, t := range tokens(query) {
 		q[t] = true
 	}
-	n := float64(len(p.docs))
+	n := float64(len(p.ex))
+	score := map[int]float64{}
+	for t := range q {
+		ps := p.postings[t]
+		df := float64(len(ps))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, ps := range ps {
+			ff := float64(ps.tf)
+			score[ps.doc] += idf * ff * (bm25K1 + 1) / (ff + bm25K1*(1-bm25B+bm25B*float64(p.docLen[ps.doc])/p.avgdl))
+		}
+	}
 	type hit struct {
 		i int
 		s float64
 	}
-	var hits []hit
-	for i, doc := range p.docs {
-		tf := map[string]int{}
-		for _, t := range doc {
-			if q[t] {
-				tf[t]++
-			}
-		}
-		s := 0.0
-		for t, f := range tf {
-			df := float64(p.df[t])
-			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-			ff := float64(f)
-			s += idf * ff * (bm25K1 + 1) / (ff + bm25K1*(1-bm25B+bm25B*float64(len(doc))/p.avgdl))
-		}
+	hits := make([]hit, 0, len(score))
+	for i, s := range score {
 		if s > 0 {
 			hits = append(hits, hit{i, s})
 		}
 	}
-	sort.SliceStable(hits, func(a, b int) bool { return hits[a].s > hits[b].s })
+	sort.Slice(hits, func(a, b int) bool {
+		if hits[a].s != hits[b].s {
+			return hits[a].s > hits[b].s
+		}
+		return hits[a].i < hits[b].i
+	})
 	out := make([]int, 0, k)
 	for _, h := range hits[:min(k, len(hits))] {
 		out = append(out, h.i)

@@ -3,6 +3,7 @@ package dialogue
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"text/template"
 
 	"mascot.dev/mascot/runner/datasets"
@@ -94,8 +95,16 @@ func (t Templates) fields() map[string]string {
 	}
 }
 
-// compile parses every template; the error names the broken one.
+// compiled caches parsed template sets by their sources (Templates is
+// comparable); parsed templates are safe for concurrent Execute.
+var compiled sync.Map
+
+// compile parses every template (once per distinct Templates value); the
+// error names the broken one.
 func (t Templates) compile() (*prompts, error) {
+	if p, ok := compiled.Load(t); ok {
+		return p.(*prompts), nil
+	}
 	p := &prompts{t: map[string]*template.Template{}}
 	for name, src := range t.fields() {
 		tt, err := template.New(name).Option("missingkey=zero").Parse(src)
@@ -104,6 +113,7 @@ func (t Templates) compile() (*prompts, error) {
 		}
 		p.t[name] = tt
 	}
+	compiled.Store(t, p)
 	return p, nil
 }
 
