@@ -43,7 +43,7 @@
 //     {"emotion": one word, "reply": text}. initial_emotion is the dataset's
 //     emotion label (or "unknown"); each user turn appends its stated emotion
 //     (or keeps the previous one when it states none) to emotion_trajectory;
-//     final_emotion is the last entry. Empty ESConv-style contexts can be
+//     final_emotion is the last entry. Long dataset contexts can be
 //     trimmed with Config.ContextTurns (ESConv samples hold the whole dialogue).
 //   - mascot-p gives speakers a generic prompt (their name, no persona card);
 //     the paper's ablation removes Stage 1 training, which is reproduced by
