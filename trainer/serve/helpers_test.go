@@ -1,0 +1,222 @@
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"mascot.dev/mascot/trainer/lora"
+	"mascot.dev/mascot/trainer/qwen3"
+)
+
+var (
+	modelOnce sync.Once
+	modelDir  string
+	modelErr  error
+)
+
+// tinyModelDir saves one random tiny byte-level model for the whole test
+// binary (in a directory removed by TestMain).
+func tinyModelDir(t testing.TB) string {
+	t.Helper()
+	modelOnce.Do(func() {
+		cfg := qwen3.Tiny()
+		m, err := qwen3.NewRandom(cfg, 7)
+		if err != nil {
+			modelErr = err
+			return
+		}
+		modelDir = filepath.Join(testRoot, "tiny")
+		if modelErr = m.Save(modelDir); modelErr != nil {
+			return
+		}
+		modelErr = WriteByteTokenizerMarker(modelDir)
+	})
+	if modelErr != nil {
+		t.Fatal(modelErr)
+	}
+	return modelDir
+}
+
+// adapterDir writes a LoRA adapter with non-zero B for the tiny model.
+func adapterDir(t testing.TB, seed uint64) string {
+	t.Helper()
+	cfg := qwen3.Tiny()
+	a, err := lora.New(cfg, lora.NewConfig(tinyModelDir(t), 4, 8, nil), seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, w := range a.Weights {
+		if strings.Contains(k, "lora_B") {
+			for i := range w.Data {
+				w.Data[i] = 0.05 * float32((i*7+int(seed))%11-5)
+			}
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "adapter")
+	if err := a.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// startServer starts a server over the tiny model on a loopback port.
+func startServer(t testing.TB, opts Options) (*Server, string) {
+	t.Helper()
+	if opts.ModelDir == "" {
+		opts.ModelDir = tinyModelDir(t)
+	}
+	if opts.ModelID == "" {
+		opts.ModelID = "tiny"
+	}
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, err := s.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s, url
+}
+
+// post sends JSON and returns the status and body.
+func post(t testing.TB, url string, body any) (int, []byte) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	resp, err := http.Post(url, "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, out
+}
+
+func get(t testing.TB, url string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, out
+}
+
+type chatResp struct {
+	Choices []struct {
+		Index   int `json:"index"`
+		Message struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+		Logprobs     *struct {
+			Content []struct {
+				Token       string  `json:"token"`
+				Logprob     float64 `json:"logprob"`
+				TopLogprobs []struct {
+					Token   string  `json:"token"`
+					Logprob float64 `json:"logprob"`
+				} `json:"top_logprobs"`
+			} `json:"content"`
+		} `json:"logprobs"`
+	} `json:"choices"`
+	Usage usage `json:"usage"`
+}
+
+func chat(t testing.TB, url string, body map[string]any) chatResp {
+	t.Helper()
+	code, b := post(t, url+"/chat/completions", body)
+	if code != http.StatusOK {
+		t.Fatalf("chat: %d %s", code, b)
+	}
+	var r chatResp
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("chat response %s: %v", b, err)
+	}
+	return r
+}
+
+func msgs(text string) []map[string]any {
+	return []map[string]any{{"role": "user", "content": text}}
+}
+
+// apiErr decodes vLLM's error JSON.
+func apiErr(t testing.TB, b []byte) (typ, msg string, code int) {
+	t.Helper()
+	var e struct {
+		Error struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+			Code    int    `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &e); err != nil {
+		t.Fatalf("error body %s: %v", b, err)
+	}
+	return e.Error.Type, e.Error.Message, e.Error.Code
+}
+
+// waitFor polls cond (state, not time, decides the outcome).
+func waitFor(t testing.TB, cond func() bool) {
+	t.Helper()
+	for i := 0; !cond(); i++ {
+		if i > 20000 {
+			t.Fatal("condition never held")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// streamChunks posts a streaming request and decodes its SSE chunks; done
+// reports whether the stream ended with data: [DONE].
+func streamChunks(t testing.TB, url string, body any) ([]chunk, bool) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	resp, err := http.Post(url, "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		out, _ := io.ReadAll(resp.Body)
+		t.Fatalf("stream: %d %s", resp.StatusCode, out)
+	}
+	var chunks []chunk
+	done := false
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" {
+			continue
+		}
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			t.Fatalf("SSE line %q", line)
+		}
+		if done {
+			t.Fatalf("data after [DONE]: %q", line)
+		}
+		if data == "[DONE]" {
+			done = true
+			continue
+		}
+		var c chunk
+		if err := json.Unmarshal([]byte(data), &c); err != nil {
+			t.Fatalf("chunk %s: %v", data, err)
+		}
+		chunks = append(chunks, c)
+	}
+	return chunks, done
+}

@@ -1,0 +1,131 @@
+package serve
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	s.mu.RLock()
+	b := s.base
+	maxLen := b.maxLen
+	cards := []map[string]any{{"id": b.id, "object": "model", "created": b.created, "owned_by": "mascot",
+		"root": b.dir, "parent": nil, "max_model_len": maxLen, "permission": []any{}}}
+	names := make([]string, 0, len(s.adapters))
+	for n := range s.adapters {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		cards = append(cards, map[string]any{"id": n, "object": "model", "created": b.created, "owned_by": "mascot",
+			"root": s.adapters[n].path, "parent": b.id, "max_model_len": nil, "permission": []any{}})
+	}
+	s.mu.RUnlock()
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": cards})
+}
+
+type loraRequest struct {
+	LoraName    string `json:"lora_name"`
+	LoraPath    string `json:"lora_path"`
+	LoadInplace bool   `json:"load_inplace"`
+}
+
+func invalidInput(msg string) *apiError {
+	return &apiError{status: http.StatusBadRequest, typ: "InvalidUserInput", msg: msg}
+}
+
+// handleLoad follows vLLM's load_lora_adapter: 400 InvalidUserInput for
+// missing fields or a name already loaded (unless load_inplace), 404
+// NotFoundError when the path holds no adapter, 400 BadRequestError when
+// the adapter does not fit the model, 200 with a text body on success.
+func (s *Server) handleLoad(w http.ResponseWriter, r *http.Request) {
+	var req loraRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, badRequest("JSON decode error: "+err.Error()))
+		return
+	}
+	if req.LoraName == "" || req.LoraPath == "" {
+		writeError(w, invalidInput("Both 'lora_name' and 'lora_path' must be provided."))
+		return
+	}
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	s.mu.RLock()
+	base := s.base
+	_, exists := s.adapters[req.LoraName]
+	s.mu.RUnlock()
+	if req.LoraName == base.id {
+		writeError(w, invalidInput(fmt.Sprintf("The lora adapter name '%s' conflicts with a served base model.", req.LoraName)))
+		return
+	}
+	if exists && !req.LoadInplace {
+		writeError(w, invalidInput(fmt.Sprintf("The lora adapter '%s' has already been loaded. If you want to load the adapter in place, set 'load_inplace' to True.", req.LoraName)))
+		return
+	}
+	if _, err := os.Stat(filepath.Join(req.LoraPath, "adapter_config.json")); errors.Is(err, fs.ErrNotExist) {
+		writeError(w, notFound(fmt.Sprintf("Loading lora %s failed: No adapter found for %s", req.LoraName, req.LoraPath)))
+		return
+	}
+	a, err := loadAdapter(base.model, req.LoraName, req.LoraPath)
+	if err != nil {
+		writeError(w, badRequest(fmt.Sprintf("Loading lora %s failed: %v", req.LoraName, err)))
+		return
+	}
+	s.mu.Lock()
+	if s.base == base {
+		s.adapters[req.LoraName] = a
+	}
+	s.mu.Unlock()
+	s.log.Info("loaded adapter", "name", req.LoraName, "path", req.LoraPath)
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprintf(w, "Success: LoRA adapter '%s' added successfully.", req.LoraName)
+}
+
+// handleUnload follows vLLM's unload_lora_adapter.
+func (s *Server) handleUnload(w http.ResponseWriter, r *http.Request) {
+	var req loraRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, badRequest("JSON decode error: "+err.Error()))
+		return
+	}
+	if req.LoraName == "" {
+		writeError(w, invalidInput("'lora_name' needs to be provided to unload a LoRA adapter."))
+		return
+	}
+	s.mu.Lock()
+	_, ok := s.adapters[req.LoraName]
+	delete(s.adapters, req.LoraName)
+	s.mu.Unlock()
+	if !ok {
+		writeError(w, notFound(fmt.Sprintf("The lora adapter '%s' cannot be found.", req.LoraName)))
+		return
+	}
+	s.log.Info("unloaded adapter", "name", req.LoraName)
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprintf(w, "Success: LoRA adapter '%s' removed successfully.", req.LoraName)
+}
+
+// handleMetrics writes vLLM's gauge and counter names in the Prometheus
+// text format.
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	label := fmt.Sprintf("{model_name=%q}", s.ModelID())
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	for _, m := range []struct {
+		name, typ, help string
+		v               int64
+	}{
+		{"vllm:num_requests_running", "gauge", "Number of requests in model execution batches.", s.eng.running.Load()},
+		{"vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.", int64(s.eng.waiting())},
+		{"vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.", s.eng.promptTok.Load()},
+		{"vllm:generation_tokens_total", "counter", "Number of generation tokens processed.", s.eng.genTok.Load()},
+		{"vllm:request_success_total", "counter", "Count of successfully processed requests.", s.eng.finishedOK.Load()},
+	} {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s%s %d\n", m.name, m.help, m.name, m.typ, m.name, label, m.v)
+	}
+}

@@ -1,0 +1,49 @@
+package serve
+
+import (
+	"io"
+	"log/slog"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Addr is the listen address; default 127.0.0.1:0 (loopback, a free
+	// port). Bind another interface only on purpose.
+	Addr string
+	// ModelDir is the base model: config.json, model.safetensors (or
+	// shards) and a tokenizer (see LoadModel).
+	ModelDir string
+	// Adapters maps served names to PEFT adapter directories, loaded at
+	// start like vLLM's --lora-modules.
+	Adapters map[string]string
+	// MaxQueue bounds the requests waiting for the engine; one more is
+	// answered 503. Default 64.
+	MaxQueue int
+	// MaxBatch bounds the sequences decoded together (a request with n
+	// choices counts n). Default 8.
+	MaxBatch int
+	// ModelID is the served name of the base model; default ModelDir, as
+	// vLLM names a model after its --model argument.
+	ModelID string
+	// MaxModelLen caps prompt plus completion tokens; default the config's
+	// max_position_embeddings.
+	MaxModelLen int
+	// Logger receives request and lifecycle logs; default discards.
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.Addr == "" {
+		o.Addr = "127.0.0.1:0"
+	}
+	if o.MaxQueue <= 0 {
+		o.MaxQueue = 64
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = 8
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return o
+}
