@@ -66,7 +66,7 @@ func (c *chatClient) complete(ctx context.Context, msgs []message, schemaName st
 	}
 	backoff := 200 * time.Millisecond
 	var lastErr error
-	for attempt := 0; attempt <= c.judge.MaxRetries; attempt++ {
+	for attempt := 0; attempt <= *c.judge.MaxRetries; attempt++ {
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():

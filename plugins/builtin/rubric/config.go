@@ -19,7 +19,7 @@ type Endpoint struct {
 	APIKeyEnv   string  `json:"api_key_env"`
 	Temperature float64 `json:"temperature"` // default 0, and 0 is really sent
 	MaxTokens   int     `json:"max_tokens"`
-	MaxRetries  int     `json:"max_retries"` // default 2
+	MaxRetries  *int    `json:"max_retries"` // default 2; 0 = no retries
 	TimeoutS    float64 `json:"timeout_s"`   // per HTTP attempt, default 120
 	// EnableThinking, when set, is sent as chat_template_kwargs.enable_thinking.
 	EnableThinking *bool `json:"enable_thinking"`
@@ -67,8 +67,9 @@ func (c *Config) Validate() []spec.Diagnostic {
 			ds = append(ds, spec.AttrError(p("name"), "judge names must be unique", j.Name))
 		}
 		names[j.Name] = true
-		if j.MaxRetries == 0 {
-			j.MaxRetries = 2
+		if j.MaxRetries == nil {
+			two := 2
+			j.MaxRetries = &two
 		}
 		if j.TimeoutS <= 0 {
 			j.TimeoutS = 120
