@@ -46,3 +46,32 @@ func TestGRPORaisesRuleReward(t *testing.T) {
 		t.Errorf("result %+v", res)
 	}
 }
+
+// TestGRPONumIterationsReusesGeneration checks μ = 2: the second step of a
+// generation batch sees ratios ≠ 1 (old log-probs from generation time),
+// which with a tight epsilon clips tokens, while first steps never clip.
+func TestGRPONumIterationsReusesGeneration(t *testing.T) {
+	var ms []Metrics
+	_, err := TrainGRPO(context.Background(), GRPOJob{
+		Options: Options{Steps: 4, BatchSize: 2, Seed: 9, Optim: optim.Config{LR: 5e-2},
+			LoRA: &autodiff.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(t.TempDir(), "mu"),
+			OnStep: func(m Metrics) { ms = append(ms, m) }},
+		Base: pretrainedBase(t), Tokenizer: charTok{}, Prompts: []string{"the", "a cat"},
+		GroupSize: 4, Reward: aShare, MaxCompletionTokens: 6, NumIterations: 2,
+		Loss: loss.GRPOConfig{Epsilon: 0.01, LossType: loss.LossGRPO, Sequence: false},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.Step%2 == 1 && m.ClipFraction != 0 {
+			t.Errorf("first step of a generation (step %d) clipped %g of tokens, want 0", m.Step, m.ClipFraction)
+		}
+	}
+	if ms[1].ClipFraction == 0 && ms[3].ClipFraction == 0 {
+		t.Error("second iterations never clipped with epsilon 0.01; old log-probs not used")
+	}
+	if ms[0].RewardMean != ms[1].RewardMean {
+		t.Errorf("steps 1 and 2 saw different rewards (%g, %g); the generation batch was not reused", ms[0].RewardMean, ms[1].RewardMean)
+	}
+}
