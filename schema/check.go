@@ -82,7 +82,7 @@ func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
 		} else if IsTraining(st.Kind) && st.Kind != "pretrain" {
 			if _, ok := fields["base_stage"]; !ok {
 				errs = append(errs, Error{Path: "stages." + key, Msg: "a training stage needs base_model (a directory or hub id) or base_stage",
-					Positions: at(cue.MakePath(cue.Str("stages"), cue.Str(key)))})
+					Positions: at(cue.MakePath(cue.Str("stages"), cue.Str(key), cue.Str("kind")))})
 			}
 		}
 	}
@@ -147,7 +147,7 @@ func cycles(e *Experiment, at func(cue.Path) []string) Errors {
 				cyc := append(append([]string(nil), stack[i:]...), d)
 				errs = append(errs, Error{Path: "stages." + d,
 					Msg:       "stage cycle: " + strings.Join(reverse(cyc), " -> "),
-					Positions: at(cue.MakePath(cue.Str("stages"), cue.Str(d)))})
+					Positions: at(cue.MakePath(cue.Str("stages"), cue.Str(d), cue.Str("kind")))})
 			}
 		}
 		stack = stack[:len(stack)-1]

@@ -97,7 +97,9 @@ func (l *loader) load(arg string) (*Loaded, error) {
 	}
 	errs = append(errs, missing...)
 	if err := v.Validate(cue.Concrete(true)); err != nil {
-		errs = append(errs, dropTagNoise(l.rw.fromCUE(err), missing)...)
+		errs = append(errs, anchor(tidy(dropTagNoise(l.rw.fromCUE(err), missing)), func(path string) string {
+			return l.rw.pos(v.LookupPath(cue.ParsePath(path)).Pos())
+		})...)
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -192,9 +194,11 @@ func dropTagNoise(errs, missing Errors) Errors {
 	if len(missing) == 0 {
 		return errs
 	}
+	// Values left open by a missing tag (server URLs) are reported by the
+	// tag's name; their "incomplete value" echoes would only repeat it.
 	var out Errors
 	for _, e := range errs {
-		if strings.HasPrefix(e.Msg, "incomplete value") && sharesPos(e, missing) {
+		if strings.HasPrefix(e.Msg, "incomplete value") {
 			continue
 		}
 		out = append(out, e)
@@ -202,25 +206,4 @@ func dropTagNoise(errs, missing Errors) Errors {
 	return out
 }
 
-func sharesPos(e Error, missing Errors) bool {
-	for _, m := range missing {
-		for _, p := range e.Positions {
-			for _, q := range m.Positions {
-				if fileLine(p) == fileLine(q) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
 func sortStrings(s []string) { sort.Strings(s) }
-
-// fileLine drops the column of a file:line:col position.
-func fileLine(p string) string {
-	if i := strings.LastIndex(p, ":"); i > 0 {
-		return p[:i]
-	}
-	return p
-}
