@@ -39,6 +39,20 @@ func (c *Cache) Clone() *Cache {
 	return d
 }
 
+// Truncate drops every position from n on (n ≤ Len), e.g. to reuse a
+// cached prompt prefix.
+func (c *Cache) Truncate(n int) {
+	if n < 0 || n >= c.n {
+		return
+	}
+	kv := c.model.Config.KVDim()
+	for i := range c.k {
+		c.k[i] = c.k[i][:n*kv]
+		c.v[i] = c.v[i][:n*kv]
+	}
+	c.n = n
+}
+
 type row struct {
 	c   *Cache
 	tok int

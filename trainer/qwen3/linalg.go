@@ -11,8 +11,9 @@ import (
 
 // matmulT computes y[rows,out] = x[rows,in] · wᵀ (+ y when accumulate),
 // with w a row-major [out,in] matrix: the nn.Linear convention. One row
-// uses a row-parallel Sgemv; several rows use Sgemm, which gonum
-// parallelises itself.
+// uses a row-parallel Sgemv; several rows use rowDots, which reads each
+// weight row once per block of input rows (gonum's Sgemm is several times
+// slower on these skinny shapes, see BenchmarkMatmulSkinny).
 func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accumulate bool) {
 	var beta float32
 	if accumulate {
@@ -22,10 +23,59 @@ func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accum
 		gemvParallel(w, out, in, x, y, beta)
 		return
 	}
+	parallelRows(out, rows*out*in, func(lo, hi int) {
+		rowDots(x, rows, in, w, lo, hi, out, y, accumulate)
+	})
+}
+
+// rowBlock is how many input rows share one pass over a weight row.
+const rowBlock = 16
+
+// rowDots computes output columns lo..hi of y = x·wᵀ: for each block of
+// input rows and each weight row j, the dot products of x's rows with w_j
+// (an asm DotUnitary), so w_j stays in L1 across the block.
+func rowDots(x []float32, rows, in int, w []float32, lo, hi, out int, y []float32, accumulate bool) {
+	for r0 := 0; r0 < rows; r0 += rowBlock {
+		r1 := min(r0+rowBlock, rows)
+		for j := lo; j < hi; j++ {
+			wj := w[j*in : (j+1)*in]
+			for r := r0; r < r1; r++ {
+				d := blas32.Dot(blas32.Vector{N: in, Inc: 1, Data: x[r*in : (r+1)*in]},
+					blas32.Vector{N: in, Inc: 1, Data: wj})
+				if accumulate {
+					y[r*out+j] += d
+				} else {
+					y[r*out+j] = d
+				}
+			}
+		}
+	}
+}
+
+// parallelRows splits [0,n) over the CPUs when work (multiply-adds) is
+// large enough to pay for the goroutines.
+func parallelRows(n, work int, f func(lo, hi int)) {
+	p := runtime.GOMAXPROCS(0)
+	if p == 1 || work < 1<<16 || n < 2*p {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + p - 1) / p
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		go func() { defer wg.Done(); f(lo, hi) }()
+	}
+	wg.Wait()
+}
+
+// gemmT is the gonum Sgemm form of matmulT, kept for the benchmark.
+func gemmT(x []float32, rows, in int, w []float32, out int, y []float32) {
 	blas32.Gemm(blas.NoTrans, blas.Trans, 1,
 		blas32.General{Rows: rows, Cols: in, Stride: in, Data: x},
 		blas32.General{Rows: out, Cols: in, Stride: in, Data: w},
-		beta, blas32.General{Rows: rows, Cols: out, Stride: out, Data: y})
+		0, blas32.General{Rows: rows, Cols: out, Stride: out, Data: y})
 }
 
 // gemvParallel computes y = w·x + beta·y splitting w's rows over the CPUs
@@ -37,19 +87,7 @@ func gemvParallel(w []float32, out, in int, x, y []float32, beta float32) {
 			blas32.Vector{N: in, Inc: 1, Data: x}, beta,
 			blas32.Vector{N: hi - lo, Inc: 1, Data: y[lo:hi]})
 	}
-	n := runtime.GOMAXPROCS(0)
-	if n == 1 || out*in < 1<<16 {
-		gemv(0, out)
-		return
-	}
-	var wg sync.WaitGroup
-	chunk := (out + n - 1) / n
-	for lo := 0; lo < out; lo += chunk {
-		hi := min(lo+chunk, out)
-		wg.Add(1)
-		go func() { defer wg.Done(); gemv(lo, hi) }()
-	}
-	wg.Wait()
+	parallelRows(out, out*in, gemv)
 }
 
 // rmsNorm writes y = x / sqrt(mean(x²) + eps) · weight over each row of

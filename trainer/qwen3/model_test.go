@@ -198,6 +198,16 @@ func TestCacheClone(t *testing.T) {
 	if slices.Equal(x, y) {
 		t.Fatal("clones share state")
 	}
+	// Truncating back to the prompt and replaying gives the same logits.
+	c.Truncate(3)
+	if c.Len() != 3 {
+		t.Fatalf("length after truncate %d", c.Len())
+	}
+	m.Step(c, 4)
+	z, _ := m.Step(c, 6)
+	if maxDiff(z, y) != 0 {
+		t.Fatal("truncate did not restore the prefix")
+	}
 }
 
 func TestLogProbsMatchForward(t *testing.T) {
