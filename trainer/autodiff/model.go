@@ -35,6 +35,10 @@ type Options struct {
 	ScoreHead bool
 	// Seed drives LoRA/score initialisation.
 	Seed uint64
+	// InitLoRA, when set, holds adapter tensors with PEFT keys and shapes
+	// (A [r,in], B [out,r]; e.g. lora.Adapter.Weights of an SFT adapter)
+	// that replace the PEFT initialisation; every adapted module must be present.
+	InitLoRA qwen3.Weights
 }
 
 // dims are the derived sizes of a config.

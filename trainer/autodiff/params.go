@@ -185,7 +185,9 @@ func buildParams(d dims, cfg qwen3.Config, w qwen3.Weights, o Options) (*Params,
 				return nil, err
 			}
 			if o.LoRA != nil && o.LoRA.targets(proj) {
-				addLoRA(ps, modulePath(i, proj), in, out, o, rng)
+				if err := addLoRA(ps, modulePath(i, proj), in, out, o, rng); err != nil {
+					return nil, err
+				}
 			}
 		}
 		for _, n := range []string{"self_attn.q_norm.weight", "self_attn.k_norm.weight"} {
@@ -223,18 +225,32 @@ func buildParams(d dims, cfg qwen3.Config, w qwen3.Weights, o Options) (*Params,
 	return ps, nil
 }
 
-// addLoRA adds the A and B matrices of one adapted projection with PEFT's
-// default init: A ~ U(-1/sqrt(in), 1/sqrt(in)), B = 0.
-func addLoRA(ps *Params, module string, in, out int, o Options, rng *rand.Rand) {
+// addLoRA adds the A and B matrices of one adapted projection, from
+// Options.InitLoRA or with PEFT's default init: A ~ U(-1/sqrt(in),
+// 1/sqrt(in)), B = 0.
+func addLoRA(ps *Params, module string, in, out int, o Options, rng *rand.Rand) error {
 	r := o.LoRA.R
 	trainable := o.Train == TrainLoRA || o.Train == TrainLoRAAndScore || o.Train == TrainAll
 	a := make([]float64, in*r) // internal [in, r]
+	b := make([]float64, r*out)
 	bound := 1 / math.Sqrt(float64(in))
 	for i := range a {
 		a[i] = (2*rng.Float64() - 1) * bound
 	}
+	if o.InitLoRA != nil {
+		ha, err := hfTensor(o.InitLoRA, LoRAKeyA(module), r, in)
+		if err != nil {
+			return fmt.Errorf("initialising adapter: %w", err)
+		}
+		hb, err := hfTensor(o.InitLoRA, LoRAKeyB(module), out, r)
+		if err != nil {
+			return fmt.Errorf("initialising adapter: %w", err)
+		}
+		a, b = transpose2(ha, r, in), transpose2(hb, out, r)
+	}
 	ps.add(&Param{Name: LoRAKeyA(module), Shape: []int{in, r}, HFShape: []int{r, in}, Transposed: true,
 		Trainable: trainable, Decay: true}, a, o.Float64)
 	ps.add(&Param{Name: LoRAKeyB(module), Shape: []int{r, out}, HFShape: []int{out, r}, Transposed: true,
-		Trainable: trainable, Decay: true}, make([]float64, r*out), o.Float64)
+		Trainable: trainable, Decay: true}, b, o.Float64)
+	return nil
 }

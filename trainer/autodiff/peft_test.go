@@ -39,6 +39,16 @@ func TestLoRAKeysMatchPEFT(t *testing.T) {
 				t.Errorf("targets %v: %s missing or shaped %v, want %v", targets, ks.Key, shapeOf(g), ks.Shape)
 			}
 		}
+		// Starting a model from the saved adapter reproduces it exactly.
+		again, err := New(cfg, w, Options{LoRA: &LoRAConfig{R: 4, Alpha: 8, Targets: targets}, Train: TrainLoRA, InitLoRA: got})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range again.LoRAWeights() {
+			if !slices.Equal(v.Data, got[k].Data) {
+				t.Errorf("targets %v: %s differs after InitLoRA round trip", targets, k)
+			}
+		}
 		// The PEFT adapter applied on the fly by trainer/qwen3 gives the graph's logits.
 		ad := &lora.Adapter{Config: lora.NewConfig("tiny", 4, 8, targets), Weights: got}
 		base, err := qwen3.New(cfg, w)

@@ -111,7 +111,7 @@ func TrainSFT(ctx context.Context, job SFTJob) (Result, error) {
 // newPolicy builds the trainable model: adapters when o.LoRA is set,
 // else every weight.
 func newPolicy(base *qwen3.Model, o Options, score bool) (*autodiff.Model, error) {
-	ao := autodiff.Options{LoRA: o.LoRA, Train: autodiff.TrainAll, ScoreHead: score, Seed: o.Seed}
+	ao := autodiff.Options{LoRA: o.LoRA, Train: autodiff.TrainAll, ScoreHead: score, Seed: o.Seed, InitLoRA: o.InitAdapter}
 	if o.LoRA != nil {
 		ao.Train = autodiff.TrainLoRA
 		if score {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/trainer/autodiff"
+	"mascot.dev/mascot/trainer/lora"
 	"mascot.dev/mascot/trainer/optim"
 	"mascot.dev/mascot/trainer/qwen3"
 )
@@ -72,6 +73,20 @@ func TestSFTLowersLossAndResumes(t *testing.T) {
 	}
 	if full.Kind != "adapter" || full.Files["adapter_model.safetensors"] == "" || full.Files["adapter_config.json"] == "" {
 		t.Fatalf("result files %v", full.Files)
+	}
+	// A run started from the saved adapter begins where the first ended.
+	ad, err := lora.Load(full.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cont []float64
+	o := opts(1, filepath.Join(dir, "cont"), "", &cont)
+	o.InitAdapter = ad.Weights
+	if _, err := TrainSFT(context.Background(), SFTJob{Options: o, Base: base, Tokenizer: charTok{}, Examples: sftExamples()}); err != nil {
+		t.Fatal(err)
+	}
+	if cont[0] > first*0.6 {
+		t.Errorf("starting from the trained adapter gave loss %.3f, fresh start %.3f", cont[0], first)
 	}
 	// Interrupted run: 10 steps, then a second call resumes to 30.
 	var a, b []float64

@@ -3,6 +3,7 @@ package train
 import (
 	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/optim"
+	"mascot.dev/mascot/trainer/qwen3"
 )
 
 // Tokenizer is what the loops need from a tokenizer. Chat prompts arrive
@@ -27,6 +28,10 @@ type Options struct {
 	Optim optim.Config
 	// LoRA adapts the base; nil trains every weight where the loop allows it.
 	LoRA *autodiff.LoRAConfig
+	// InitAdapter, when set, starts the adapter from these PEFT tensors
+	// (lora.Adapter.Weights, e.g. GRPO after SFT) instead of PEFT's init;
+	// its rank and targets must match LoRA.
+	InitAdapter qwen3.Weights
 	// MaxLength caps sequence length in tokens (0 = no cap).
 	MaxLength int
 	// Seed drives initialisation, data order, dropout and sampling.
