@@ -11,9 +11,10 @@ import (
 
 // matmulT computes y[rows,out] = x[rows,in] · wᵀ (+ y when accumulate),
 // with w a row-major [out,in] matrix: the nn.Linear convention. One row
-// uses a row-parallel Sgemv; several rows use rowDots, which reads each
-// weight row once per block of input rows (gonum's Sgemm is several times
-// slower on these skinny shapes, see BenchmarkMatmulSkinny).
+// uses a row-parallel Sgemv; several rows use gonum's Sgemm for small
+// matrices and otherwise rowDots, which reads each weight row once per
+// block of input rows (Sgemm is several times slower on these skinny
+// shapes, see BenchmarkMatmulSkinny).
 func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accumulate bool) {
 	var beta float32
 	if accumulate {
@@ -21,6 +22,17 @@ func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accum
 	}
 	if rows == 1 {
 		gemvParallel(w, out, in, x, y, beta)
+		return
+	}
+	if out*in < 1<<18 { // small matrices: per-dot call overhead would dominate
+		if !accumulate {
+			gemmT(x, rows, in, w, out, y)
+			return
+		}
+		blas32.Gemm(blas.NoTrans, blas.Trans, 1,
+			blas32.General{Rows: rows, Cols: in, Stride: in, Data: x},
+			blas32.General{Rows: out, Cols: in, Stride: in, Data: w},
+			1, blas32.General{Rows: rows, Cols: out, Stride: out, Data: y})
 		return
 	}
 	parallelRows(out, rows*out*in, func(lo, hi int) {
