@@ -55,43 +55,36 @@ func (m *bpe) word(word string) []int32 {
 	if n < 2 {
 		return ids
 	}
-	// next[i] links live symbols; rank[i] is the rank of the pair starting
-	// at live symbol i (-1: none).
+	// Live symbols form a linked list; candidate merges wait in a min-heap
+	// ordered by (rank, position) and are checked when popped, since a
+	// neighbour may have changed in the meantime.
 	next := make([]int32, n)
-	rank := make([]int32, n)
+	prev := make([]int32, n)
+	var h candHeap
 	for i := range n {
-		next[i] = int32(i + 1)
-		rank[i] = -1
+		next[i], prev[i] = int32(i+1), int32(i-1)
 		if i+1 < n {
-			if mg, ok := m.merges[pairKey(ids[i], ids[i+1])]; ok {
-				rank[i] = mg.rank
-			}
+			h.pushPair(m, ids, int32(i), int32(i+1))
 		}
 	}
 	next[n-1] = -1
-	prev := make([]int32, n)
-	for i := range n {
-		prev[i] = int32(i - 1)
-	}
-	for {
-		best := int32(-1)
-		for i := int32(0); i >= 0; i = next[i] {
-			if rank[i] >= 0 && (best < 0 || rank[i] < rank[best]) {
-				best = i
-			}
+	for len(h) > 0 {
+		c := h.pop()
+		r := next[c.pos]
+		if r < 0 || ids[c.pos] != c.left || ids[r] != c.right {
+			continue // stale
 		}
-		if best < 0 {
-			break
-		}
-		r := next[best]
-		ids[best] = m.merges[pairKey(ids[best], ids[r])].id
-		next[best] = next[r]
+		ids[c.pos] = c.id
+		next[c.pos] = next[r]
 		if next[r] >= 0 {
-			prev[next[r]] = best
+			prev[next[r]] = c.pos
 		}
-		rank[best] = m.pairRank(ids, best, next[best])
-		if p := prev[best]; p >= 0 {
-			rank[p] = m.pairRank(ids, p, best)
+		ids[r] = -1 // dead
+		if p := prev[c.pos]; p >= 0 {
+			h.pushPair(m, ids, p, c.pos)
+		}
+		if nx := next[c.pos]; nx >= 0 {
+			h.pushPair(m, ids, c.pos, nx)
 		}
 	}
 	out := ids[:0]
@@ -101,16 +94,57 @@ func (m *bpe) word(word string) []int32 {
 	return out
 }
 
-// pairRank is the rank of merging symbols l and r, or -1.
-func (m *bpe) pairRank(ids []int32, l, r int32) int32 {
-	if r < 0 {
-		return -1
-	}
-	if mg, ok := m.merges[pairKey(ids[l], ids[r])]; ok {
-		return mg.rank
-	}
-	return -1
+// cand is a possible merge of the live symbols at pos and its successor.
+type cand struct {
+	rank, pos       int32
+	left, right, id int32
 }
+
+// candHeap is a binary min-heap of merges by (rank, pos).
+type candHeap []cand
+
+func (h *candHeap) pushPair(m *bpe, ids []int32, l, r int32) {
+	mg, ok := m.merges[pairKey(ids[l], ids[r])]
+	if !ok {
+		return
+	}
+	*h = append(*h, cand{rank: mg.rank, pos: l, left: ids[l], right: ids[r], id: mg.id})
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !a[i].less(a[p]) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *candHeap) pop() cand {
+	a := *h
+	top := a[0]
+	last := len(a) - 1
+	a[0] = a[last]
+	a = a[:last]
+	for i := 0; ; {
+		l, small := 2*i+1, i
+		if l < len(a) && a[l].less(a[small]) {
+			small = l
+		}
+		if l+1 < len(a) && a[l+1].less(a[small]) {
+			small = l + 1
+		}
+		if small == i {
+			break
+		}
+		a[i], a[small] = a[small], a[i]
+		i = small
+	}
+	*h = a
+	return top
+}
+
+func (c cand) less(d cand) bool { return c.rank < d.rank || c.rank == d.rank && c.pos < d.pos }
 
 // wordCache remembers the ids of short pre-tokens. It is safe for concurrent
 // use and bounded: when full it starts over.
@@ -143,5 +177,12 @@ func (c *wordCache) put(w string, ids []int32) {
 		c.m = make(map[string][]int32, 1024)
 	}
 	c.m[strings.Clone(w)] = ids
+	c.mu.Unlock()
+}
+
+// reset empties the cache.
+func (c *wordCache) reset() {
+	c.mu.Lock()
+	c.m = nil
 	c.mu.Unlock()
 }
