@@ -74,16 +74,11 @@ func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
 				errs = append(errs, Error{Path: shown, Msg: msg, Positions: at(path)})
 			}
 		}
-		if _, ok := fields["base_model"]; ok {
-			if _, both := fields["base_stage"]; both {
-				errs = append(errs, Error{Path: "stages." + key, Msg: "set base_model or base_stage, not both",
-					Positions: at(cue.MakePath(cue.Str("stages"), cue.Str(key), cue.Str("base_stage")))})
-			}
-		} else if IsTraining(st.Kind) && st.Kind != "pretrain" {
-			if _, ok := fields["base_stage"]; !ok {
-				errs = append(errs, Error{Path: "stages." + key, Msg: "a training stage needs base_model (a directory or hub id) or base_stage",
-					Positions: at(cue.MakePath(cue.Str("stages"), cue.Str(key), cue.Str("kind")))})
-			}
+		_, hasModel := fields["base_model"]
+		_, hasStage := fields["base_stage"]
+		if IsTraining(st.Kind) && st.Kind != "pretrain" && !hasModel && !hasStage {
+			errs = append(errs, Error{Path: "stages." + key, Msg: "a training stage needs base_model (a directory or hub id) or base_stage",
+				Positions: at(cue.MakePath(cue.Str("stages"), cue.Str(key), cue.Str("kind")))})
 		}
 	}
 	for _, name := range keys(e.Rosters) {

@@ -4,4 +4,6 @@ package all
 
 import (
 	_ "mascot.dev/mascot/runner/stages/candidates"
+	_ "mascot.dev/mascot/runner/stages/report"
+	_ "mascot.dev/mascot/runner/stages/episodes"
 )

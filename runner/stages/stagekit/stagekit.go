@@ -3,13 +3,29 @@ package stagekit
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"os"
+	"strings"
 
+	"mascot.dev/mascot/experiments"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/datasets"
 	"mascot.dev/mascot/runner/dialogue"
 	"mascot.dev/mascot/runner/llm"
 	"mascot.dev/mascot/schema"
 )
+
+// EmbedPrefix marks a path inside the binary's embedded experiments
+// ("embed:demo/data/esconv.json"), so the demo runs from any directory.
+const EmbedPrefix = "embed:"
+
+// ReadFile reads a local path or an embed: path.
+func ReadFile(path string) ([]byte, error) {
+	if rest, ok := strings.CutPrefix(path, EmbedPrefix); ok {
+		return fs.ReadFile(experiments.Files, rest)
+	}
+	return os.ReadFile(path)
+}
 
 // LoadDataset loads the experiment dataset named name.
 func LoadDataset(env *runner.Env, name string) ([]datasets.Sample, error) {
@@ -20,7 +36,14 @@ func LoadDataset(env *runner.Env, name string) ([]datasets.Sample, error) {
 	spec := datasets.Spec{Name: d.Name, Path: d.Path, HF: d.HFID, Split: d.Split, Limit: d.Limit,
 		Seed: int64(d.Seed), Filters: datasets.Filters{Valence: d.Filters.Valence, Domain: d.Filters.Domain,
 			Emotion: d.Filters.Emotion}}
-	samples, err := datasets.Load(spec)
+	var samples []datasets.Sample
+	var err error
+	if rest, ok := strings.CutPrefix(d.Path, EmbedPrefix); ok {
+		spec.Path = rest
+		samples, err = datasets.LoadFS(experiments.Files, spec)
+	} else {
+		samples, err = datasets.Load(spec)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("loading dataset %s: %w", name, err)
 	}

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"mascot.dev/mascot/cmd/mascot/cli"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"mascot": func() { os.Exit(cli.Main()) },
+	})
+}
+
+// TestScripts runs the txtar scenarios in testdata/script: each holds
+// experiment files and the exact output expected, positioned errors
+// included. UPDATE_SCRIPTS=1 rewrites the expectations.
+func TestScripts(t *testing.T) {
+	demo, err := filepath.Abs("../../experiments/demo/data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:           "testdata/script",
+		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") != "",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("DEMO_DATA", demo)
+			return nil
+		},
+	})
+}

@@ -1,0 +1,142 @@
+package plugstart
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"mascot.dev/mascot/plugins/host"
+	"mascot.dev/mascot/plugins/spec"
+	"mascot.dev/mascot/runner"
+)
+
+// Spec names one plugin to start: a built-in by name, or Command.
+type Spec struct {
+	// Name is the judge or metric name in the experiment (for messages).
+	Name string
+	// Plugin is the built-in plugin name; ignored when Command is set.
+	Plugin  string
+	Command []string
+	SHA256  string
+}
+
+// HostConfig returns the host configuration for s: argv from Command, or
+// from env.Plugins for a built-in. Stderr goes to env.Log.
+func HostConfig(env *runner.Env, stage string, s Spec) (host.Config, error) {
+	argv := s.Command
+	if len(argv) == 0 {
+		if env.Plugins == nil {
+			return host.Config{}, fmt.Errorf("plugin %s: this build cannot start built-in plugins", s.Name)
+		}
+		argv = env.Plugins.Command(s.Plugin)
+		if len(argv) == 0 {
+			return host.Config{}, fmt.Errorf("plugin %s: no command serves built-in %q", s.Name, s.Plugin)
+		}
+	}
+	return host.Config{Name: s.Name, Command: argv[0], Args: argv[1:], SHA256: s.SHA256,
+		Stderr: &LogWriter{Log: logger(env).With("stage", stage, "plugin", s.Name)}}, nil
+}
+
+func logger(env *runner.Env) *slog.Logger {
+	if env.Log != nil {
+		return env.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// Lazy starts a plugin on first use and remembers the outcome, so a stage's
+// concurrent units share one process and one failed start fails them all
+// with the same error.
+type Lazy[T any] struct {
+	once sync.Once
+	v    T
+	err  error
+}
+
+// Get starts the plugin with start on the first call.
+func (l *Lazy[T]) Get(start func() (T, error)) (T, error) {
+	l.once.Do(func() { l.v, l.err = start() })
+	return l.v, l.err
+}
+
+// StartJudge starts and configures a judge plugin and closes it with the run.
+func StartJudge(ctx context.Context, env *runner.Env, stage string, s Spec, config json.RawMessage) (*host.PluginJudge, error) {
+	cfg, err := HostConfig(env, stage, s)
+	if err != nil {
+		return nil, err
+	}
+	j, err := host.StartJudge(context.WithoutCancel(ctx), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("starting judge %s: %w", s.Name, err)
+	}
+	env.OnClose(j.Close)
+	ds, err := j.Configure(ctx, config)
+	if err != nil {
+		return nil, fmt.Errorf("configuring judge %s: %w", s.Name, err)
+	}
+	if err := spec.DiagnosticsError(ds); err != nil {
+		return nil, fmt.Errorf("configuring judge %s: %w", s.Name, err)
+	}
+	return j, nil
+}
+
+// StartMetric starts and configures a metric plugin and closes it with the run.
+func StartMetric(ctx context.Context, env *runner.Env, stage string, s Spec, config json.RawMessage) (*host.PluginMetric, error) {
+	cfg, err := HostConfig(env, stage, s)
+	if err != nil {
+		return nil, err
+	}
+	m, err := host.StartMetric(context.WithoutCancel(ctx), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("starting metric %s: %w", s.Name, err)
+	}
+	env.OnClose(m.Close)
+	ds, err := m.Configure(ctx, config)
+	if err != nil {
+		return nil, fmt.Errorf("configuring metric %s: %w", s.Name, err)
+	}
+	if err := spec.DiagnosticsError(ds); err != nil {
+		return nil, fmt.Errorf("configuring metric %s: %w", s.Name, err)
+	}
+	return m, nil
+}
+
+// LogWriter turns written bytes into one log record per line.
+type LogWriter struct {
+	Log *slog.Logger
+	mu  sync.Mutex
+	buf []byte
+}
+
+// Write implements io.Writer.
+func (w *LogWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		if line := bytes.TrimSpace(w.buf[:i]); len(line) > 0 {
+			w.Log.Info("plugin stderr", "line", string(line))
+		}
+		w.buf = w.buf[i+1:]
+	}
+	return len(p), nil
+}
+
+// Options decodes a plugin's options object ({} when empty).
+func Options(raw json.RawMessage) (map[string]any, error) {
+	m := map[string]any{}
+	if len(raw) == 0 || string(raw) == "null" {
+		return m, nil
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("decoding plugin options: %w", err)
+	}
+	return m, nil
+}

@@ -1,0 +1,89 @@
+// Package report is the `report` stage kind: once its inputs are done it
+// prints the paper-style tables (per system x split x criterion mean ± std
+// with bootstrap CIs, Overall, metrics) of the current run and writes them
+// beside the run as report.md and report.json.
+//
+// Layer: runner/stages.
+package report
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"mascot.dev/mascot/results"
+	rep "mascot.dev/mascot/results/report"
+	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/schema"
+)
+
+// Config is #ReportStage.
+type Config struct {
+	Inputs   []string `json:"inputs"`
+	Format   string   `json:"format"`
+	Baseline string   `json:"baseline,omitempty"`
+}
+
+func init() {
+	runner.Register(runner.Kind{Name: "report", Version: "1", Definition: "#ReportStage",
+		Summary: "paper-style tables over the run's judgments and metrics", New: New})
+}
+
+type stage struct {
+	env *runner.Env
+	key string
+	cfg Config
+}
+
+// New builds the stage.
+func New(env *runner.Env, st schema.Stage) (runner.Stage, error) {
+	s := &stage{env: env, key: st.Key}
+	return s, st.Decode(&s.cfg)
+}
+
+// Units is one unit whose inputs are every input stage's unit fingerprints,
+// so the report is remade whenever what it reads changed.
+func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
+	in := map[string][]string{}
+	for _, k := range s.cfg.Inputs {
+		o, err := s.env.Output(k)
+		if err != nil {
+			return nil, err
+		}
+		in[k] = o.Units
+	}
+	return []runner.Unit{{Key: "report", Inputs: in}}, nil
+}
+
+// Run records nothing but the unit; the tables are printed by Finish from
+// whatever the run's database holds, cached units included.
+func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
+	return func(tx *results.Tx) error { return nil }, nil
+}
+
+// Finish prints the tables and writes them next to the run.
+func (s *stage) Finish(ctx context.Context) error {
+	r, err := rep.Build(ctx, s.env.Store, []string{s.env.RunID}, rep.Options{})
+	if err != nil {
+		return fmt.Errorf("building report: %w", err)
+	}
+	fmt.Fprintln(s.env.Out)
+	if err := rep.Render(s.env.Out, r, s.cfg.Format); err != nil {
+		return err
+	}
+	for _, f := range []struct{ name, format string }{{"report.md", "markdown"}, {"report.json", "json"}} {
+		fh, err := os.Create(filepath.Join(s.env.RunDir, f.name))
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.name, err)
+		}
+		err = rep.Render(fh, r, f.format)
+		if cerr := fh.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.name, err)
+		}
+	}
+	return nil
+}
