@@ -20,8 +20,9 @@
 //     (divisor n−1; 0 when n < 2).
 //   - CI: percentile bootstrap. For each cell group (level, system, split)
 //     a fresh PCG stream rand.NewPCG(Seed, 0) (math/rand/v2) draws, for each
-//     of B resamples (default 1000), n episode indices as
-//     idx = hi64(u · n) for each next 64-bit output u (multiply-shift).
+//     of B resamples (default 1000), n episode indices; each 64-bit output
+//     gives two, low 32 bits first, as idx = (h · n) >> 32 (multiply-shift,
+//     n < 2³²). Episodes are in ascending id within a group.
 //     Each criterion's resample mean is over the drawn episodes that have
 //     it. The bounds are the (1−c)/2 and (1+c)/2 quantiles of the B
 //     resample means with linear interpolation between order statistics

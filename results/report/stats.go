@@ -2,7 +2,6 @@ package report
 
 import (
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"sort"
 )
@@ -59,7 +58,9 @@ func Quantile(sorted []float64, p float64) float64 {
 
 // Bootstrap computes percentile-bootstrap intervals for the means of the
 // columns of a row-major matrix (rows = samples, cols = values; NaN =
-// missing), resampling rows with one PCG(seed, 0) stream. It returns the
+// missing), resampling rows. Indices come from one PCG(seed, 0) stream:
+// each 64-bit output u gives two indices, first from its low 32 bits, then
+// from its high 32 bits, as idx = (h · n) >> 32 (n < 2³²). It returns the
 // lower and upper bounds per column (NaN where a column has no values).
 func Bootstrap(rows [][]float64, cols, resamples int, seed uint64, confidence float64) (lo, hi []float64) {
 	n := len(rows)
@@ -67,12 +68,18 @@ func Bootstrap(rows [][]float64, cols, resamples int, seed uint64, confidence fl
 	for c := range lo {
 		lo[c], hi[c] = math.NaN(), math.NaN()
 	}
-	if n == 0 || resamples <= 0 {
+	if n == 0 || resamples <= 0 || cols == 0 {
 		return lo, hi
 	}
 	flat := make([]float64, n*cols)
+	complete := true
 	for i, r := range rows {
 		copy(flat[i*cols:(i+1)*cols], r)
+		for _, v := range r[:cols] {
+			if math.IsNaN(v) {
+				complete = false
+			}
+		}
 	}
 	means := make([][]float64, cols)
 	for c := range means {
@@ -80,18 +87,28 @@ func Bootstrap(rows [][]float64, cols, resamples int, seed uint64, confidence fl
 	}
 	sum := make([]float64, cols)
 	cnt := make([]int, cols)
-	pcg := rand.NewPCG(seed, 0)
-	un := uint64(n)
+	src := indexSource{pcg: rand.NewPCG(seed, 0), n: uint64(n)}
 	for range resamples {
 		clear(sum)
 		clear(cnt)
-		for range n {
-			idx, _ := bits.Mul64(pcg.Uint64(), un)
-			row := flat[int(idx)*cols : int(idx)*cols+cols]
-			for c, v := range row {
-				if v == v { // not NaN
+		if complete {
+			for range n {
+				i := src.next() * cols
+				for c, v := range flat[i : i+cols] {
 					sum[c] += v
-					cnt[c]++
+				}
+			}
+			for c := range cnt {
+				cnt[c] = n
+			}
+		} else {
+			for range n {
+				i := src.next() * cols
+				for c, v := range flat[i : i+cols] {
+					if v == v { // not NaN
+						sum[c] += v
+						cnt[c]++
+					}
 				}
 			}
 		}
@@ -110,6 +127,25 @@ func Bootstrap(rows [][]float64, cols, resamples int, seed uint64, confidence fl
 		lo[c], hi[c] = Quantile(m, a), Quantile(m, 1-a)
 	}
 	return lo, hi
+}
+
+// indexSource draws uniform indices in [0, n) two per PCG output.
+type indexSource struct {
+	pcg  *rand.PCG
+	n    uint64
+	buf  uint64
+	have bool
+}
+
+func (s *indexSource) next() int {
+	var h uint64
+	if s.have {
+		h, s.have = s.buf>>32, false
+	} else {
+		s.buf, s.have = s.pcg.Uint64(), true
+		h = s.buf & 0xffffffff
+	}
+	return int((h * s.n) >> 32)
 }
 
 // Wilson returns the Wilson score interval for k successes in n trials at

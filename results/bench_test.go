@@ -1,0 +1,105 @@
+package results_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/internal/benchdb"
+)
+
+// BenchmarkInsertTurns measures batched turn inserts: one unit commit of
+// 1000 turns per iteration (reported as turns/s).
+func BenchmarkInsertTurns(b *testing.B) {
+	ctx := context.Background()
+	s, err := results.Open(filepath.Join(b.TempDir(), "b.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateRun(ctx, results.Run{ID: "r"}); err != nil {
+		b.Fatal(err)
+	}
+	const batch = 1000
+	turns := make([]results.Turn, batch)
+	for i := range turns {
+		turns[i] = results.Turn{TurnIdx: i, AgentName: "The Anchor", Response: "a response of ordinary length, about a line"}
+	}
+	b.ResetTimer()
+	defer benchdb.ReportCPU(b)()
+	for i := 0; i < b.N; i++ {
+		u := results.Unit{Fingerprint: fmt.Sprintf("u%d", i), Kind: "episodes", StageKey: "g", RunID: "r"}
+		err := s.CommitUnit(ctx, u, func(tx *results.Tx) error {
+			id, err := tx.InsertEpisode(results.Episode{ConvID: u.Fingerprint, System: "mascot"})
+			if err != nil {
+				return err
+			}
+			for k := range turns {
+				turns[k].EpisodeID = id
+			}
+			_, err = tx.InsertTurns(turns)
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "turns/s")
+}
+
+func open100k(b *testing.B) *results.Store {
+	path, err := benchdb.Path(100_000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := results.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
+}
+
+// BenchmarkEpisodesPage100k measures a keyset page (50 rows) in the middle
+// of a 100,000-episode run, unfiltered, filtered by system, and by conv_id
+// prefix.
+func BenchmarkEpisodesPage100k(b *testing.B) {
+	ctx := context.Background()
+	s := open100k(b)
+	first, err := s.EpisodesPage(ctx, results.EpisodeQuery{RunID: benchdb.RunID, Limit: 1000})
+	if err != nil || first.Next == "" {
+		b.Fatal(err)
+	}
+	// Walk to the middle once to get a deep cursor.
+	cur := first.Next
+	for range 49 {
+		p, err := s.EpisodesPage(ctx, results.EpisodeQuery{RunID: benchdb.RunID, Limit: 1000, After: cur})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cur = p.Next
+	}
+	for _, q := range []results.EpisodeQuery{
+		{RunID: benchdb.RunID, After: cur},
+		{RunID: benchdb.RunID, After: cur, System: "multiagent-esc"},
+		{RunID: benchdb.RunID, ConvID: "conv-0777"},
+	} {
+		name := "plain"
+		if q.System != "" {
+			name = "system"
+		} else if q.ConvID != "" {
+			name = "conv_prefix"
+		}
+		b.Run(name, func(b *testing.B) {
+			defer benchdb.ReportCPU(b)()
+			for i := 0; i < b.N; i++ {
+				p, err := s.EpisodesPage(ctx, q)
+				if err != nil || len(p.Episodes) == 0 {
+					b.Fatal(err, len(p.Episodes))
+				}
+			}
+		})
+	}
+}

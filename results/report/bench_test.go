@@ -1,0 +1,54 @@
+package report
+
+import (
+	"context"
+	"io"
+	"testing"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/internal/benchdb"
+)
+
+// BenchmarkReport100k measures `mascot report` on a run of 100,000
+// episodes with 900,000 judgments: SQL aggregation, tables with 1000
+// bootstrap resamples per cell, and the text rendering.
+func BenchmarkReport100k(b *testing.B) {
+	path, err := benchdb.Path(100_000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := results.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for _, bc := range []struct {
+		name string
+		opts Options
+	}{{"ci1000", Options{}}, {"noCI", Options{Resamples: -1}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			defer benchdb.ReportCPU(b)()
+			for i := 0; i < b.N; i++ {
+				rep, err := Build(ctx, s, []string{benchdb.RunID}, bc.opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(rep.Tables) != 2 || len(rep.Tables[0].Rows) != 12 {
+					b.Fatalf("tables %d", len(rep.Tables))
+				}
+				if err := Render(io.Discard, rep, FormatText); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("sql_only", func(b *testing.B) {
+		defer benchdb.ReportCPU(b)()
+		for i := 0; i < b.N; i++ {
+			if _, err := s.ScoreGroups(ctx, benchdb.RunID, "auto"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
