@@ -110,7 +110,7 @@ func sampleTurns(smp datasets.Sample) []host.Turn {
 	out := make([]host.Turn, len(smp.Context))
 	for i, u := range smp.Context {
 		role := "agent"
-		if u.Speaker == "seeker" || u.Speaker == "user" || u.Speaker == "usr" {
+		if u.Speaker == datasets.Seeker || u.Speaker == "user" {
 			role = "user"
 		}
 		out[i] = host.Turn{Index: i, Role: role, Speaker: u.Speaker, Text: u.Text}

@@ -1,0 +1,82 @@
+package judge
+
+import (
+	"context"
+	"fmt"
+
+	"mascot.dev/mascot/plugins/host"
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/runner"
+)
+
+// EpisodeTurns converts stored turns to plugin turns.
+func EpisodeTurns(turns []results.Turn) []host.Turn {
+	out := make([]host.Turn, len(turns))
+	for i, t := range turns {
+		ht := host.Turn{Index: t.TurnIdx, Role: "agent", Speaker: t.AgentName, Text: t.Response, RoundID: t.RoundID}
+		if t.TurnType == "user" {
+			ht.Role, ht.Speaker = "user", "user"
+		}
+		if d := t.Directive; d != nil {
+			ht.Directive = &host.Directive{AgentName: d.AgentName, Action: d.Action, Tone: d.Tone}
+		}
+		out[i] = ht
+	}
+	return out
+}
+
+// episodeUnits makes one unit per upstream episodes unit: its agent turns
+// (level agent) or its episodes (level collective).
+func (s *stage) episodeUnits(ctx context.Context) ([]runner.Unit, error) {
+	fps, err := s.upstreamUnits(s.cfg.Items)
+	if err != nil {
+		return nil, err
+	}
+	personas := s.personaCards(s.episodesRoster(s.cfg.Items))
+	var units []runner.Unit
+	for _, fp := range fps {
+		eps, err := s.env.Store.EpisodesForUnit(ctx, fp)
+		if err != nil {
+			return nil, err
+		}
+		if len(eps) == 0 {
+			continue
+		}
+		w := &work{targets: map[string]target{}}
+		for _, e := range eps {
+			turns := EpisodeTurns(e.Turns)
+			if s.cfg.Level == LevelCollective {
+				id := fmt.Sprintf("e%d", e.ID)
+				w.items = append(w.items, host.Item{ID: id, Kind: host.KindEpisode, Turns: turns, Seed: s.seed(id),
+					Metadata: map[string]string{"conv_id": e.ConvID, "system": e.System}})
+				w.targets[id] = target{episodeID: e.ID}
+				continue
+			}
+			for i, t := range e.Turns {
+				if t.TurnType == "user" {
+					continue
+				}
+				id := fmt.Sprintf("t%d", t.ID)
+				w.items = append(w.items, host.Item{ID: id, Kind: host.KindTurn, Context: turns[:i], Response: t.Response,
+					AgentName: t.AgentName, Persona: personas[t.AgentName], Seed: s.seed(id),
+					Metadata: map[string]string{"conv_id": e.ConvID, "system": e.System}})
+				w.targets[id] = target{turnID: t.ID, agent: t.AgentName}
+			}
+		}
+		if len(w.items) == 0 {
+			continue
+		}
+		units = append(units, runner.Unit{Key: fmt.Sprintf("%s/%d", eps[0].ConvID, eps[0].SampleIdx),
+			Inputs: map[string]any{"episodes_unit": fp, "level": s.cfg.Level}, Payload: w})
+	}
+	return units, nil
+}
+
+// episodesRoster is the roster an episodes stage names ("" when none).
+func (s *stage) episodesRoster(key string) string {
+	var up struct {
+		Roster string `json:"roster"`
+	}
+	_ = s.env.Exp.Stages[key].Decode(&up)
+	return up.Roster
+}
