@@ -16,7 +16,9 @@ import (
 
 // writeSpec writes an experiment over the demo ESConv and QMSum data whose
 // endpoints all point at url, with the given stages block body.
-func writeSpec(t *testing.T, url, endpointExtra, stages string) string {
+// epFields are the endpoint fields besides urls and model ("" = retries 2,
+// timeout 5s).
+func writeSpec(t *testing.T, url, epFields, stages string) string {
 	t.Helper()
 	es, err := filepath.Abs("../../../experiments/demo/data/esconv.json")
 	if err != nil {
@@ -26,7 +28,10 @@ func writeSpec(t *testing.T, url, endpointExtra, stages string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep := `{urls: ["` + url + `"], model: "Qwen/Qwen3-8B", retries: 2, timeout: "5s"` + endpointExtra + `}`
+	if epFields == "" {
+		epFields = `retries: 2, timeout: "5s"`
+	}
+	ep := `{urls: ["` + url + `"], model: "Qwen/Qwen3-8B", ` + epFields + `}`
 	src := `package spec
 
 import "mascot.dev/experiments/personas"
