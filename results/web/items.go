@@ -1,0 +1,179 @@
+package web
+
+import (
+	"html/template"
+	"math"
+	"net/http"
+	"sort"
+
+	"mascot.dev/mascot/results"
+)
+
+// maxContexts bounds the context list of the candidates page.
+const maxContexts = 500
+
+// candidatesData is one context's candidates and pairs.
+type candidatesData struct {
+	Run        results.Run
+	Contexts   []string
+	Context    string
+	Candidates []results.CandidateScore
+	Pairs      []results.Pair
+	Judgments  map[int64][]results.Judgment
+}
+
+// candidatesPage is GET /runs/{id}/candidates[?context=C]: the run's
+// candidate contexts, and one context's candidates with their mean scores,
+// judgments and the pairs built from them.
+func (s *server) candidatesPage(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	run, err := s.st.GetRun(ctx, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	rows, err := s.st.Reader().QueryContext(ctx, `SELECT DISTINCT c.context_id FROM candidates c
+		WHERE EXISTS (SELECT 1 FROM run_units ru WHERE ru.run_id = ? AND ru.fingerprint = c.unit_fp)
+		ORDER BY c.context_id LIMIT ?`, run.ID, maxContexts)
+	if err != nil {
+		return err
+	}
+	d := candidatesData{Run: run, Judgments: map[int64][]results.Judgment{}}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			rows.Close()
+			return err
+		}
+		d.Contexts = append(d.Contexts, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	d.Context = r.URL.Query().Get("context")
+	if d.Context == "" && len(d.Contexts) > 0 {
+		d.Context = d.Contexts[0]
+	}
+	if d.Context != "" {
+		if d.Candidates, err = s.st.Candidates(ctx, run.ID, d.Context); err != nil {
+			return err
+		}
+		if len(d.Candidates) == 0 {
+			return notFound("run %s has no candidates for context %q", run.ID, d.Context)
+		}
+		if d.Pairs, err = s.st.Pairs(ctx, run.ID, d.Context); err != nil {
+			return err
+		}
+		for _, c := range d.Candidates {
+			js, err := s.st.CandidateJudgments(ctx, c.ID)
+			if err != nil {
+				return err
+			}
+			d.Judgments[c.ID] = js
+		}
+	}
+	return s.render(w, "candidates", page{Title: "Candidates of " + run.Name, Data: d})
+}
+
+// trainingData is a run's training curves, one chart per metric per curve.
+type trainingData struct {
+	Run    results.Run
+	Curves []curveView
+}
+
+type curveView struct {
+	StageKey string
+	UnitFP   string
+	Steps    int
+	Last     results.TrainingStep
+	Charts   []template.HTML
+}
+
+// trainingPage is GET /runs/{id}/training: loss, reward mean/std, KL, grad
+// norm, learning rate and any extra logged value, per training unit.
+func (s *server) trainingPage(w http.ResponseWriter, r *http.Request) error {
+	run, err := s.st.GetRun(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	curves, err := s.st.TrainingCurves(r.Context(), run.ID)
+	if err != nil {
+		return err
+	}
+	d := trainingData{Run: run}
+	for _, c := range curves {
+		d.Curves = append(d.Curves, curveCharts(c))
+	}
+	return s.render(w, "training", page{Title: "Training of " + run.Name, Data: d})
+}
+
+func curveCharts(c results.TrainingCurve) curveView {
+	cv := curveView{StageKey: c.StageKey, UnitFP: c.UnitFP, Steps: len(c.Steps)}
+	if len(c.Steps) > 0 {
+		cv.Last = c.Steps[len(c.Steps)-1]
+	}
+	x := make([]float64, len(c.Steps))
+	for i, st := range c.Steps {
+		x[i] = float64(st.Step)
+	}
+	col := func(get func(results.TrainingStep) *float64) ([]float64, bool) {
+		ys, any := make([]float64, len(c.Steps)), false
+		for i, st := range c.Steps {
+			ys[i] = math.NaN()
+			if p := get(st); p != nil {
+				ys[i], any = *p, true
+			}
+		}
+		return ys, any
+	}
+	fixed := []struct {
+		name string
+		get  func(results.TrainingStep) *float64
+	}{
+		{"loss", func(s results.TrainingStep) *float64 { return s.Loss }},
+		{"reward", func(s results.TrainingStep) *float64 { return s.Reward }},
+		{"KL", func(s results.TrainingStep) *float64 { return s.KL }},
+		{"grad norm", func(s results.TrainingStep) *float64 { return s.GradNorm }},
+		{"learning rate", func(s results.TrainingStep) *float64 { return s.LR }},
+	}
+	for _, f := range fixed {
+		ys, ok := col(f.get)
+		if !ok {
+			continue
+		}
+		ss := []series{{Name: f.name, X: x, Y: ys}}
+		if f.name == "reward" { // reward std as a second line when logged
+			if std, ok := col(valueOf("reward_std")); ok {
+				ss = append(ss, series{Name: "reward std", X: x, Y: std})
+			}
+		}
+		cv.Charts = append(cv.Charts, lineChart(f.name, ss, nil))
+	}
+	extra := map[string]bool{}
+	for _, st := range c.Steps {
+		for k := range st.Values {
+			extra[k] = true
+		}
+	}
+	delete(extra, "reward_std")
+	names := make([]string, 0, len(extra))
+	for k := range extra {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		ys, _ := col(valueOf(k))
+		cv.Charts = append(cv.Charts, lineChart(k, []series{{Name: k, X: x, Y: ys}}, nil))
+	}
+	return cv
+}
+
+func valueOf(k string) func(results.TrainingStep) *float64 {
+	return func(s results.TrainingStep) *float64 {
+		v, ok := s.Values[k]
+		if !ok {
+			return nil
+		}
+		return &v
+	}
+}

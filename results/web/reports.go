@@ -1,0 +1,81 @@
+package web
+
+import (
+	"net/http"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/report"
+)
+
+// reportData is the paper-style tables of one run.
+type reportData struct {
+	Run results.Run
+	R   *report.Report
+}
+
+func (s *server) reportOptions(r *http.Request) report.Options {
+	o := report.Options{SplitBy: r.URL.Query().Get("split"), Resamples: s.opts.Resample}
+	if o.SplitBy == "" {
+		o.SplitBy = "auto"
+	}
+	return o
+}
+
+// reportPage is GET /runs/{id}/report: the tables of `mascot report` with
+// mean ± std and bootstrap CIs, and win rates (judges and humans).
+func (s *server) reportPage(w http.ResponseWriter, r *http.Request) error {
+	run, err := s.st.GetRun(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	o := s.reportOptions(r)
+	switch o.SplitBy {
+	case "auto", "valence", "domain", "none":
+	default:
+		return badRequest("unknown split %q", o.SplitBy)
+	}
+	rep, err := report.Build(r.Context(), s.st, []string{run.ID}, o)
+	if err != nil {
+		return err
+	}
+	return s.render(w, "report", page{Title: "Report of " + run.Name, Data: reportData{Run: run, R: rep}})
+}
+
+// compareData is the comparison of two runs (or the form to pick them).
+type compareData struct {
+	Runs    []results.RunListEntry
+	A, B    string
+	C       *report.Comparison
+	Changed []changedEpisode
+}
+
+// comparePage is GET /compare?a=RUN&b=RUN: per-criterion paired deltas with
+// CIs and d_z, counter deltas, and the conversations that changed most.
+func (s *server) comparePage(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	d := compareData{A: r.URL.Query().Get("a"), B: r.URL.Query().Get("b")}
+	runs, err := s.st.ListRuns(ctx, results.RunFilter{Limit: 200})
+	if err != nil {
+		return err
+	}
+	d.Runs = runs
+	title := "Compare runs"
+	if d.A != "" && d.B != "" {
+		ra, err := s.st.ResolveRun(ctx, d.A)
+		if err != nil {
+			return err
+		}
+		rb, err := s.st.ResolveRun(ctx, d.B)
+		if err != nil {
+			return err
+		}
+		if d.C, err = report.Compare(ctx, s.st, ra.ID, rb.ID, s.reportOptions(r)); err != nil {
+			return err
+		}
+		if d.Changed, err = mostChanged(ctx, s.st, ra.ID, rb.ID, 10); err != nil {
+			return err
+		}
+		title = "Compare " + ra.Name + " with " + rb.Name
+	}
+	return s.render(w, "compare", page{Title: title, Data: d})
+}
