@@ -1,0 +1,105 @@
+package judge_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/runner"
+	_ "mascot.dev/mascot/runner/stages/candidates"
+	_ "mascot.dev/mascot/runner/stages/judge"
+	_ "mascot.dev/mascot/runner/stages/metrics"
+	_ "mascot.dev/mascot/runner/stages/pairs"
+	"mascot.dev/mascot/runner/stages/stagekit"
+	"mascot.dev/mascot/schema"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// mascotBin builds ./cmd/mascot once per test binary; its `plugin serve
+// NAME` serves the built-in plugins as separate processes.
+func mascotBin(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "judge-e2e-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "mascot")
+		out, err := exec.Command("go", "build", "-o", binPath, "mascot.dev/mascot/cmd/mascot").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build ./cmd/mascot: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+type starter struct{ bin string }
+
+func (s starter) Command(name string) []string { return []string{s.bin, "plugin", "serve", name} }
+
+// fakeEpisodes stands in for the episodes kind: one episode per dataset
+// sample with fixed turns, so judge and metrics stages have input.
+func fakeEpisodes() runner.Kind {
+	return runner.Kind{Name: "episodes", Version: "test", Definition: "#Episodes", Summary: "test episodes",
+		New: func(env *runner.Env, st schema.Stage) (runner.Stage, error) {
+			var cfg struct {
+				Dataset string `json:"dataset"`
+				System  string `json:"system"`
+			}
+			if err := st.Decode(&cfg); err != nil {
+				return nil, err
+			}
+			return &episodesStage{env: env, dataset: cfg.Dataset, system: cfg.System}, nil
+		}}
+}
+
+type episodesStage struct {
+	env             *runner.Env
+	dataset, system string
+}
+
+func (s *episodesStage) Units(ctx context.Context) ([]runner.Unit, error) {
+	samples, err := stagekit.LoadDataset(s.env, s.dataset)
+	if err != nil {
+		return nil, err
+	}
+	var us []runner.Unit
+	for _, smp := range samples {
+		us = append(us, runner.Unit{Key: smp.ID, Inputs: smp.ID, Payload: [2]string{smp.ID, smp.Valence}})
+	}
+	return us, nil
+}
+
+// EpisodeTexts are the fake episodes' agent turns, in order.
+var EpisodeTexts = []string{"i hear you and i am here", "that sounds hard and i am here", "you are not alone in this"}
+
+func (s *episodesStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
+	p := u.Payload.([2]string)
+	agents := []string{"The Anchor", "The Catalyst", "The Beacon"}
+	var turns []results.Turn
+	for i, txt := range EpisodeTexts {
+		turns = append(turns, results.Turn{TurnIdx: len(turns), AgentName: agents[i], Response: txt})
+		if i == 0 {
+			turns = append(turns, results.Turn{TurnIdx: len(turns), TurnType: "user", AgentName: "user", Response: "thanks"})
+		}
+	}
+	return func(tx *results.Tx) error {
+		_, err := tx.InsertEpisode(results.Episode{ConvID: p[0], System: s.system, Dataset: "esconv", Valence: p[1],
+			Mode: "independent", Turns: turns})
+		return err
+	}, nil
+}

@@ -1,0 +1,251 @@
+package judge_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/report"
+	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/schema"
+)
+
+// spec writes an experiment over the demo ESConv data: candidates (K=4)
+// judged and paired, and (fake) episodes judged per agent and
+// collectively, with self-BLEU and distinct-n.
+func spec(t *testing.T, url, extra string) *schema.Loaded {
+	t.Helper()
+	data, err := filepath.Abs("../../../experiments/demo/data/esconv.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := `package spec
+
+import "mascot.dev/experiments/personas"
+
+name: "test/judge"
+datasets: es: {name: "esconv", path: "` + data + `", limit: 3}
+rosters: support: personas.emotional_support
+endpoints: speaker: {urls: ["` + url + `"], model: "Qwen/Qwen3-8B", retries: 2, timeout: "5s"}
+endpoints: judge: {urls: ["` + url + `"], model: "Qwen/Qwen3-8B", retries: 2, timeout: "5s", sampling: temperature: 0}
+judges: rubric: {plugin: "rubric", endpoint: "judge"}
+metrics: "self-bleu": {plugin: "self-bleu"}
+metrics: "distinct-n": {plugin: "distinct-n"}
+stages: {
+	cand: {kind: "candidates", dataset: "es", roster: "support", k: 4}
+	judge_cand: {kind: "judge", items: "cand", judges: ["rubric"]}
+	persona_pairs: {kind: "pairs", judged: "judge_cand"}
+	eval: {kind: "episodes", dataset: "es", roster: "support", director: "speaker", user: "speaker"}
+	judge_agent: {kind: "judge", items: "eval", level: "agent", judges: ["rubric"]}
+	judge_coll: {kind: "judge", items: "eval", level: "collective", judges: ["rubric"]}
+	metrics_eval: {kind: "metrics", episodes: "eval", metrics: ["self-bleu", "distinct-n"]}
+}
+` + extra
+	p := filepath.Join(t.TempDir(), "spec.cue")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := schema.Load(p, schema.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func execute(t *testing.T, l *schema.Loaded, store *results.Store) *runner.Summary {
+	t.Helper()
+	sum, err := runner.Execute(context.Background(), runner.Options{Loaded: l, Store: store, RunsDir: t.TempDir(),
+		Registry: runner.Default.With(fakeEpisodes()), Services: runner.Services{Plugins: starter{mascotBin(t)}}})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return sum
+}
+
+func count(t *testing.T, store *results.Store, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := store.Reader().QueryRow(q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+var agentCriteria = []string{"emotional_expressiveness", "empathetic_support", "persona_consistency",
+	"response_relevance", "social_contribution"}
+
+func TestCandidatesJudgedAndPaired(t *testing.T) {
+	srv := fakevllm.Start(t, fakevllm.Options{})
+	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	execute(t, spec(t, srv.URL(), ""), store)
+
+	// 3 contexts x 3 personas x K=4 candidates, each with the 5 per-agent
+	// criteria from the judge model ("rubric/judge") and pooled ("rubric").
+	if n := count(t, store, `SELECT COUNT(*) FROM candidates`); n != 36 {
+		t.Fatalf("%d candidates, want 36", n)
+	}
+	for _, c := range agentCriteria {
+		for _, judge := range []string{"rubric", "rubric/judge"} {
+			n := count(t, store, `SELECT COUNT(DISTINCT candidate_id) FROM judgments WHERE criterion = ? AND judge = ?
+				AND score BETWEEN 1 AND 5 AND rubric_version = 'paper_v1'`, c, judge)
+			if n != 36 {
+				t.Errorf("criterion %s judge %s: %d candidates judged, want 36", c, judge, n)
+			}
+		}
+	}
+	if n := count(t, store, `SELECT COUNT(*) FROM judgments WHERE candidate_id IS NOT NULL`); n != 36*5*2 {
+		t.Fatalf("%d candidate judgments, want %d", n, 36*5*2)
+	}
+	if n := count(t, store, `SELECT COUNT(*) FROM judgments WHERE judge = 'rubric/judge' AND (raw = '' OR rationale = '')`); n != 0 {
+		t.Errorf("%d model judgments without raw output or rationale", n)
+	}
+
+	// Recompute each candidate's score (mean over criteria of the mean over
+	// judge rows) and the pairs the 0.5 margin keeps, and compare.
+	rows, err := store.Reader().Query(`SELECT c.unit_fp, c.id, AVG(v) FROM (
+			SELECT candidate_id AS cid, criterion, AVG(score) AS v FROM judgments WHERE candidate_id IS NOT NULL
+			GROUP BY candidate_id, criterion) JOIN candidates c ON c.id = cid GROUP BY c.id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byQuery := map[string]map[int64]float64{}
+	scores := map[int64]float64{}
+	for rows.Next() {
+		var fp string
+		var id int64
+		var v float64
+		if err := rows.Scan(&fp, &id, &v); err != nil {
+			t.Fatal(err)
+		}
+		if byQuery[fp] == nil {
+			byQuery[fp] = map[int64]float64{}
+		}
+		byQuery[fp][id] = v
+		scores[id] = v
+	}
+	rows.Close()
+	want := 0
+	for _, q := range byQuery {
+		var ids []int64
+		for id := range q {
+			ids = append(ids, id)
+		}
+		for i := range ids {
+			for j := i + 1; j < len(ids); j++ {
+				if math.Abs(q[ids[i]]-q[ids[j]]) >= 0.5 {
+					want++
+				}
+			}
+		}
+	}
+	pairs, err := store.Reader().Query(`SELECT p.chosen_id, p.rejected_id, p.chosen_score, p.rejected_score, p.margin,
+		c1.context_id = c2.context_id AND c1.persona = c2.persona AND p.persona = c1.persona FROM pairs p
+		JOIN candidates c1 ON c1.id = p.chosen_id JOIN candidates c2 ON c2.id = p.rejected_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	for pairs.Next() {
+		var ch, rj int64
+		var cs, rs, m float64
+		var same bool
+		if err := pairs.Scan(&ch, &rj, &cs, &rs, &m, &same); err != nil {
+			t.Fatal(err)
+		}
+		got++
+		if !same {
+			t.Errorf("pair %d>%d crosses queries", ch, rj)
+		}
+		if m < 0.5 || math.Abs(m-(cs-rs)) > 1e-9 || math.Abs(cs-scores[ch]) > 1e-9 || math.Abs(rs-scores[rj]) > 1e-9 {
+			t.Errorf("pair %d>%d: scores %g/%g margin %g, candidate scores %g/%g", ch, rj, cs, rs, m, scores[ch], scores[rj])
+		}
+	}
+	pairs.Close()
+	if want == 0 {
+		t.Fatal("the fake judge gave no candidate pair a gap of 0.5; the test cannot check the filter")
+	}
+	if got != want {
+		t.Fatalf("%d pairs, want %d (all gaps >= 0.5)", got, want)
+	}
+	if n := count(t, store, `SELECT MAX(c) FROM (SELECT COUNT(*) AS c FROM pairs GROUP BY unit_fp)`); n > 6 {
+		t.Fatalf("a query has %d pairs, more than K(K-1)/2 = 6", n)
+	}
+}
+
+func TestEpisodesJudgedMetricsAndReport(t *testing.T) {
+	srv := fakevllm.Start(t, fakevllm.Options{})
+	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	sum := execute(t, spec(t, srv.URL(), ""), store)
+
+	// 3 episodes, 3 agent turns each: 9 turns x 5 criteria x 2 rows.
+	if n := count(t, store, `SELECT COUNT(*) FROM judgments j JOIN turns t ON t.id = j.turn_id
+		WHERE j.agent = t.agent_name AND t.turn_type = ''`); n != 9*5*2 {
+		t.Fatalf("%d turn judgments, want 90", n)
+	}
+	if n := count(t, store, `SELECT COUNT(*) FROM judgments j JOIN turns t ON t.id = j.turn_id WHERE t.turn_type = 'user'`); n != 0 {
+		t.Fatalf("%d judgments of user turns", n)
+	}
+	if n := count(t, store, `SELECT COUNT(DISTINCT criterion) FROM judgments WHERE episode_id IS NOT NULL AND agent = ''`); n != 4 {
+		t.Fatalf("%d collective criteria, want 4", n)
+	}
+	if n := count(t, store, `SELECT COUNT(*) FROM judgments WHERE episode_id IS NOT NULL`); n != 3*4*2 {
+		t.Fatalf("%d episode judgments, want 24", n)
+	}
+	// Metrics: per episode and aggregate; the aggregate is the mean.
+	for _, name := range []string{"self_bleu", "distinct_1", "distinct_2"} {
+		if n := count(t, store, `SELECT COUNT(*) FROM metrics WHERE name = ? AND episode_id IS NOT NULL AND value BETWEEN 0 AND 1`, name); n != 3 {
+			t.Errorf("%s: %d per-episode values in [0,1], want 3", name, n)
+		}
+		var agg, mean float64
+		if err := store.Reader().QueryRow(`SELECT (SELECT value FROM metrics WHERE name = ?1 AND episode_id IS NULL),
+			(SELECT AVG(value) FROM metrics WHERE name = ?1 AND episode_id IS NOT NULL)`, name).Scan(&agg, &mean); err != nil {
+			t.Fatalf("%s aggregate: %v", name, err)
+		}
+		if math.Abs(agg-mean) > 1e-12 {
+			t.Errorf("%s aggregate %g, mean of episodes %g", name, agg, mean)
+		}
+	}
+
+	rep, err := report.Build(context.Background(), store, []string{sum.RunID}, report.Options{Resamples: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	levels := map[string]report.Table{}
+	for _, tb := range rep.Tables {
+		levels[tb.Level] = tb
+	}
+	for lv, ncrit := range map[string]int{results.LevelAgent: 5, results.LevelCollective: 4} {
+		tb, ok := levels[lv]
+		if !ok {
+			t.Fatalf("report has no %s table (tables: %v)", lv, rep.Tables)
+		}
+		if len(tb.Criteria) != ncrit+1 || tb.Criteria[ncrit] != report.Overall {
+			t.Errorf("%s table columns %v, want %d criteria then Overall", lv, tb.Criteria, ncrit)
+		}
+		if len(tb.Rows) == 0 || tb.Rows[0].System != "mascot" {
+			t.Fatalf("%s table rows %+v", lv, tb.Rows)
+		}
+		n := 0
+		for _, r := range tb.Rows {
+			n += r.N
+		}
+		if n != 3 {
+			t.Errorf("%s table covers %d episodes, want 3", lv, n)
+		}
+	}
+	if _, ok := levels[results.LevelMetric]; !ok {
+		t.Errorf("report has no metrics table")
+	}
+}
