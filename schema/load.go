@@ -135,7 +135,7 @@ func (l *loader) config(arg string) (*load.Config, []string, error) {
 		}
 		l.rw = posRewriter{prefixes: map[string]string{genDir(embeddedRoot) + "/": ImportPrefix + "/"}}
 		return &load.Config{Dir: embeddedRoot, Overlay: ov, Tags: l.opts.Tags},
-			[]string{ImportPrefix + "/experiments/" + arg}, nil
+			[]string{ImportPath(arg)}, nil
 	}
 	dir, args := local, []string{"."}
 	if !st.IsDir() {

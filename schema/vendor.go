@@ -75,3 +75,26 @@ func Describe(name string) string {
 	}
 	return ""
 }
+
+// ImportPath is the CUE import path of an embedded experiment, qualified
+// with its package name when the directory name is not one
+// ("mascot.dev/experiments/paper/ablation-p:ablationp").
+func ImportPath(name string) string {
+	p := ImportPrefix + "/experiments/" + name
+	files, err := embeddedFiles()
+	if err != nil {
+		return p
+	}
+	for rel, b := range files {
+		if path.Dir(rel) != "experiments/"+name {
+			continue
+		}
+		if f, err := parser.ParseFile(rel, b, parser.PackageClauseOnly); err == nil {
+			if pkg := f.PackageName(); pkg != "" && pkg != path.Base(name) {
+				return p + ":" + pkg
+			}
+		}
+		break
+	}
+	return p
+}

@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"mascot.dev/mascot/trainer/serve"
+)
+
+func newServe() *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve --model DIR [--lora NAME=DIR ...] [--addr 127.0.0.1:PORT]",
+		Short: "Serve a model (and LoRA adapters) over an OpenAI-compatible API with mascot's Go engine",
+		Long: `serve exposes a Qwen3-architecture model directory (config.json, safetensors,
+tokenizer.json) as an OpenAI-compatible server: /v1/models, /v1/chat/completions (n, seed,
+streaming, json_schema enforced by constrained decoding), /v1/completions,
+/v1/load_lora_adapter, /v1/unload_lora_adapter, /health and /metrics. It binds loopback
+unless --addr says otherwise. Flags: --model, --lora NAME=DIR, --addr, --served-model-name,
+--max-queue, --max-batch, --max-model-len.`,
+		Example: `  mascot serve --model runs/RUN/pretrain/model --addr 127.0.0.1:8008
+  mascot serve --model ./qwen3-tiny --lora speaker=runs/RUN/speaker_grpo/adapter`,
+		DisableFlagParsing: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			for _, a := range args {
+				if a == "-h" || a == "--help" {
+					return c.Help()
+				}
+			}
+			if code := serve.Main(args, c.OutOrStdout(), c.ErrOrStderr()); code != 0 {
+				if code == ExitInvalid {
+					return usageError{fmt.Errorf("serve: invalid arguments")}
+				}
+				return fmt.Errorf("serve stopped with an error")
+			}
+			return nil
+		},
+	}
+}
+
+func init() { extraCommands = append(extraCommands, newServe) }

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"mascot.dev/mascot/cmd/mascot/cli"
+	"mascot.dev/mascot/schema"
+)
+
+// TestEveryEmbeddedExperimentValidatesAndPlans is the guarantee behind
+// `mascot list`: each name resolves with its URL tags set, and plans.
+func TestEveryEmbeddedExperimentValidatesAndPlans(t *testing.T) {
+	names, err := schema.EmbeddedNames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) < 15 {
+		t.Fatalf("only %d embedded experiments: %v", len(names), names)
+	}
+	db := t.TempDir() + "/plan.db"
+	for _, n := range names {
+		args := []string{"-t", "vllm=http://127.0.0.1:9/v1", "-t", "judge=http://127.0.0.1:9/v1"}
+		if n == "demo" {
+			args = nil
+		}
+		var out, errb bytes.Buffer
+		if code := cli.Run(context.Background(), append([]string{"validate", n}, args...), &out, &errb); code != 0 {
+			t.Errorf("validate %s: exit %d\n%s", n, code, errb.String())
+			continue
+		}
+		out.Reset()
+		errb.Reset()
+		if code := cli.Run(context.Background(), append([]string{"plan", n, "--db", db}, args...), &out, &errb); code != 0 {
+			t.Errorf("plan %s: exit %d\n%s", n, code, errb.String())
+			continue
+		}
+		if !strings.Contains(out.String(), "STAGE") {
+			t.Errorf("plan %s printed no table:\n%s", n, out.String())
+		}
+	}
+}
