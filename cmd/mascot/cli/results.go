@@ -218,10 +218,10 @@ func newExport() *cobra.Command {
 	var f storeFlags
 	var format, out string
 	c := &cobra.Command{
-		Use:   "export RUN",
-		Short: "Export a run's conversations as MASCOT JSONL with run_config.json and run_summary.json",
+		Use:     "export RUN",
+		Short:   "Export a run's conversations as MASCOT JSONL with run_config.json and run_summary.json",
 		Example: `  mascot export latest --format mascot-jsonl --out exported/`,
-		Args: exactArgs(1),
+		Args:    exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if format != "mascot-jsonl" {
 				return invalid("unknown export format %q (want mascot-jsonl)", format)
