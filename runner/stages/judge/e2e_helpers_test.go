@@ -59,17 +59,19 @@ func fakeEpisodes() runner.Kind {
 			var cfg struct {
 				Dataset string `json:"dataset"`
 				System  string `json:"system"`
+				Samples int    `json:"samples_per_context"`
 			}
 			if err := st.Decode(&cfg); err != nil {
 				return nil, err
 			}
-			return &episodesStage{env: env, dataset: cfg.Dataset, system: cfg.System}, nil
+			return &episodesStage{env: env, dataset: cfg.Dataset, system: cfg.System, samples: max(1, cfg.Samples)}, nil
 		}}
 }
 
 type episodesStage struct {
 	env             *runner.Env
 	dataset, system string
+	samples         int
 }
 
 func (s *episodesStage) Units(ctx context.Context) ([]runner.Unit, error) {
@@ -90,16 +92,26 @@ var EpisodeTexts = []string{"i hear you and i am here", "that sounds hard and i 
 func (s *episodesStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 	p := u.Payload.([2]string)
 	agents := []string{"The Anchor", "The Catalyst", "The Beacon"}
-	var turns []results.Turn
-	for i, txt := range EpisodeTexts {
-		turns = append(turns, results.Turn{TurnIdx: len(turns), AgentName: agents[i], Response: txt})
-		if i == 0 {
-			turns = append(turns, results.Turn{TurnIdx: len(turns), TurnType: "user", AgentName: "user", Response: "thanks"})
+	episode := func(k int) []results.Turn {
+		var turns []results.Turn
+		for i, txt := range EpisodeTexts {
+			if k > 0 {
+				txt = fmt.Sprintf("%s (take %d)", txt, k)
+			}
+			turns = append(turns, results.Turn{TurnIdx: len(turns), AgentName: agents[i], Response: txt})
+			if i == 0 {
+				turns = append(turns, results.Turn{TurnIdx: len(turns), TurnType: "user", AgentName: "user", Response: "thanks"})
+			}
 		}
+		return turns
 	}
 	return func(tx *results.Tx) error {
-		_, err := tx.InsertEpisode(results.Episode{ConvID: p[0], System: s.system, Dataset: "esconv", Valence: p[1],
-			Mode: "independent", Turns: turns})
-		return err
+		for k := 0; k < s.samples; k++ {
+			if _, err := tx.InsertEpisode(results.Episode{ConvID: p[0], Idx: k, SampleIdx: k, System: s.system,
+				Dataset: "esconv", Valence: p[1], Mode: "independent", Turns: episode(k)}); err != nil {
+				return err
+			}
+		}
+		return nil
 	}, nil
 }

@@ -249,3 +249,66 @@ func TestEpisodesJudgedMetricsAndReport(t *testing.T) {
 		t.Errorf("report has no metrics table")
 	}
 }
+
+func TestGroupPairsFromCollectiveJudgments(t *testing.T) {
+	srv := fakevllm.Start(t, fakevllm.Options{})
+	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	l := spec(t, srv.URL(), `stages: {
+	group: {kind: "episodes", dataset: "es", roster: "support", director: "speaker", user: "speaker", samples_per_context: 4}
+	judge_group: {kind: "judge", items: "group", level: "collective", judges: ["rubric"]}
+	group_pairs: {kind: "pairs", judged: "judge_group", margin: 0.25, max_per_query: 2}
+}
+`)
+	execute(t, l, store)
+	// Every group pair links two "block" candidates standing for two
+	// episodes of the same context, with the episodes' collective means.
+	rows, err := store.Reader().Query(`SELECT p.context_id, p.margin, p.chosen_score, p.rejected_score,
+		json_extract(c1.meta_json, '$.episode_id'), json_extract(c2.meta_json, '$.episode_id')
+		FROM pairs p JOIN candidates c1 ON c1.id = p.chosen_id JOIN candidates c2 ON c2.id = p.rejected_id
+		WHERE c1.kind = 'block' AND c2.kind = 'block'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	perCtx := map[string]int{}
+	n := 0
+	for rows.Next() {
+		var cx string
+		var m, cs, rs float64
+		var e1, e2 int64
+		if err := rows.Scan(&cx, &m, &cs, &rs, &e1, &e2); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		perCtx[cx]++
+		for _, e := range []struct {
+			id    int64
+			score float64
+		}{{e1, cs}, {e2, rs}} {
+			var conv string
+			var mean float64
+			if err := store.Reader().QueryRow(`SELECT e.conv_id, (SELECT AVG(v) FROM (SELECT AVG(score) AS v FROM judgments
+				WHERE episode_id = e.id AND agent = '' GROUP BY criterion)) FROM episodes e WHERE e.id = ?`, e.id).Scan(&conv, &mean); err != nil {
+				t.Fatal(err)
+			}
+			if conv != cx || math.Abs(mean-e.score) > 1e-9 {
+				t.Errorf("episode %d: context %s score %g, pair says %s %g", e.id, conv, mean, cx, e.score)
+			}
+		}
+		if m < 0.25 || math.Abs(m-(cs-rs)) > 1e-9 {
+			t.Errorf("pair margin %g (%g - %g)", m, cs, rs)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no group pairs")
+	}
+	for cx, k := range perCtx {
+		if k > 2 {
+			t.Errorf("context %s has %d pairs, max_per_query is 2", cx, k)
+		}
+	}
+}

@@ -11,9 +11,12 @@
 // query gives at most K·(K−1)/2 pairs; max_per_query keeps the pairs with
 // the largest margins (ties broken by candidate ids, deterministic).
 //
-// Episodes judged collectively are not turned into pairs: the pairs table
-// links candidates only (its foreign keys), so a judge over episodes is
-// refused with an error that says so.
+// Equal scores never make a pair. Episodes judged collectively give group
+// pairs per context the same way (one unit per context, score = mean over
+// the collective criteria). The pairs table links candidates, so each
+// paired episode is stored as a candidate of kind "block" owned by the
+// pairs unit: text = "Speaker: text" transcript, meta = {"episode_id",
+// "system"}; consumers follow meta.episode_id back to the episode.
 //
 // Layer: runner/stages.
 package pairs

@@ -24,9 +24,10 @@ func init() {
 }
 
 type stage struct {
-	env *runner.Env
-	key string
-	cfg Config
+	env      *runner.Env
+	key      string
+	cfg      Config
+	episodes bool // the judge stage judged episodes (group pairs)
 }
 
 // New builds the stage.
@@ -45,9 +46,12 @@ func New(env *runner.Env, st schema.Stage) (runner.Stage, error) {
 	if err := up.Decode(&jc); err != nil {
 		return nil, err
 	}
-	if k := env.Exp.Stages[jc.Items].Kind; k != "candidates" {
-		return nil, fmt.Errorf("pairs stage %s: judge stage %s judges a %s stage; pairs are built from candidates only (the pairs table links candidates)",
-			st.Key, s.cfg.Judged, k)
+	switch k := env.Exp.Stages[jc.Items].Kind; k {
+	case "candidates":
+	case "episodes":
+		s.episodes = true
+	default:
+		return nil, fmt.Errorf("pairs stage %s: judge stage %s judges a %s stage, want candidates or episodes", st.Key, s.cfg.Judged, k)
 	}
 	return s, nil
 }
@@ -65,6 +69,9 @@ type query struct {
 }
 
 func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
+	if s.episodes {
+		return s.groupUnits(ctx)
+	}
 	out, err := s.env.Output(s.cfg.Judged)
 	if err != nil {
 		return nil, err
@@ -101,6 +108,9 @@ func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
 }
 
 func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
+	if g, ok := u.Payload.(*group); ok {
+		return s.runGroup(ctx, g)
+	}
 	q := u.Payload.(*query)
 	ps := Select(q.candidates, s.cfg.Margin, s.cfg.MaxPerQuery)
 	s.env.Count(s.key, "num_pairs", int64(len(ps)))

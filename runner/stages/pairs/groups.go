@@ -1,0 +1,136 @@
+package pairs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/runner"
+)
+
+// group is one context's collectively judged episodes.
+type group struct {
+	contextID string
+	units     []string
+	episodes  []Scored // ID = episode id
+}
+
+// groupUnits makes one unit per context of the judged episodes; an
+// episode's score is the mean over collective criteria of its judge rows.
+func (s *stage) groupUnits(ctx context.Context) ([]runner.Unit, error) {
+	out, err := s.env.Output(s.cfg.Judged)
+	if err != nil {
+		return nil, err
+	}
+	fps, _ := json.Marshal(out.Units)
+	rows, err := s.env.Store.Reader().QueryContext(ctx, `WITH per AS (
+			SELECT j.unit_fp AS fp, e.conv_id AS cx, e.id AS eid, j.criterion AS crit, AVG(j.score) AS v
+			FROM judgments j JOIN episodes e ON e.id = j.episode_id
+			WHERE j.unit_fp IN (SELECT value FROM json_each(?)) AND j.agent = ''
+			GROUP BY j.unit_fp, e.id, j.criterion)
+		SELECT fp, cx, eid, AVG(v) FROM per GROUP BY fp, eid ORDER BY cx, eid`, string(fps))
+	if err != nil {
+		return nil, fmt.Errorf("reading judged episodes of %s: %w", s.cfg.Judged, err)
+	}
+	defer rows.Close()
+	byCtx := map[string]*group{}
+	var order []string
+	for rows.Next() {
+		var fp, cx string
+		var e Scored
+		if err := rows.Scan(&fp, &cx, &e.ID, &e.Score); err != nil {
+			return nil, fmt.Errorf("reading judged episodes of %s: %w", s.cfg.Judged, err)
+		}
+		g := byCtx[cx]
+		if g == nil {
+			g = &group{contextID: cx}
+			byCtx[cx] = g
+			order = append(order, cx)
+		}
+		g.episodes = append(g.episodes, e)
+		if !contains(g.units, fp) {
+			g.units = append(g.units, fp)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	units := make([]runner.Unit, 0, len(order))
+	for _, cx := range order {
+		g := byCtx[cx]
+		sort.Strings(g.units)
+		units = append(units, runner.Unit{Key: cx, Inputs: map[string]any{"judge_units": g.units, "context": cx}, Payload: g})
+	}
+	return units, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// runGroup pairs a context's episodes. The pairs table links candidates,
+// so each paired episode is stored as a candidate of kind "block" (text =
+// its transcript, meta = its episode id) owned by this unit.
+func (s *stage) runGroup(ctx context.Context, g *group) (runner.Commit, error) {
+	ps := Select(g.episodes, s.cfg.Margin, s.cfg.MaxPerQuery)
+	s.env.Count(s.key, "num_pairs", int64(len(ps)))
+	if len(ps) == 0 {
+		s.env.Count(s.key, "num_queries_without_pairs", 1)
+	}
+	used := map[int64]bool{}
+	for _, p := range ps {
+		used[p.Chosen.ID], used[p.Rejected.ID] = true, true
+	}
+	var cands []results.Candidate
+	var eids []int64
+	for _, e := range g.episodes {
+		if !used[e.ID] {
+			continue
+		}
+		ep, err := s.env.Store.GetEpisode(ctx, e.ID)
+		if err != nil {
+			return nil, err
+		}
+		cands = append(cands, results.Candidate{Kind: "block", ContextID: g.contextID, SampleIdx: len(cands),
+			Text: transcript(ep.Turns), Meta: json.RawMessage(fmt.Sprintf(`{"episode_id":%d,"system":%q}`, e.ID, ep.System))})
+		eids = append(eids, e.ID)
+	}
+	return func(tx *results.Tx) error {
+		ids, err := tx.InsertCandidates(cands)
+		if err != nil {
+			return err
+		}
+		cand := map[int64]int64{}
+		for i, eid := range eids {
+			cand[eid] = ids[i]
+		}
+		rows := make([]results.Pair, len(ps))
+		for i, p := range ps {
+			rows[i] = results.Pair{ContextID: g.contextID, ChosenID: cand[p.Chosen.ID], RejectedID: cand[p.Rejected.ID],
+				ChosenScore: p.Chosen.Score, RejectedScore: p.Rejected.Score, Margin: p.Chosen.Score - p.Rejected.Score}
+		}
+		_, err = tx.InsertPairs(rows)
+		return err
+	}, nil
+}
+
+// transcript renders turns as "Speaker: text" lines.
+func transcript(turns []results.Turn) string {
+	var b strings.Builder
+	for _, t := range turns {
+		who := t.AgentName
+		if t.TurnType == "user" {
+			who = "User"
+		}
+		fmt.Fprintf(&b, "%s: %s\n", who, t.Response)
+	}
+	return b.String()
+}
