@@ -75,13 +75,10 @@ type column struct {
 // units in a fingerprint range: episode judgments ('a' with an agent, else
 // 'c'), turn judgments ('a'), per-episode metrics ('m').
 func valuesSQL(rng string) string {
-	return `SELECT j.episode_id, CASE WHEN j.agent = '' THEN 'c' ELSE 'a' END || j.criterion, ` + normExpr("j") + `
-		FROM run_units ru JOIN judgments j ON j.unit_fp = ru.fingerprint
-		WHERE ru.run_id = ?1 AND j.episode_id IS NOT NULL` + rng + `
-	UNION ALL
-	SELECT t.episode_id, 'a' || j.criterion, ` + normExpr("j") + `
-		FROM run_units ru JOIN judgments j ON j.unit_fp = ru.fingerprint JOIN turns t ON t.id = j.turn_id
-		WHERE ru.run_id = ?1` + rng + `
+	return `SELECT COALESCE(j.episode_id, t.episode_id),
+		CASE WHEN j.agent = '' AND j.episode_id IS NOT NULL THEN 'c' ELSE 'a' END || j.criterion, ` + normExpr("j") + `
+		FROM run_units ru JOIN judgments j ON j.unit_fp = ru.fingerprint LEFT JOIN turns t ON t.id = j.turn_id
+		WHERE ru.run_id = ?1 AND j.candidate_id IS NULL` + rng + `
 	UNION ALL
 	SELECT m.episode_id, 'm' || m.name, m.value
 		FROM run_units ru JOIN metrics m ON m.unit_fp = ru.fingerprint

@@ -60,8 +60,13 @@ func Quantile(sorted []float64, p float64) float64 {
 // columns of a row-major matrix (rows = samples, cols = values; NaN =
 // missing), resampling rows. Indices come from one PCG(seed, 0) stream:
 // each 64-bit output u gives two indices, first from its low 32 bits, then
-// from its high 32 bits, as idx = (h · n) >> 32 (n < 2³²). It returns the
-// lower and upper bounds per column (NaN where a column has no values).
+// from its high 32 bits (carried over to the next resample when n is odd),
+// as idx = (h · n) >> 32 (n < 2³²). It returns the lower and upper bounds
+// per column (NaN where a column has no values).
+//
+// Each resample counts how often every row was drawn, then sums
+// count × value column by column: sequential memory access instead of
+// random row reads.
 func Bootstrap(rows [][]float64, cols, resamples int, seed uint64, confidence float64) (lo, hi []float64) {
 	n := len(rows)
 	lo, hi = make([]float64, cols), make([]float64, cols)
@@ -71,50 +76,59 @@ func Bootstrap(rows [][]float64, cols, resamples int, seed uint64, confidence fl
 	if n == 0 || resamples <= 0 || cols == 0 {
 		return lo, hi
 	}
-	flat := make([]float64, n*cols)
-	complete := true
-	for i, r := range rows {
-		copy(flat[i*cols:(i+1)*cols], r)
-		for _, v := range r[:cols] {
-			if math.IsNaN(v) {
-				complete = false
+	colMajor := make([][]float64, cols)
+	complete := make([]bool, cols)
+	for c := range colMajor {
+		col := make([]float64, n)
+		complete[c] = true
+		for i, r := range rows {
+			col[i] = r[c]
+			if math.IsNaN(col[i]) {
+				complete[c] = false
 			}
 		}
+		colMajor[c] = col
 	}
 	means := make([][]float64, cols)
 	for c := range means {
 		means[c] = make([]float64, 0, resamples)
 	}
-	sum := make([]float64, cols)
-	cnt := make([]int, cols)
-	src := indexSource{pcg: rand.NewPCG(seed, 0), n: uint64(n)}
+	counts := make([]float64, n)
+	pcg := rand.NewPCG(seed, 0)
+	un := uint64(n)
+	const low = 0xffffffff
+	var buf uint64
+	have := false
 	for range resamples {
-		clear(sum)
-		clear(cnt)
-		if complete {
-			for range n {
-				i := src.next() * cols
-				for c, v := range flat[i : i+cols] {
-					sum[c] += v
-				}
-			}
-			for c := range cnt {
-				cnt[c] = n
-			}
-		} else {
-			for range n {
-				i := src.next() * cols
-				for c, v := range flat[i : i+cols] {
-					if v == v { // not NaN
-						sum[c] += v
-						cnt[c]++
-					}
-				}
-			}
+		clear(counts)
+		k := 0
+		if have {
+			counts[((buf>>32)*un)>>32]++
+			have, k = false, 1
 		}
-		for c := range sum {
-			if cnt[c] > 0 {
-				means[c] = append(means[c], sum[c]/float64(cnt[c]))
+		for ; k+1 < n; k += 2 {
+			u := pcg.Uint64()
+			counts[((u&low)*un)>>32]++
+			counts[((u>>32)*un)>>32]++
+		}
+		if k < n {
+			buf, have = pcg.Uint64(), true
+			counts[((buf&low)*un)>>32]++
+		}
+		for c, col := range colMajor {
+			if complete[c] {
+				means[c] = append(means[c], dot(counts, col)/float64(n))
+				continue
+			}
+			var sum, cnt float64
+			for i, w := range counts {
+				if v := col[i]; w != 0 && v == v {
+					sum += w * v
+					cnt += w
+				}
+			}
+			if cnt > 0 {
+				means[c] = append(means[c], sum/cnt)
 			}
 		}
 	}
@@ -129,23 +143,21 @@ func Bootstrap(rows [][]float64, cols, resamples int, seed uint64, confidence fl
 	return lo, hi
 }
 
-// indexSource draws uniform indices in [0, n) two per PCG output.
-type indexSource struct {
-	pcg  *rand.PCG
-	n    uint64
-	buf  uint64
-	have bool
-}
-
-func (s *indexSource) next() int {
-	var h uint64
-	if s.have {
-		h, s.have = s.buf>>32, false
-	} else {
-		s.buf, s.have = s.pcg.Uint64(), true
-		h = s.buf & 0xffffffff
+// dot is Σ w[i]·x[i] with four accumulators.
+func dot(w, x []float64) float64 {
+	x = x[:len(w)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+3 < len(w); i += 4 {
+		s0 += w[i] * x[i]
+		s1 += w[i+1] * x[i+1]
+		s2 += w[i+2] * x[i+2]
+		s3 += w[i+3] * x[i+3]
 	}
-	return int((h * s.n) >> 32)
+	for ; i < len(w); i++ {
+		s0 += w[i] * x[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // Wilson returns the Wilson score interval for k successes in n trials at

@@ -1,0 +1,23 @@
+package report
+
+import (
+	"testing"
+
+	"mascot.dev/mascot/results/internal/benchdb"
+)
+
+// BenchmarkBootstrap is one cell group of the 100k report: 8,334
+// episodes × 6 columns, 1000 resamples.
+func BenchmarkBootstrap(b *testing.B) {
+	rows := make([][]float64, 8334)
+	for i := range rows {
+		rows[i] = make([]float64, 6)
+		for c := range rows[i] {
+			rows[i][c] = float64((i*7 + c*13) % 101)
+		}
+	}
+	defer benchdb.ReportCPU(b)()
+	for i := 0; i < b.N; i++ {
+		Bootstrap(rows, 6, 1000, 1, 0.95)
+	}
+}
