@@ -312,3 +312,47 @@ func TestGroupPairsFromCollectiveJudgments(t *testing.T) {
 		}
 	}
 }
+
+func stageSummary(t *testing.T, sum *runner.Summary, key string) runner.StageSummary {
+	t.Helper()
+	for _, s := range sum.Stages {
+		if s.Key == key {
+			return s
+		}
+	}
+	t.Fatalf("no stage %s in the summary", key)
+	return runner.StageSummary{}
+}
+
+// A changed judge config re-judges the stored candidates without
+// regenerating them; judge outputs the rubric plugin cannot use are counted
+// as annotation failures and leave no rows.
+func TestRejudgeStoredCandidatesCountsAnnotationFailures(t *testing.T) {
+	srv := fakevllm.Start(t, fakevllm.Options{})
+	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	first := execute(t, spec(t, srv.URL(), ""), store)
+	if s := stageSummary(t, first, "judge_cand"); s.Ran != 9 || s.Counters["num_annotation_failures"] != 0 {
+		t.Fatalf("first run judge_cand: %+v", s)
+	}
+	before := count(t, store, `SELECT COUNT(*) FROM judgments`)
+
+	srv.SetFaults(fakevllm.Faults{Empty: 1})
+	second := execute(t, spec(t, srv.URL(), `judges: rubric: options: {concurrency: 2}`), store)
+	if s := stageSummary(t, second, "cand"); s.Ran != 0 || s.Cached != 9 {
+		t.Fatalf("candidates were regenerated: %+v", s)
+	}
+	s := stageSummary(t, second, "judge_cand")
+	if s.Ran != 9 {
+		t.Fatalf("changed judge config re-judged %d units, want 9", s.Ran)
+	}
+	if got := s.Counters["num_annotation_failures"]; got != 36 {
+		t.Fatalf("num_annotation_failures = %d, want 36 (every candidate)", got)
+	}
+	if after := count(t, store, `SELECT COUNT(*) FROM judgments`); after != before {
+		t.Fatalf("%d judgments after the failing re-judge, %d before: failed items left rows", after, before)
+	}
+}
