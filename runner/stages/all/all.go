@@ -9,4 +9,5 @@ import (
 	_ "mascot.dev/mascot/runner/stages/judge"
 	_ "mascot.dev/mascot/runner/stages/pairs"
 	_ "mascot.dev/mascot/runner/stages/metrics"
+	_ "mascot.dev/mascot/runner/stages/train"
 )

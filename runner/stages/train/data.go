@@ -1,0 +1,87 @@
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/trainer/tokenizer"
+	"mascot.dev/mascot/trainer/train"
+)
+
+// renderPrompt renders a stored prompt: a JSON list of chat messages goes
+// through the Qwen3 chat template (generation prompt, no thinking); any
+// other text is used as is.
+func renderPrompt(stored string) (string, error) {
+	var msgs []tokenizer.Message
+	if err := json.Unmarshal([]byte(stored), &msgs); err != nil || len(msgs) == 0 {
+		return stored, nil
+	}
+	s, err := tokenizer.ApplyChatTemplate(msgs, tokenizer.TemplateOptions{AddGenerationPrompt: true})
+	if err != nil {
+		return "", fmt.Errorf("rendering prompt: %w", err)
+	}
+	return s, nil
+}
+
+// upstreamUnits returns the done unit fingerprints of stage key, sorted.
+func upstreamUnits(env *runner.Env, key string) ([]string, error) {
+	out, err := env.Output(key)
+	if err != nil {
+		return nil, err
+	}
+	fps := append([]string(nil), out.Units...)
+	sort.Strings(fps)
+	return fps, nil
+}
+
+// readPairs reads the preference pairs of a pairs stage's units with the
+// prompt and texts of the candidates they link.
+func readPairs(ctx context.Context, env *runner.Env, units []string) ([]train.Pair, error) {
+	fps, _ := json.Marshal(units)
+	rows, err := env.Store.Reader().QueryContext(ctx, `SELECT c.prompt, c.text, r.text, p.margin
+		FROM pairs p JOIN candidates c ON c.id = p.chosen_id JOIN candidates r ON r.id = p.rejected_id
+		WHERE p.unit_fp IN (SELECT value FROM json_each(?)) ORDER BY p.id`, string(fps))
+	if err != nil {
+		return nil, fmt.Errorf("reading pairs: %w", err)
+	}
+	defer rows.Close()
+	var out []train.Pair
+	for rows.Next() {
+		var prompt string
+		var p train.Pair
+		if err := rows.Scan(&prompt, &p.Chosen, &p.Rejected, &p.Margin); err != nil {
+			return nil, fmt.Errorf("reading pairs: %w", err)
+		}
+		if p.Prompt, err = renderPrompt(prompt); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// pairSource is what the pair-trained stages share: the pairs stage's
+// units and the base model.
+func pairUnit(env *runner.Env, pairsStage string, ref ModelRef, extra map[string]any) (runner.Unit, error) {
+	units, err := upstreamUnits(env, pairsStage)
+	if err != nil {
+		return runner.Unit{}, err
+	}
+	base, err := resolveBase(env, ref)
+	if err != nil {
+		return runner.Unit{}, err
+	}
+	in := map[string]any{"pairs_units": units, "base": base.ID}
+	for k, v := range extra {
+		in[k] = v
+	}
+	return runner.Unit{Key: "train", Inputs: in, Payload: pairPayload{units: units, base: base}}, nil
+}
+
+type pairPayload struct {
+	units []string
+	base  baseModel
+}

@@ -1,0 +1,67 @@
+package train
+
+import (
+	"context"
+	"fmt"
+
+	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/schema"
+	"mascot.dev/mascot/trainer/train"
+)
+
+// DPOConfig is #TrainDPO.
+type DPOConfig struct {
+	ModelRef
+	Optim
+	Pairs string  `json:"pairs"`
+	Beta  float64 `json:"beta"`
+	LoRA  LoRA    `json:"lora"`
+}
+
+func init() {
+	runner.Register(runner.Kind{Name: "train-dpo", Version: "1", Definition: "#TrainDPO",
+		Summary: "DPO LoRA adapter on stored preference pairs", New: newDPO})
+}
+
+type dpoStage struct {
+	env *runner.Env
+	key string
+	cfg DPOConfig
+}
+
+func newDPO(env *runner.Env, st schema.Stage) (runner.Stage, error) {
+	s := &dpoStage{env: env, key: st.Key}
+	return s, st.Decode(&s.cfg)
+}
+
+func (s *dpoStage) Units(ctx context.Context) ([]runner.Unit, error) {
+	u, err := pairUnit(s.env, s.cfg.Pairs, s.cfg.ModelRef, nil)
+	return []runner.Unit{u}, err
+}
+
+func (s *dpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
+	p := u.Payload.(pairPayload)
+	pairs, err := readPairs(ctx, s.env, p.units)
+	if err != nil {
+		return nil, err
+	}
+	if len(pairs) == 0 {
+		return nil, fmt.Errorf("stage %s: pairs stage %s holds no pairs", s.key, s.cfg.Pairs)
+	}
+	base, tk, err := loadBase(p.base.Dir)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := stageDir(s.env, s.key)
+	if err != nil {
+		return nil, err
+	}
+	opts := s.cfg.options(len(pairs), s.env.Seed(s.key), dir, &s.cfg.LoRA)
+	opts.BaseModelName = p.base.ID
+	res, err := train.TrainDPO(ctx, train.DPOJob{Options: opts, Base: base, Tokenizer: tok{tk}, Pairs: pairs, Beta: s.cfg.Beta})
+	if err != nil {
+		return nil, err
+	}
+	a := artifact("adapter", res, map[string]any{"base": p.base.ID, "base_dir": p.base.Dir})
+	return commit(a, stepRows(s.key, res.History, 0), nil), nil
+}

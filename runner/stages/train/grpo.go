@@ -1,0 +1,241 @@
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/schema"
+	"mascot.dev/mascot/trainer/loss"
+	"mascot.dev/mascot/trainer/lora"
+	"mascot.dev/mascot/trainer/qwen3"
+	"mascot.dev/mascot/trainer/reward"
+	"mascot.dev/mascot/trainer/sample"
+	"mascot.dev/mascot/trainer/train"
+)
+
+// GRPOConfig is #TrainGRPO.
+type GRPOConfig struct {
+	ModelRef
+	Optim
+	Policy                  string   `json:"policy"`
+	Prompts                 string   `json:"prompts"`
+	Rewards                 []string `json:"rewards"`
+	NumGenerations          int      `json:"num_generations"`
+	Beta                    float64  `json:"beta"`
+	Epsilon                 float64  `json:"epsilon"`
+	EpsilonHigh             float64  `json:"epsilon_high,omitempty"`
+	LossType                string   `json:"loss_type"`
+	ScaleRewards            string   `json:"scale_rewards"`
+	ImportanceSamplingLevel string   `json:"importance_sampling_level"`
+	NumIterations           int      `json:"num_iterations"`
+	Temperature             float64  `json:"temperature"`
+	MaxCompletionLength     int      `json:"max_completion_length"`
+	Rollouts                string   `json:"rollouts"`
+	HeldoutFraction         float64  `json:"heldout_fraction"`
+	LoRA                    LoRA     `json:"lora"`
+}
+
+func init() {
+	runner.Register(runner.Kind{Name: "train-grpo", Version: "1", Definition: "#TrainGRPO",
+		Summary: "GRPO LoRA policy (speaker or director) on stored prompts with weighted rewards", New: newGRPO})
+}
+
+type grpoStage struct {
+	env *runner.Env
+	key string
+	cfg GRPOConfig
+}
+
+func newGRPO(env *runner.Env, st schema.Stage) (runner.Stage, error) {
+	s := &grpoStage{env: env, key: st.Key}
+	if err := st.Decode(&s.cfg); err != nil {
+		return nil, err
+	}
+	if s.cfg.Rollouts == "endpoint" {
+		return nil, fmt.Errorf("stage %s: rollouts \"endpoint\" is not supported yet; use \"trainer\"", st.Key)
+	}
+	return s, nil
+}
+
+type grpoPayload struct {
+	train, heldout []string
+	base           baseModel
+	rewards        []rewardSpec
+}
+
+func (s *grpoStage) Units(ctx context.Context) ([]runner.Unit, error) {
+	units, err := upstreamUnits(s.env, s.cfg.Prompts)
+	if err != nil {
+		return nil, err
+	}
+	prompts, err := readPrompts(ctx, s.env, s.env.Exp.Stages[s.cfg.Prompts].Kind, units)
+	if err != nil {
+		return nil, err
+	}
+	if len(prompts) == 0 {
+		return nil, fmt.Errorf("stage %s: stage %s holds no prompts", s.key, s.cfg.Prompts)
+	}
+	base, err := resolveBase(s.env, s.cfg.ModelRef)
+	if err != nil {
+		return nil, err
+	}
+	rw, err := resolveRewards(s.env, s.cfg.Rewards)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(rw))
+	for i, r := range rw {
+		ids[i] = r.ID
+	}
+	tr, ho := splitHeldout(prompts, s.cfg.HeldoutFraction, uint64(s.env.Seed(s.key)))
+	return []runner.Unit{{Key: "train", Inputs: map[string]any{"prompt_units": units, "base": base.ID, "rewards": ids},
+		Payload: grpoPayload{train: tr, heldout: ho, base: base, rewards: rw}}}, nil
+}
+
+// readPrompts returns the distinct rendered prompts of the upstream units:
+// candidates' prompts, or the episodes' stored Director prompts.
+func readPrompts(ctx context.Context, env *runner.Env, kind string, units []string) ([]string, error) {
+	q := `SELECT DISTINCT prompt FROM candidates WHERE unit_fp IN (SELECT value FROM json_each(?)) AND prompt <> '' ORDER BY prompt`
+	if kind == "episodes" {
+		q = `SELECT DISTINCT json_extract(metadata_json, '$.director_prompt') AS p FROM episodes
+			WHERE unit_fp IN (SELECT value FROM json_each(?)) AND p IS NOT NULL ORDER BY p`
+	}
+	fps, _ := json.Marshal(units)
+	rows, err := env.Store.Reader().QueryContext(ctx, q, string(fps))
+	if err != nil {
+		return nil, fmt.Errorf("reading prompts: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, fmt.Errorf("reading prompts: %w", err)
+		}
+		r, err := renderPrompt(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// splitHeldout shuffles prompts with seed and holds out frac of them (at
+// least one when frac > 0 and there are two or more prompts).
+func splitHeldout(prompts []string, frac float64, seed uint64) (train, heldout []string) {
+	p := append([]string(nil), prompts...)
+	sort.Strings(p)
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	r.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+	n := int(math.Round(frac * float64(len(p))))
+	if frac > 0 && n == 0 && len(p) >= 2 {
+		n = 1
+	}
+	n = min(n, len(p)-1)
+	return p[n:], p[:n]
+}
+
+func (s *grpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
+	p := u.Payload.(grpoPayload)
+	base, tk, err := loadBase(p.base.Dir)
+	if err != nil {
+		return nil, err
+	}
+	rf, err := buildReward(p.rewards)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := stageDir(s.env, s.key)
+	if err != nil {
+		return nil, err
+	}
+	opts := s.cfg.options(len(p.train), s.env.Seed(s.key), dir, &s.cfg.LoRA)
+	opts.BaseModelName = p.base.ID
+	opts.MaxLength = 0
+	ev := evaluator{tk: tok{tk}, reward: rf, n: max(2, s.cfg.NumGenerations), seed: opts.Seed,
+		params: sample.Params{Temperature: float32(s.cfg.Temperature), MaxTokens: s.cfg.MaxCompletionLength,
+			StopTokens: []int{tok{tk}.EOS()}}}
+	var metrics []results.Metric
+	if len(p.heldout) > 0 {
+		before, err := ev.mean(ctx, base, p.heldout)
+		if err != nil {
+			return nil, err
+		}
+		metrics = append(metrics, results.Metric{System: s.key, Name: "heldout_reward_before", Value: before})
+	}
+	res, err := train.TrainGRPO(ctx, train.GRPOJob{Options: opts, Base: base, Tokenizer: tok{tk}, Prompts: p.train,
+		GroupSize: max(2, s.cfg.NumGenerations), Reward: rf, MaxCompletionTokens: s.cfg.MaxCompletionLength,
+		Temperature: s.cfg.Temperature,
+		Loss: loss.GRPOConfig{Beta: s.cfg.Beta, Epsilon: s.cfg.Epsilon, EpsilonHigh: s.cfg.EpsilonHigh,
+			LossType: s.cfg.LossType, Sequence: s.cfg.ImportanceSamplingLevel == "sequence"},
+		ScaleRewards: s.cfg.ScaleRewards, NumIterations: max(1, s.cfg.NumIterations)})
+	if err != nil {
+		return nil, err
+	}
+	if len(p.heldout) > 0 {
+		ad, err := lora.Load(res.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("loading trained adapter: %w", err)
+		}
+		tuned, err := base.WithAdapters(ad)
+		if err != nil {
+			return nil, err
+		}
+		after, err := ev.mean(ctx, tuned, p.heldout)
+		if err != nil {
+			return nil, err
+		}
+		metrics = append(metrics, results.Metric{System: s.key, Name: "heldout_reward_after", Value: after})
+	}
+	meta := map[string]any{"base": p.base.ID, "base_dir": p.base.Dir, "policy": s.cfg.Policy,
+		"train_prompts": len(p.train), "heldout_prompts": len(p.heldout)}
+	a := artifact("adapter", res, meta)
+	return commit(a, stepRows(s.key, res.History, 0), metrics), nil
+}
+
+// evaluator measures the mean reward of a model's sampled completions.
+type evaluator struct {
+	tk     tok
+	reward reward.Func
+	n      int
+	seed   uint64
+	params sample.Params
+}
+
+// mean samples n completions per prompt (same seeds for every model) and
+// averages their rewards; abstentions are skipped.
+func (e evaluator) mean(ctx context.Context, m *qwen3.Model, prompts []string) (float64, error) {
+	var sum float64
+	var k int
+	for i, pr := range prompts {
+		pp := e.params
+		pp.Seed = e.seed ^ uint64(i+1)*0x9e3779b97f4a7c15
+		rs, err := sample.GenerateN(ctx, m, e.tk.Encode(pr), e.n, pp)
+		if err != nil {
+			return 0, fmt.Errorf("evaluating held-out prompts: %w", err)
+		}
+		for _, r := range rs {
+			toks := r.Tokens
+			if len(toks) > 0 && toks[len(toks)-1] == e.tk.EOS() {
+				toks = toks[:len(toks)-1]
+			}
+			v, err := e.reward(ctx, pr, e.tk.Decode(toks))
+			if err != nil {
+				continue
+			}
+			sum += v
+			k++
+		}
+	}
+	if k == 0 {
+		return math.NaN(), nil
+	}
+	return sum / float64(k), nil
+}

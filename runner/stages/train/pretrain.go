@@ -1,0 +1,106 @@
+package train
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/runner/stages/stagekit"
+	"mascot.dev/mascot/schema"
+	"mascot.dev/mascot/trainer/qwen3"
+	"mascot.dev/mascot/trainer/serve"
+	"mascot.dev/mascot/trainer/tokenizer"
+	"mascot.dev/mascot/trainer/train"
+)
+
+// PretrainConfig is #Pretrain.
+type PretrainConfig struct {
+	Optim
+	Text  string `json:"text"`
+	Model struct {
+		HiddenSize        int `json:"hidden_size"`
+		IntermediateSize  int `json:"intermediate_size"`
+		NumHiddenLayers   int `json:"num_hidden_layers"`
+		NumAttentionHeads int `json:"num_attention_heads"`
+		NumKeyValueHeads  int `json:"num_key_value_heads"`
+		HeadDim           int `json:"head_dim"`
+	} `json:"model"`
+}
+
+func init() {
+	runner.Register(runner.Kind{Name: "pretrain", Version: "1", Definition: "#Pretrain",
+		Summary: "pretrain a tiny byte-level Qwen3 model from text (demo base)", New: newPretrain})
+}
+
+type pretrain struct {
+	env *runner.Env
+	key string
+	cfg PretrainConfig
+}
+
+func newPretrain(env *runner.Env, st schema.Stage) (runner.Stage, error) {
+	s := &pretrain{env: env, key: st.Key}
+	if err := st.Decode(&s.cfg); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// modelConfig is the Qwen3 config of the tiny model over the byte-level
+// vocabulary.
+func (s *pretrain) modelConfig(maxLen int) qwen3.Config {
+	m := s.cfg.Model
+	bt := tokenizer.NewByteLevel().Specials()
+	return qwen3.Config{Architectures: []string{qwen3.CausalLM}, ModelType: "qwen3",
+		VocabSize: tokenizer.ByteLevelVocabSize, HiddenSize: m.HiddenSize, IntermediateSize: m.IntermediateSize,
+		NumHiddenLayers: m.NumHiddenLayers, NumAttentionHeads: m.NumAttentionHeads,
+		NumKeyValueHeads: m.NumKeyValueHeads, HeadDim: m.HeadDim, HiddenAct: "silu",
+		MaxPositionEmbeddings: max(2048, maxLen), RMSNormEps: 1e-6, RopeTheta: 10000, TieWordEmbeddings: true,
+		BOSTokenID: bt.EndOfText, EOSTokenID: bt.EOS, TorchDtype: "float32"}
+}
+
+func (s *pretrain) Units(ctx context.Context) ([]runner.Unit, error) {
+	b, err := stagekit.ReadFile(s.cfg.Text)
+	if err != nil {
+		return nil, fmt.Errorf("reading pretraining text: %w", err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return nil, fmt.Errorf("pretraining text %s has no lines", s.cfg.Text)
+	}
+	sum := sha256.Sum256(b)
+	return []runner.Unit{{Key: "model", Inputs: map[string]any{"text_sha256": hex.EncodeToString(sum[:]), "tokenizer": "bytes"},
+		Payload: lines}}, nil
+}
+
+func (s *pretrain) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
+	lines := u.Payload.([]string)
+	dir, err := stageDir(s.env, s.key)
+	if err != nil {
+		return nil, err
+	}
+	seqLen := min(max(8, s.cfg.MaxLength), 256)
+	opts := s.cfg.options(len(lines), s.env.Seed(s.key), dir, nil)
+	bt := tokenizer.NewByteLevel()
+	res, err := train.Pretrain(ctx, train.PretrainJob{Options: opts, Config: s.modelConfig(seqLen),
+		Tokenizer: tok{bt}, Texts: lines, SeqLen: seqLen})
+	if err != nil {
+		return nil, err
+	}
+	if err := serve.WriteByteTokenizerMarker(res.Dir); err != nil {
+		return nil, err
+	}
+	if err := addFile(res.Files, res.Dir, serve.MarkerFile); err != nil {
+		return nil, err
+	}
+	a := artifact("model", res, map[string]any{"tokenizer": "bytes"})
+	return commit(a, stepRows(s.key, res.History, 0), nil), nil
+}

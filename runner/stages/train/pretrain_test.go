@@ -1,0 +1,94 @@
+package train_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"mascot.dev/mascot/runner/stages/train"
+	"mascot.dev/mascot/schema"
+)
+
+func TestPretrainServedByEngine(t *testing.T) {
+	h := newHarness(t, writeSpec(t, ""), nil)
+	first := h.run()
+	if first.Ran != 1 {
+		t.Fatalf("first run ran %d units, want 1", first.Ran)
+	}
+	a := h.artifact("model")
+	for _, f := range []string{"config.json", "model.safetensors", "mascot.json"} {
+		if _, err := os.Stat(filepath.Join(a.Path, f)); err != nil {
+			t.Fatalf("model dir lacks %s: %v", f, err)
+		}
+	}
+	if n := h.count(`SELECT COUNT(*) FROM training_steps WHERE stage_key = 'pre' AND loss IS NOT NULL`); n != 30 {
+		t.Fatalf("%d training steps, want 30", n)
+	}
+	var firstLoss, lastLoss float64
+	h.store.Reader().QueryRow(`SELECT loss FROM training_steps ORDER BY step LIMIT 1`).Scan(&firstLoss)
+	h.store.Reader().QueryRow(`SELECT loss FROM training_steps ORDER BY step DESC LIMIT 1`).Scan(&lastLoss)
+	if !(lastLoss < firstLoss) {
+		t.Fatalf("loss did not fall: %v → %v", firstLoss, lastLoss)
+	}
+	if second := h.run(); second.Ran != 0 || second.Cached != 1 {
+		t.Fatalf("rerun ran %d cached %d, want 0 and 1", second.Ran, second.Cached)
+	}
+
+	eng := train.NewEngine()
+	defer eng.Close()
+	ctx := context.Background()
+	url, err := eng.Start(ctx, "speaker", schema.Endpoint{Kind: "builtin", Model: "mascot-tiny", ModelStage: "pre", Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.UseModel(ctx, "speaker", a.Path); err != nil {
+		t.Fatal(err)
+	}
+	url2, err := eng.Start(ctx, "judge", schema.Endpoint{Kind: "builtin", Model: "judge-tiny", ModelDir: a.Path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ url, model string }{{url, "mascot-tiny"}, {url2, "judge-tiny"}} {
+		body, _ := json.Marshal(map[string]any{"model": c.model, "max_tokens": 8, "temperature": 0,
+			"messages": []map[string]string{{"role": "user", "content": "hello there."}}})
+		resp, err := http.Post(c.url+"/chat/completions", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Model   string `json:"model"`
+			Choices []struct {
+				Message struct {
+					Content string `json:"content"`
+				} `json:"message"`
+				FinishReason string `json:"finish_reason"`
+			} `json:"choices"`
+			Usage struct {
+				CompletionTokens int `json:"completion_tokens"`
+			} `json:"usage"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("chat completion: status %d, %v", resp.StatusCode, err)
+		}
+		if out.Model != c.model || len(out.Choices) != 1 || out.Usage.CompletionTokens == 0 {
+			t.Fatalf("unexpected completion %+v", out)
+		}
+	}
+	if err := eng.UseModel(ctx, "nobody", a.Path); err == nil {
+		t.Fatal("UseModel on an unknown endpoint succeeded")
+	}
+}
+
+func TestMissingHubModelSaysWhereItLooked(t *testing.T) {
+	t.Setenv("HF_HUB_CACHE", t.TempDir())
+	_, err := train.NewEngine().Start(context.Background(), "x", schema.Endpoint{Kind: "builtin", Model: "Org/not-there"})
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("models--Org--not-there")) {
+		t.Fatalf("error %v does not say where mascot looked", err)
+	}
+}

@@ -1,0 +1,78 @@
+package train
+
+import (
+	"context"
+	"fmt"
+
+	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/schema"
+	"mascot.dev/mascot/trainer/train"
+)
+
+// RMConfig is #TrainRewardModel.
+type RMConfig struct {
+	ModelRef
+	Optim
+	Pairs                    string  `json:"pairs"`
+	MarginInLoss             bool    `json:"margin_in_loss"`
+	CenterRewardsCoefficient float64 `json:"center_rewards_coefficient"`
+	LoRA                     *LoRA   `json:"lora,omitempty"`
+}
+
+func init() {
+	runner.Register(runner.Kind{Name: "train-reward-model", Version: "1", Definition: "#TrainRewardModel",
+		Summary: "Bradley-Terry reward model on stored pairs (merged sequence-classification checkpoint)", New: newRM})
+}
+
+type rmStage struct {
+	env *runner.Env
+	key string
+	cfg RMConfig
+}
+
+func newRM(env *runner.Env, st schema.Stage) (runner.Stage, error) {
+	s := &rmStage{env: env, key: st.Key}
+	return s, st.Decode(&s.cfg)
+}
+
+func (s *rmStage) Units(ctx context.Context) ([]runner.Unit, error) {
+	u, err := pairUnit(s.env, s.cfg.Pairs, s.cfg.ModelRef, nil)
+	return []runner.Unit{u}, err
+}
+
+func (s *rmStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
+	p := u.Payload.(pairPayload)
+	pairs, err := readPairs(ctx, s.env, p.units)
+	if err != nil {
+		return nil, err
+	}
+	if len(pairs) == 0 {
+		return nil, fmt.Errorf("stage %s: pairs stage %s holds no pairs", s.key, s.cfg.Pairs)
+	}
+	if !s.cfg.MarginInLoss {
+		for i := range pairs {
+			pairs[i].Margin = 0
+		}
+	}
+	base, tk, err := loadBase(p.base.Dir)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := stageDir(s.env, s.key)
+	if err != nil {
+		return nil, err
+	}
+	opts := s.cfg.options(len(pairs), s.env.Seed(s.key), dir, s.cfg.LoRA)
+	opts.BaseModelName = p.base.ID
+	res, err := train.TrainRewardModel(ctx, train.RMJob{Options: opts, Base: base, Tokenizer: tok{tk}, Pairs: pairs,
+		EvalPairs: pairs, CenterRewardsCoefficient: s.cfg.CenterRewardsCoefficient})
+	if err != nil {
+		return nil, err
+	}
+	if err := copyTokenizer(p.base.Dir, res); err != nil {
+		return nil, err
+	}
+	s.env.Count(s.key, "num_pairs", int64(len(pairs)))
+	a := artifact("reward-model", res, map[string]any{"base": p.base.ID})
+	return commit(a, stepRows(s.key, res.History, len(pairs)/max(1, opts.BatchSize*opts.GradAccum)), nil), nil
+}

@@ -1,0 +1,125 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/runner/datasets"
+	"mascot.dev/mascot/runner/stages/stagekit"
+	"mascot.dev/mascot/schema"
+	"mascot.dev/mascot/trainer/tokenizer"
+	"mascot.dev/mascot/trainer/train"
+)
+
+// SFTConfig is #TrainSFT.
+type SFTConfig struct {
+	ModelRef
+	Optim
+	Dataset string `json:"dataset"`
+	LoRA    LoRA   `json:"lora"`
+}
+
+func init() {
+	runner.Register(runner.Kind{Name: "train-sft", Version: "1", Definition: "#TrainSFT",
+		Summary: "supervised LoRA fine-tuning on dataset turns", New: newSFT})
+}
+
+type sftStage struct {
+	env *runner.Env
+	key string
+	cfg SFTConfig
+}
+
+func newSFT(env *runner.Env, st schema.Stage) (runner.Stage, error) {
+	s := &sftStage{env: env, key: st.Key}
+	return s, st.Decode(&s.cfg)
+}
+
+type sftPayload struct {
+	examples []train.Example
+	base     baseModel
+}
+
+func (s *sftStage) Units(ctx context.Context) ([]runner.Unit, error) {
+	samples, err := stagekit.LoadDataset(s.env, s.cfg.Dataset)
+	if err != nil {
+		return nil, err
+	}
+	var exs []train.Example
+	for _, smp := range samples {
+		e, err := examplesOf(smp)
+		if err != nil {
+			return nil, err
+		}
+		exs = append(exs, e...)
+	}
+	if len(exs) == 0 {
+		return nil, fmt.Errorf("stage %s: dataset %s yields no training turns", s.key, s.cfg.Dataset)
+	}
+	base, err := resolveBase(s.env, s.cfg.ModelRef)
+	if err != nil {
+		return nil, err
+	}
+	return []runner.Unit{{Key: "train", Inputs: map[string]any{"examples": exs, "base": base.ID},
+		Payload: sftPayload{examples: exs, base: base}}}, nil
+}
+
+// examplesOf turns a sample into SFT examples: a query/answer item gives
+// one (transcript and query → answer); a conversation gives one per turn of
+// the helper (every speaker other than the one who opens it), with the
+// earlier turns as the chat history.
+func examplesOf(smp datasets.Sample) ([]train.Example, error) {
+	if smp.Query != "" && smp.Answer != "" {
+		var b strings.Builder
+		for _, u := range smp.Context {
+			fmt.Fprintf(&b, "%s: %s\n", u.Speaker, u.Text)
+		}
+		b.WriteString("\n" + smp.Query)
+		p, err := tokenizer.ApplyChatTemplate([]tokenizer.Message{{Role: "user", Content: b.String()}},
+			tokenizer.TemplateOptions{AddGenerationPrompt: true})
+		return []train.Example{{Prompt: p, Completion: smp.Answer}}, err
+	}
+	if len(smp.Context) < 2 {
+		return nil, nil
+	}
+	seeker := smp.Context[0].Speaker
+	var out []train.Example
+	var hist []tokenizer.Message
+	for _, u := range smp.Context {
+		role := "user"
+		if u.Speaker != seeker {
+			role = "assistant"
+		}
+		if role == "assistant" && len(hist) > 0 {
+			p, err := tokenizer.ApplyChatTemplate(hist, tokenizer.TemplateOptions{AddGenerationPrompt: true})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, train.Example{Prompt: p, Completion: u.Text})
+		}
+		hist = append(hist, tokenizer.Message{Role: role, Content: u.Text})
+	}
+	return out, nil
+}
+
+func (s *sftStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
+	p := u.Payload.(sftPayload)
+	base, tk, err := loadBase(p.base.Dir)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := stageDir(s.env, s.key)
+	if err != nil {
+		return nil, err
+	}
+	opts := s.cfg.options(len(p.examples), s.env.Seed(s.key), dir, &s.cfg.LoRA)
+	opts.BaseModelName = p.base.ID
+	res, err := train.TrainSFT(ctx, train.SFTJob{Options: opts, Base: base, Tokenizer: tok{tk}, Examples: p.examples})
+	if err != nil {
+		return nil, err
+	}
+	a := artifact("adapter", res, map[string]any{"base": p.base.ID, "base_dir": p.base.Dir})
+	return commit(a, stepRows(s.key, res.History, 0), nil), nil
+}
