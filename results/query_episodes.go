@@ -224,7 +224,10 @@ func (s *Store) EpisodesPage(ctx context.Context, q EpisodeQuery) (EpisodePage, 
 		where, args = append(where, `(e.valence = ? OR e.domain = ?)`), append(args, q.Split, q.Split)
 	}
 	if q.ConvID != "" {
-		where, args = append(where, `e.conv_id LIKE ? ESCAPE '\'`), append(args, likePrefix(q.ConvID))
+		// A range on the index rather than LIKE (which is case-insensitive
+		// and so cannot use it): prefix matching is case-sensitive.
+		where = append(where, `e.conv_id >= ? AND e.conv_id < ?`)
+		args = append(args, q.ConvID, q.ConvID+"\U0010FFFF")
 	}
 	if q.Text != "" {
 		where = append(where, `EXISTS (SELECT 1 FROM turns t WHERE t.episode_id = e.id AND t.response LIKE ? ESCAPE '\')`)
