@@ -356,3 +356,38 @@ func TestRejudgeStoredCandidatesCountsAnnotationFailures(t *testing.T) {
 		t.Fatalf("%d judgments after the failing re-judge, %d before: failed items left rows", after, before)
 	}
 }
+
+func TestCompareLevelWritesComparisonsAndWinRates(t *testing.T) {
+	srv := fakevllm.Start(t, fakevllm.Options{})
+	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	sum := execute(t, spec(t, srv.URL(), `stages: {
+	base: {kind: "episodes", dataset: "es", roster: "support", director: "speaker", user: "speaker", system: "zero-shot"}
+	h2h: {kind: "judge", items: "eval", level: "compare", compare: ["base"], judges: ["rubric"]}
+}
+`), store)
+	// 3 contexts, one pairwise item each: the model's preference and the pooled one.
+	if n := count(t, store, `SELECT COUNT(*) FROM comparisons WHERE systems_json = '["eval","base"]'
+		AND choice IN ('eval', 'base', 'tie') AND json_array_length(episodes_json) = 2`); n != 6 {
+		t.Fatalf("%d comparisons, want 6", n)
+	}
+	if n := count(t, store, `SELECT COUNT(DISTINCT judge) FROM comparisons`); n != 2 {
+		t.Fatalf("%d comparison judges, want 2 (model and pooled)", n)
+	}
+	rep, err := report.Build(context.Background(), store, []string{sum.RunID}, report.Options{Resamples: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := 0
+	for _, w := range rep.WinRates {
+		if w.Kind == "pairwise" && (w.System == "eval" || w.System == "base") {
+			shown += w.Shown
+		}
+	}
+	if shown != 12 {
+		t.Fatalf("win rates show systems %d times, want 12 (6 comparisons x 2 systems): %+v", shown, rep.WinRates)
+	}
+}
