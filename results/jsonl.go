@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
-	"sort"
 )
 
 // SchemaVersionJSONL is the MASCOT JSONL schema version written on export.
@@ -14,121 +12,6 @@ const SchemaVersionJSONL = "1.0"
 // omitKey is an Extra entry listing schema keys the original record did not
 // have, so that export leaves them out again.
 const omitKey = "$omit"
-
-// field is one key of an ordered JSON object.
-type field struct {
-	key string
-	val any
-}
-
-// writeObject writes fields in order, then extra's other keys sorted. An
-// extra value replaces a field of the same key; keys listed under omitKey
-// are left out.
-func writeObject(buf *bytes.Buffer, fields []field, extra map[string]json.RawMessage) error {
-	omit := map[string]bool{}
-	if raw, ok := extra[omitKey]; ok {
-		var keys []string
-		if err := json.Unmarshal(raw, &keys); err != nil {
-			return fmt.Errorf("decoding %s: %w", omitKey, err)
-		}
-		for _, k := range keys {
-			omit[k] = true
-		}
-	}
-	known := map[string]bool{omitKey: true}
-	buf.WriteByte('{')
-	n := 0
-	put := func(k string, v any) error {
-		if n > 0 {
-			buf.WriteByte(',')
-		}
-		n++
-		kb, _ := json.Marshal(k)
-		buf.Write(kb)
-		buf.WriteByte(':')
-		switch x := v.(type) {
-		case json.RawMessage:
-			buf.Write(x)
-		case func(*bytes.Buffer) error:
-			return x(buf)
-		default:
-			vb, err := json.Marshal(v)
-			if err != nil {
-				return fmt.Errorf("encoding %s: %w", k, err)
-			}
-			buf.Write(vb)
-		}
-		return nil
-	}
-	for _, f := range fields {
-		known[f.key] = true
-		if omit[f.key] {
-			continue
-		}
-		v := f.val
-		if e, ok := extra[f.key]; ok {
-			v = e
-		}
-		if err := put(f.key, v); err != nil {
-			return err
-		}
-	}
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		if !known[k] {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := put(k, extra[k]); err != nil {
-			return err
-		}
-	}
-	buf.WriteByte('}')
-	return nil
-}
-
-// diffExtra compares an original object with what the encoder produced from
-// its decoded form and returns the extras that make the encoding exact:
-// differing or unknown keys verbatim, and missing keys under omitKey.
-func diffExtra(orig map[string]json.RawMessage, encoded []byte) (map[string]json.RawMessage, error) {
-	var enc map[string]json.RawMessage
-	if err := json.Unmarshal(encoded, &enc); err != nil {
-		return nil, fmt.Errorf("re-reading encoded object: %w", err)
-	}
-	extra := map[string]json.RawMessage{}
-	for k, v := range orig {
-		if e, ok := enc[k]; !ok || !jsonEqual(e, v) {
-			extra[k] = v
-		}
-	}
-	var omit []string
-	for k := range enc {
-		if _, ok := orig[k]; !ok {
-			omit = append(omit, k)
-		}
-	}
-	if len(omit) > 0 {
-		sort.Strings(omit)
-		b, _ := json.Marshal(omit)
-		extra[omitKey] = b
-	}
-	if len(extra) == 0 {
-		return nil, nil
-	}
-	return extra, nil
-}
-
-// jsonEqual compares two JSON texts as values (key order and number
-// spelling ignored).
-func jsonEqual(a, b json.RawMessage) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return bytes.Equal(a, b)
-	}
-	return reflect.DeepEqual(x, y)
-}
 
 func metadataFields(m Metadata) []field {
 	return []field{
