@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/runner/stages/train"
 )
 
 // selfPlugins serves built-in plugins by re-executing this binary.
@@ -22,5 +23,5 @@ func services(trace bool) runner.Services {
 	return runner.Services{Plugins: selfPlugins{}, Trace: trace, Engine: newEngine()}
 }
 
-// newEngine returns the built-in engine, or nil when this build has none.
-var newEngine = func() runner.Engine { return nil }
+// newEngine returns the built-in engine (trainer/serve) for builtin endpoints.
+var newEngine = func() runner.Engine { return train.NewEngine() }
