@@ -52,6 +52,10 @@ func (r *run) startServices(ctx context.Context) error {
 				return fmt.Errorf("starting built-in engine for endpoint %s: %w", name, err)
 			}
 			urls = []string{u}
+			// Stages that configure plugins (the rubric judge) read the
+			// endpoint's URL from the experiment.
+			ep.URLs = urls
+			exp.Endpoints[name] = ep
 		}
 		think := ep.EnableThinking
 		e := llm.Endpoint{Name: name, URLs: urls, Model: ep.Model, APIKeyEnv: ep.APIKeyEnv,

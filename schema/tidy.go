@@ -68,7 +68,7 @@ func tidyGroup(g []Error) Errors {
 			user = v
 		}
 	}
-	if user == "" {
+	if user == "" || !onlySchemaAlternatives(conf) {
 		return conf
 	}
 	var alts []string
@@ -157,4 +157,22 @@ func anchor(errs Errors, pos func(path string) string) Errors {
 		}
 	}
 	return errs
+}
+
+// onlySchemaAlternatives reports whether the conflicts are one value
+// against alternatives that all come from the schema (an enumeration or a
+// default); a conflict between two user values is left as CUE says it.
+func onlySchemaAlternatives(conf Errors) bool {
+	common := map[string]int{}
+	for _, e := range conf {
+		for _, p := range e.Positions {
+			common[p]++
+		}
+	}
+	for p, n := range common {
+		if n < len(conf) && !strings.HasPrefix(p, ImportPrefix+"/schema/") {
+			return false
+		}
+	}
+	return true
 }
