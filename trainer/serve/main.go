@@ -1,0 +1,98 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+// Main runs `mascot serve` with args (the words after "serve"): it serves
+// until SIGINT or SIGTERM and returns the exit code (0 on a clean stop, 1
+// when the model cannot be served, 2 on bad flags).
+//
+//	mascot serve --model DIR [--lora NAME=DIR ...] [--addr 127.0.0.1:PORT]
+//	             [--served-model-name NAME] [--max-queue N] [--max-batch N]
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return mainContext(ctx, args, stdout, stderr)
+}
+
+func mainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	opts, err := ParseArgs(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(stderr, "mascot serve:", err)
+		return 2
+	}
+	opts.Logger = slog.New(slog.NewTextHandler(stderr, nil))
+	if err := Run(ctx, opts, stdout); err != nil {
+		fmt.Fprintln(stderr, "mascot serve:", err)
+		return 1
+	}
+	return 0
+}
+
+// ParseArgs parses the flags of `mascot serve` into Options; usage and
+// flag errors go to stderr.
+func ParseArgs(args []string, stderr io.Writer) (Options, error) {
+	var o Options
+	fs := flag.NewFlagSet("mascot serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.ModelDir, "model", "", "model directory: config.json, safetensors and tokenizer.json (or a "+MarkerFile+" marker)")
+	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8000", "listen address (loopback unless you say otherwise)")
+	fs.StringVar(&o.ModelID, "served-model-name", "", "name of the base model in the API (default: the --model path)")
+	fs.IntVar(&o.MaxQueue, "max-queue", 64, "requests allowed to wait; more are answered 503")
+	fs.IntVar(&o.MaxBatch, "max-batch", 8, "sequences decoded together")
+	fs.IntVar(&o.MaxModelLen, "max-model-len", 0, "prompt plus completion limit (default: the model's max_position_embeddings)")
+	fs.Func("lora", "adapter served as a model, NAME=DIR (repeatable)", func(v string) error {
+		name, dir, ok := strings.Cut(v, "=")
+		if !ok || name == "" || dir == "" {
+			return fmt.Errorf("want NAME=DIR, got %q", v)
+		}
+		if o.Adapters == nil {
+			o.Adapters = map[string]string{}
+		}
+		if _, dup := o.Adapters[name]; dup {
+			return fmt.Errorf("adapter %q given twice", name)
+		}
+		o.Adapters[name] = dir
+		return nil
+	})
+	if err := fs.Parse(args); err != nil {
+		return Options{}, err
+	}
+	if fs.NArg() > 0 {
+		return Options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.ModelDir == "" {
+		return Options{}, errors.New("--model is required")
+	}
+	return o, nil
+}
+
+// Run serves opts until ctx is done, printing the base URL to stdout once
+// listening.
+func Run(ctx context.Context, opts Options, stdout io.Writer) error {
+	s, err := New(opts)
+	if err != nil {
+		return err
+	}
+	url, err := s.Start()
+	if err != nil {
+		_ = s.Close()
+		return err
+	}
+	fmt.Fprintf(stdout, "serving %s at %s\n", s.ModelID(), url)
+	<-ctx.Done()
+	return s.Close()
+}
