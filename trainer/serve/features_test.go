@@ -137,6 +137,8 @@ func TestAdapterLoadUnloadStatusCodes(t *testing.T) {
 func TestQueueFullAnswers503(t *testing.T) {
 	s, url := startServer(t, Options{MaxQueue: 1, MaxBatch: 1})
 	gate := make(chan struct{})
+	var released sync.Once
+	t.Cleanup(func() { released.Do(func() { close(gate) }) })
 	var once sync.Once
 	s.eng.beforeStep = func() { once.Do(func() { <-gate }) }
 	body := map[string]any{"model": "tiny", "messages": msgs("q"), "max_tokens": 4}
@@ -172,7 +174,7 @@ func TestQueueFullAnswers503(t *testing.T) {
 		!strings.Contains(e.Error.Message, "queue is full") || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("full queue: %d %+v Retry-After=%q", resp.StatusCode, e.Error, resp.Header.Get("Retry-After"))
 	}
-	close(gate)
+	released.Do(func() { close(gate) })
 	wg.Wait()
 	if codes[0] != 200 || codes[1] != 200 {
 		t.Errorf("queued requests finished with %v", codes)
