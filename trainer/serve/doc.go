@@ -1,0 +1,46 @@
+// Package serve is the built-in engine: an OpenAI-compatible HTTP server
+// (vLLM's dialect) over the plain-Go Qwen3 decoder, used as `mascot serve`
+// and started in process by the runner's builtin endpoint.
+//
+// Layer: trainer, above qwen3, sample, lora and tokenizer; nothing from
+// runner. cmd/mascot wires Main; the runner uses New, Start, LoadModel and
+// the adapter endpoints.
+//
+// Endpoints: GET /v1/models (base plus adapters, vLLM's cards with root
+// and parent), POST /v1/chat/completions, POST /v1/completions,
+// POST /v1/load_lora_adapter, POST /v1/unload_lora_adapter (vLLM's status
+// codes and messages), GET /health, GET /metrics (vllm:num_requests_running,
+// vllm:num_requests_waiting and token counters, Prometheus text format).
+// Errors use vLLM's {"error":{message,type,param,code}} JSON.
+//
+// Choices:
+//   - One scheduler goroutine owns decoding (engine.go). Requests wait in a
+//     bounded queue (Options.MaxQueue; one more gets 503 with Retry-After)
+//     and are admitted while their choices fit Options.MaxBatch; every step
+//     samples one token for each admitted sequence and runs one StepBatch
+//     per model view (base, or each adapter), so concurrent requests share
+//     a pass over the weights. Prompts are prefilled on admission, and the
+//     n choices of a request share one prefill.
+//   - Sampling mirrors trainer/sample step for step (choose.go: sample only
+//     exposes whole-sequence calls while the scheduler interleaves
+//     requests): choice i draws from PCG(seed, i), so a seed gives the same
+//     text whether a request runs alone or batched, and the same tokens as
+//     sample.GenerateN. Reported log-probs are sample's (temperature-scaled,
+//     before top-k/top-p; T = 1 when greedy). Without a seed one is drawn.
+//   - response_format json_schema is enforced by trainer/serve/constrain:
+//     each step masks the tokens whose bytes the schema's state machine
+//     rejects, or that leave the document impossible to finish within
+//     max_tokens, and allows only the end token once the document is
+//     complete. The output therefore parses and validates (see constrain's
+//     doc for the schema subset). json_object is not supported.
+//   - Output text skips special tokens; stop strings are cut (unless
+//     include_stop_str_in_output) and held back while streaming until they
+//     can no longer match; a trailing partial UTF-8 character is held back.
+//   - Chat prompts use tokenizer.ApplyChatTemplate (Qwen3's template);
+//     chat_template_kwargs.enable_thinking defaults to true as in vLLM.
+//     There is no reasoning parser: <think> blocks stay in content.
+//   - A model directory's tokenizer is tokenizer.json, or the byte-level
+//     demo tokenizer when a mascot.json sidecar says
+//     {"mascot_tokenizer": "bytes"} (WriteByteTokenizerMarker).
+//   - The server binds 127.0.0.1 unless Options.Addr says otherwise.
+package serve
