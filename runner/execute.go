@@ -103,6 +103,9 @@ type run struct {
 
 	mu      sync.Mutex
 	summary map[string]*StageSummary
+
+	engineMu sync.Mutex
+	loaded   map[string]string // builtin endpoint -> model dir served
 }
 
 func newRun(ctx context.Context, opts Options) (*run, error) {
@@ -125,7 +128,8 @@ func newRun(ctx context.Context, opts Options) (*run, error) {
 		return nil, err
 	}
 	r := &run{opts: opts, deps: deps, order: order, fps: map[string]string{},
-		kinds: map[string]Kind{}, stages: map[string]Stage{}, summary: map[string]*StageSummary{}}
+		kinds: map[string]Kind{}, stages: map[string]Stage{}, summary: map[string]*StageSummary{},
+		loaded: map[string]string{}}
 	for _, key := range order {
 		st := exp.Stages[key]
 		k, ok := opts.Registry.Lookup(st.Kind)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"mascot.dev/mascot/results"
@@ -87,22 +86,22 @@ func (r *run) startServices(ctx context.Context) error {
 	return nil
 }
 
-var loadedModels sync.Map // endpoint name -> model dir loaded
 
-// prepareEndpoints loads pretrained models into builtin endpoints whose
-// model comes from a stage, before a stage that uses them runs.
+// prepareEndpoints loads, before a stage runs, the model of every builtin
+// endpoint whose model stage has finished (judges and metrics reach
+// endpoints through their own configs, so all of them are kept current).
 func (r *run) prepareEndpoints(ctx context.Context, key string) error {
 	exp := r.opts.Loaded.Experiment
-	st := exp.Stages[key]
-	for _, f := range []string{"endpoint", "director", "speaker", "user", "rollout_endpoint"} {
-		name := rawString(st.Raw, f)
-		ep, ok := exp.Endpoints[name]
-		if !ok || ep.Kind != "builtin" || ep.ModelStage == "" {
+	r.engineMu.Lock()
+	defer r.engineMu.Unlock()
+	for _, name := range sortedKeys(exp.Endpoints) {
+		ep := exp.Endpoints[name]
+		if ep.Kind != "builtin" || ep.ModelStage == "" || ep.ModelStage == key {
 			continue
 		}
 		out, err := r.env.Output(ep.ModelStage)
 		if err != nil {
-			return err
+			continue // not finished yet; stages that need it depend on it
 		}
 		dir := ""
 		for _, a := range out.Artifacts {
@@ -113,13 +112,13 @@ func (r *run) prepareEndpoints(ctx context.Context, key string) error {
 		if dir == "" {
 			return fmt.Errorf("stage %s recorded no model directory for endpoint %s", ep.ModelStage, name)
 		}
-		if prev, ok := loadedModels.Load(r.env.RunID + "/" + name); ok && prev == dir {
+		if r.loaded[name] == dir {
 			continue
 		}
 		if err := r.opts.Services.Engine.UseModel(ctx, name, dir); err != nil {
 			return fmt.Errorf("loading %s into endpoint %s: %w", dir, name, err)
 		}
-		loadedModels.Store(r.env.RunID+"/"+name, dir)
+		r.loaded[name] = dir
 	}
 	return nil
 }

@@ -182,6 +182,12 @@ func Dependencies(e *Experiment) map[string][]string {
 		for _, f := range []string{"endpoint", "director", "speaker", "user", "rollout_endpoint"} {
 			ep = append(ep, refNames(fields[f], false)...)
 		}
+		for _, j := range refNames(fields["judges"], true) {
+			ep = append(ep, e.Judges[j].Endpoint)
+		}
+		for _, m := range refNames(fields["metrics"], true) {
+			ep = append(ep, e.Metrics[m].Endpoint)
+		}
 		for _, n := range ep {
 			if m := e.Endpoints[n].ModelStage; m != "" && m != key {
 				set[m] = true

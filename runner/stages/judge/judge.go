@@ -124,17 +124,26 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 			return nil, fmt.Errorf("judging %s with %s: %w", u.Key, name, err)
 		}
 		s.env.Count(s.key, "num_annotation_failures", int64(res.AnnotationFailures))
+
 		s.env.Count(s.key, "num_items_judged", int64(len(w.items)-res.AnnotationFailures))
 		for _, d := range res.Diagnostics {
 			s.env.Log.Warn("judge diagnostic", "stage", s.key, "judge", name, "diagnostic", d.String())
 		}
 		for i, r := range res.Results {
 			if r.Failed {
+				for _, d := range r.Diagnostics {
+					s.env.Log.Warn("judge voided an item", "stage", s.key, "judge", name, "item", r.ItemID, "diagnostic", d.String())
+				}
 				continue
 			}
 			t := w.targets[w.items[i].ID]
 			rows = append(rows, judgmentRows(name, info, t, r)...)
 			cmps = append(cmps, comparisonRows(name, t, r)...)
+		}
+		if len(w.items) > 0 && res.AnnotationFailures == len(w.items) {
+			// Nothing usable came back: fail the unit so a rerun retries it
+			// instead of caching an empty result.
+			return nil, fmt.Errorf("judge %s voided all %d items of %s (see the warnings above)", name, len(w.items), u.Key)
 		}
 	}
 	return func(tx *results.Tx) error {

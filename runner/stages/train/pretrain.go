@@ -27,6 +27,9 @@ type PretrainConfig struct {
 		NumAttentionHeads int `json:"num_attention_heads"`
 		NumKeyValueHeads  int `json:"num_key_value_heads"`
 		HeadDim           int `json:"head_dim"`
+		// MaxPositionEmbeddings bounds prompt plus completion when the
+		// model is served (byte-level prompts of judges are long).
+		MaxPositionEmbeddings int `json:"max_position_embeddings"`
 	} `json:"model"`
 }
 
@@ -58,7 +61,7 @@ func (s *pretrain) modelConfig(maxLen int) qwen3.Config {
 		VocabSize: tokenizer.ByteLevelVocabSize, HiddenSize: m.HiddenSize, IntermediateSize: m.IntermediateSize,
 		NumHiddenLayers: m.NumHiddenLayers, NumAttentionHeads: m.NumAttentionHeads,
 		NumKeyValueHeads: m.NumKeyValueHeads, HeadDim: m.HeadDim, HiddenAct: "silu",
-		MaxPositionEmbeddings: max(2048, maxLen), RMSNormEps: 1e-6, RopeTheta: 10000, TieWordEmbeddings: true,
+		MaxPositionEmbeddings: max(2048, maxLen, m.MaxPositionEmbeddings), RMSNormEps: 1e-6, RopeTheta: 10000, TieWordEmbeddings: true,
 		BOSTokenID: bt.EndOfText, EOSTokenID: bt.EOS, TorchDtype: "float32"}
 }
 
