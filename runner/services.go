@@ -86,7 +86,6 @@ func (r *run) startServices(ctx context.Context) error {
 	return nil
 }
 
-
 // prepareEndpoints loads, before a stage runs, the model of every builtin
 // endpoint whose model stage has finished (judges and metrics reach
 // endpoints through their own configs, so all of them are kept current).
