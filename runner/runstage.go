@@ -2,14 +2,19 @@ package runner
 
 import (
 	"context"
+
 	"errors"
 	"fmt"
+	"golang.org/x/sync/singleflight"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"mascot.dev/mascot/results"
 )
+
+// inflight de-duplicates units executing concurrently in this process.
+var inflight singleflight.Group
 
 // runStage resolves a stage's units, reuses the done ones, runs the rest
 // and publishes the stage's output.
@@ -126,10 +131,24 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 		go func(u Unit) {
 			defer func() { <-sem; wg.Done() }()
 			ref := results.Unit{Fingerprint: u.Fingerprint, Kind: r.kinds[key].Name, StageKey: key, RunID: r.env.RunID}
-			_ = r.opts.Store.StartUnit(uctx, ref)
-			commit, err := st.Run(uctx, u)
-			if err == nil {
-				err = r.opts.Store.CommitUnit(uctx, ref, commit)
+			// Concurrent runs in this process (sweep variants) that reach the
+			// same unit share one execution; the others wait for it and then
+			// link the committed unit as cached.
+			_, err, shared := inflight.Do(u.Fingerprint, func() (any, error) {
+				_ = r.opts.Store.StartUnit(uctx, ref)
+				commit, err := st.Run(uctx, u)
+				if err == nil {
+					err = r.opts.Store.CommitUnit(uctx, ref, commit)
+				}
+				return nil, err
+			})
+			if shared && err == nil {
+				err = r.opts.Store.CommitUnit(uctx, ref, nil) // links it, as cached
+				if err == nil {
+					r.env.Count(key, "units_shared", 1)
+					bar.inc()
+					return
+				}
 			}
 			if err != nil {
 				if uctx.Err() != nil {

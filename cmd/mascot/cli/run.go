@@ -13,6 +13,7 @@ import (
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	_ "mascot.dev/mascot/runner/stages/all" // registers every stage kind
+	"mascot.dev/mascot/schema"
 )
 
 // runFlags are the flags of run, plan and sweep.
@@ -140,3 +141,41 @@ func printSummary(c *cobra.Command, s *runner.Summary, asJSON bool) {
 }
 
 func init() { extraCommands = append(extraCommands, newRun) }
+
+func newSweep() *cobra.Command {
+	var f runFlags
+	c := &cobra.Command{
+		Use:   "sweep NAME|FILE",
+		Short: "Run every variant of the experiment's sweep as child runs; shared upstream stages run once",
+		Long: `sweep expands the experiment's sweep (grid or zip over config paths, times seeds) into
+child runs of one parent run. Variants share every unit whose fingerprint they have in
+common, so a sweep over a training hyperparameter reuses generation, judging and reward
+models. Rerunning the same sweep resumes, like run. Axis paths must name fields the spec
+leaves open or at a default.`,
+		Example: `  mascot sweep paper/model-size -t vllm=http://gpu01:8008/v1 -t judge=http://gpu02:8009/v1
+  mascot sweep my-sweep.cue --json`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts, closeFn, err := f.options(c.Context(), args[0], c)
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			sum, err := runner.Sweep(c.Context(), runner.SweepOptions{Arg: args[0],
+				Load: schema.Options{Tags: f.tags, Sets: f.sets}, Run: opts})
+			if sum != nil {
+				if f.jsonOut {
+					_ = printJSON(c.OutOrStdout(), sum)
+				} else {
+					runner.PrintSweep(c.OutOrStdout(), sum)
+				}
+			}
+			return err
+		},
+	}
+	f.add(c, true)
+	c.Flags().BoolVar(&f.jsonOut, "json", false, "print the sweep summary as JSON")
+	return c
+}
+
+func init() { extraCommands = append(extraCommands, newSweep) }
