@@ -53,20 +53,36 @@ func (t *trie) child(c byte) *trie {
 // Walk calls fn for every token whose bytes m accepts, with the Rest of the
 // machine after that token. m is not modified.
 func (v *Vocab) Walk(m *Machine, fn func(id, rest int)) {
-	v.root.walk(m, fn)
+	w := walker{fn: fn}
+	v.root.walk(m, 0, &w)
 }
 
-func (t *trie) walk(m *Machine, fn func(id, rest int)) {
+// walker holds one scratch machine per trie depth, so probing a child
+// copies the parent's stack without allocating.
+type walker struct {
+	fn      func(id, rest int)
+	scratch []*Machine
+}
+
+func (t *trie) walk(m *Machine, depth int, w *walker) {
 	if len(t.ids) > 0 {
 		r := m.Rest()
 		for _, id := range t.ids {
-			fn(id, r)
+			w.fn(id, r)
 		}
 	}
-	for i, c := range t.keys {
-		c2 := m.Clone()
-		if c2.Feed(c) {
-			t.kids[i].walk(c2, fn)
+	if len(t.keys) == 0 {
+		return
+	}
+	if depth == len(w.scratch) {
+		w.scratch = append(w.scratch, &Machine{})
+	}
+	c := w.scratch[depth]
+	for i, b := range t.keys {
+		c.stack = append(c.stack[:0], m.stack...)
+		c.done = m.done
+		if c.Feed(b) {
+			t.kids[i].walk(c, depth+1, w)
 		}
 	}
 }
