@@ -6,6 +6,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"mascot.dev/mascot/trainer/qwen3"
+	"mascot.dev/mascot/trainer/tokenizer"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -63,5 +66,27 @@ func TestMainServesUntilCancelled(t *testing.T) {
 	}
 	if c := mainContext(context.Background(), []string{"--model", t.TempDir()}, &stdout, &stderr); c != 1 {
 		t.Errorf("serving an empty dir exited %d, want 1", c)
+	}
+}
+
+func TestNewFromModelServesAnInMemoryModel(t *testing.T) {
+	m, err := qwen3.NewRandom(qwen3.Tiny(), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewFromModel(m, tokenizer.NewByteLevel(), "mem", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	url, err := s.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ModelID() != "mem" {
+		t.Errorf("model id %q", s.ModelID())
+	}
+	if r := chat(t, url, map[string]any{"model": "mem", "messages": msgs("hi"), "max_tokens": 2}); r.Usage.CompletionTokens == 0 {
+		t.Errorf("no tokens: %+v", r)
 	}
 }
