@@ -134,7 +134,14 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 			// Concurrent runs in this process (sweep variants) that reach the
 			// same unit share one execution; the others wait for it and then
 			// link the committed unit as cached.
-			_, err, shared := inflight.Do(u.Fingerprint, func() (any, error) {
+			executed := false
+			_, err, _ := inflight.Do(u.Fingerprint, func() (any, error) {
+				// Another run may have committed it since this stage listed
+				// its pending units.
+				if done, err := r.opts.Store.UnitDone(uctx, u.Fingerprint); err != nil || done {
+					return nil, err
+				}
+				executed = true
 				_ = r.opts.Store.StartUnit(uctx, ref)
 				commit, err := st.Run(uctx, u)
 				if err == nil {
@@ -142,7 +149,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 				}
 				return nil, err
 			})
-			if shared && err == nil {
+			if !executed && err == nil {
 				err = r.opts.Store.CommitUnit(uctx, ref, nil) // links it, as cached
 				if err == nil {
 					r.env.Count(key, "units_shared", 1)
