@@ -11,6 +11,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// In-process runs start built-in plugins by re-executing this binary
+	// (os.Executable) as `plugin serve NAME`.
+	if len(os.Args) > 2 && os.Args[1] == "plugin" && os.Args[2] == "serve" {
+		os.Exit(cli.Main())
+	}
 	testscript.Main(m, map[string]func(){
 		"mascot": func() { os.Exit(cli.Main()) },
 	})

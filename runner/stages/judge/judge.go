@@ -199,6 +199,12 @@ func (s *stage) pluginConfig(jc schema.Judge) (json.RawMessage, error) {
 			if ep.Sampling.MaxTokens > 0 {
 				e["max_tokens"] = ep.Sampling.MaxTokens
 			}
+			// A judge temperature given in the stage's judge options belongs
+			// to the judge entry (the rubric's default is 0).
+			if t, ok := opts["temperature"]; ok {
+				e["temperature"] = t
+				delete(opts, "temperature")
+			}
 			opts["judges"] = []any{e}
 		}
 		if s.cfg.Level == LevelCompare {

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/runner"
+	_ "mascot.dev/mascot/runner/slurm" // the slurm executor
+	"mascot.dev/mascot/schema"
+)
+
+// newStageExec is the hidden command a Slurm job runs: one shard of one
+// stage's units against a job-local copy of the controller's database.
+func newStageExec() *cobra.Command {
+	var spec, stage, units, input, out string
+	var shard int
+	c := &cobra.Command{
+		Use:    "stage-exec",
+		Short:  "Run one shard of a stage inside a Slurm job (used by the slurm executor)",
+		Hidden: true,
+		Args:   exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			// USR1 is Slurm's warning before the time limit; the units
+			// done so far are committed, so there is nothing to save.
+			signal.Ignore(syscall.SIGUSR1)
+			l, err := schema.Load(spec, schema.Options{})
+			if err != nil {
+				return fmt.Errorf("loading %s: %w", spec, err)
+			}
+			var shards [][]string
+			b, err := os.ReadFile(units)
+			if err == nil {
+				err = json.Unmarshal(b, &shards)
+			}
+			if err != nil {
+				return fmt.Errorf("reading shard units %s: %w", units, err)
+			}
+			if shard < 0 || shard >= len(shards) {
+				return invalid("--shard %d: the attempt has %d shards", shard, len(shards))
+			}
+			db := filepath.Join(out, "shard.db")
+			if err := seedShard(input, db); err != nil {
+				return err
+			}
+			store, err := results.OpenContext(c.Context(), db)
+			if err != nil {
+				return fmt.Errorf("opening shard database: %w", err)
+			}
+			defer store.Close()
+			logger := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+			opts := runner.Options{Loaded: l, Store: store, RunsDir: filepath.Join(out, "runs"), Log: logger,
+				Progress: c.ErrOrStderr(), Out: c.ErrOrStderr(), Services: services(false),
+				Command: fmt.Sprintf("mascot stage-exec --stage %s --shard %d", stage, shard)}
+			sum, err := runner.ExecShard(c.Context(), opts, stage, shards[shard])
+			if sum != nil {
+				fmt.Fprintf(c.ErrOrStderr(), "shard %d of %s: %d ran, %d cached, %d failed\n", shard, stage, sum.Ran, sum.Cached, sum.Failed)
+			}
+			return err
+		},
+	}
+	c.Flags().StringVar(&spec, "spec", "", "the run's run_config.json")
+	c.Flags().StringVar(&stage, "stage", "", "stage key")
+	c.Flags().StringVar(&units, "units", "", "JSON list of unit fingerprint lists, one per shard")
+	c.Flags().IntVar(&shard, "shard", 0, "this task's shard index")
+	c.Flags().StringVar(&input, "input", "", "snapshot of the controller's database")
+	c.Flags().StringVar(&out, "out", "", "this shard's output directory (shard.db)")
+	for _, f := range []string{"spec", "stage", "units", "input", "out"} {
+		_ = c.MarkFlagRequired(f)
+	}
+	return c
+}
+
+// seedShard copies the snapshot to the shard database unless a requeued
+// run of this task left one (whose done units it then resumes).
+func seedShard(input, db string) error {
+	if _, err := os.Stat(db); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
+		return fmt.Errorf("creating shard directory: %w", err)
+	}
+	src, err := os.Open(input)
+	if err != nil {
+		return fmt.Errorf("opening snapshot: %w", err)
+	}
+	defer src.Close()
+	tmp := db + ".tmp"
+	dst, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("seeding shard database: %w", err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		return fmt.Errorf("seeding shard database: %w", err)
+	}
+	if err := dst.Close(); err != nil {
+		return fmt.Errorf("seeding shard database: %w", err)
+	}
+	if err := os.Rename(tmp, db); err != nil {
+		return fmt.Errorf("seeding shard database: %w", err)
+	}
+	return nil
+}
+
+func init() { extraCommands = append(extraCommands, newStageExec) }
