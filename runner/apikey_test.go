@@ -1,0 +1,81 @@
+package runner_test
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/schema"
+)
+
+// TestAPIKeyIsNeverWritten runs with a key in the environment (the server
+// requires it) and asserts the key appears in no database byte, no file of
+// the run directory, no export and no log line.
+func TestAPIKeyIsNeverWritten(t *testing.T) {
+	const key = "sk-test-5f1c9e0b7d2a4c68"
+	t.Setenv("MASCOT_TEST_KEY", key)
+	srv := fakevllm.Start(t, fakevllm.Options{APIKey: key})
+	data, _ := filepath.Abs("../experiments/demo/data/esconv.json")
+	dir := t.TempDir()
+	src := `package spec
+
+import "mascot.dev/experiments/personas"
+
+name: "test/key"
+datasets: es: {name: "esconv", path: "` + data + `", limit: 2}
+rosters: support: personas.emotional_support
+endpoints: speaker: {urls: ["` + srv.URL() + `"], model: "Qwen/Qwen3-8B", api_key_env: "MASCOT_TEST_KEY"}
+stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
+`
+	spec := filepath.Join(dir, "spec.cue")
+	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := schema.Load(spec, schema.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbPath := filepath.Join(dir, "m.db")
+	store, err := results.Open(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	sum, err := runner.Execute(context.Background(), runner.Options{Loaded: l, Store: store,
+		RunsDir: filepath.Join(dir, "runs"), Progress: &logs, Services: runner.Services{Trace: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Ran != 6 {
+		t.Fatalf("ran %d units, want 6 (the key must have been sent)", sum.Ran)
+	}
+	if _, err := store.ExportJSONL(context.Background(), sum.RunID, filepath.Join(dir, "export")); err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	if bytes.Contains(logs.Bytes(), []byte(key)) {
+		t.Error("the key appears in the progress log")
+	}
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || p == spec {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte(key)) {
+			t.Errorf("the key appears in %s", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
