@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -201,4 +202,17 @@ func tableColumns(ctx context.Context, tx *sql.Tx, table string) ([]string, erro
 		return nil, fmt.Errorf("table %s has no columns", table)
 	}
 	return cols, rows.Err()
+}
+
+// Snapshot writes a consistent copy of the store to path (VACUUM INTO),
+// replacing any file there. Slurm jobs start from such a copy, so they read
+// upstream rows without sharing the live database file.
+func Snapshot(ctx context.Context, s *Store, path string) error {
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("replacing snapshot %s: %w", path, err)
+	}
+	if _, err := s.w.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
+		return fmt.Errorf("writing snapshot %s: %w", path, err)
+	}
+	return nil
 }

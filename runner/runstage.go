@@ -80,7 +80,7 @@ func (r *run) runStage(ctx context.Context, key string) error {
 	_ = r.opts.Store.UpsertStage(ctx, results.Stage{RunID: r.env.RunID, Key: key, Kind: k.Name,
 		Fingerprint: r.fps[key], Status: "running", UnitsTotal: len(units), UnitsCached: len(cached), StartedAt: began})
 	bar := r.prog.add(key, len(units), len(cached))
-	ran, failed, firstErr := r.runUnits(ctx, key, st, pending, bar)
+	ran, failed, firstErr := r.execUnits(ctx, key, st, pending, bar)
 	bar.finish()
 	sum.Ran, sum.Failed = ran, failed
 	counters := r.env.takeCounters(key)

@@ -1,0 +1,154 @@
+package slurm
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/runner"
+)
+
+// TestMain lets the test binary stand in for `mascot stage-exec` inside
+// jobs: it commits each unit of its shard with one candidate row. The env
+// FAKE_FAIL_SHARD=i makes shard i exit 3 first; FAKE_STAGE_SLEEP=1 makes
+// it start a sleeping grandchild in its own session and wait.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "stage-exec" {
+		if err := fakeStageExec(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "fake stage-exec:", err)
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func fakeStageExec(args []string) error {
+	fs := flag.NewFlagSet("stage-exec", flag.ContinueOnError)
+	units := fs.String("units", "", "")
+	shard := fs.Int("shard", 0, "")
+	input := fs.String("input", "", "")
+	out := fs.String("out", "", "")
+	fs.String("spec", "", "")
+	stage := fs.String("stage", "", "")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "CUDA_VISIBLE_DEVICES=%s SLURM_RESTART_COUNT=%s\n", os.Getenv("CUDA_VISIBLE_DEVICES"), os.Getenv("SLURM_RESTART_COUNT"))
+	if os.Getenv("FAKE_FAIL_SHARD") == strconv.Itoa(*shard) {
+		return fmt.Errorf("shard %d told to fail", *shard)
+	}
+	if os.Getenv("FAKE_STAGE_SLEEP") == "1" {
+		gc := exec.Command("setsid", "sleep", "300")
+		gc.Env = append(os.Environ(), "MASCOT_FAKE_GRANDCHILD=1")
+		if err := gc.Start(); err != nil {
+			return err
+		}
+		os.WriteFile(filepath.Join(*out, "grandchild.pid"), []byte(strconv.Itoa(gc.Process.Pid)), 0o644)
+		return gc.Wait()
+	}
+	var shards [][]string
+	b, err := os.ReadFile(*units)
+	if err != nil {
+		return err
+	}
+	if err := jsonUnmarshal(b, &shards); err != nil {
+		return err
+	}
+	db := filepath.Join(*out, "shard.db")
+	if err := copyFile(*input, db); err != nil {
+		return err
+	}
+	s, err := results.Open(db)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.CreateRun(context.Background(), results.Run{ID: "job", Name: "job"}); err != nil {
+		return err
+	}
+	for _, fp := range shards[*shard] {
+		err := s.CommitUnit(context.Background(), results.Unit{Fingerprint: fp, Kind: "fake", StageKey: *stage, RunID: "job"},
+			func(tx *results.Tx) error {
+				_, err := tx.InsertCandidate(results.Candidate{ContextID: fp, Text: "from shard " + strconv.Itoa(*shard)})
+				return err
+			})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// fixture is a controller store with a run and n pending units.
+type fixture struct {
+	store *results.Store
+	job   *runner.ExecJob
+	dir   string
+}
+
+func newFixture(t *testing.T, n int) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := results.Open(filepath.Join(dir, "mascot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.CreateRun(context.Background(), results.Run{ID: "run-1", Name: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(dir, "runs", "run-1")
+	if err := os.MkdirAll(runDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	job := &runner.ExecJob{RunID: "run-1", RunDir: runDir, StageKey: "gen", Kind: "fake",
+		Fingerprint: "0123456789abcdef0123", Store: s}
+	for i := range n {
+		job.Pending = append(job.Pending, runner.Unit{Key: strconv.Itoa(i), Fingerprint: fmt.Sprintf("fp-%02d", i)})
+	}
+	return &fixture{store: s, job: job, dir: dir}
+}
+
+func (f *fixture) count(t *testing.T, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := f.store.Reader().QueryRow(q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// testExecutor runs the test binary as the job's mascot.
+func testExecutor(t *testing.T) *Executor {
+	t.Helper()
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Executor{Binary: bin, Poll: pollForTests, MaxShards: 3}
+}
