@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -202,3 +203,5 @@ func waitGone(t *testing.T, pid string) {
 	}
 	t.Fatalf("process %s survived the cancel", pid)
 }
+
+var sigterm = syscall.SIGTERM

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
@@ -44,6 +45,9 @@ func fakeStageExec(args []string) error {
 	fmt.Fprintf(os.Stderr, "CUDA_VISIBLE_DEVICES=%s SLURM_RESTART_COUNT=%s\n", os.Getenv("CUDA_VISIBLE_DEVICES"), os.Getenv("SLURM_RESTART_COUNT"))
 	if os.Getenv("FAKE_FAIL_SHARD") == strconv.Itoa(*shard) {
 		return fmt.Errorf("shard %d told to fail", *shard)
+	}
+	if os.Getenv("FAKE_STAGE_DELAY") == "1" {
+		time.Sleep(2 * time.Second)
 	}
 	if os.Getenv("FAKE_STAGE_SLEEP") == "1" {
 		gc := exec.Command("setsid", "sleep", "300")

@@ -32,7 +32,7 @@ func newStageExec() *cobra.Command {
 			// USR1 is Slurm's warning before the time limit; the units
 			// done so far are committed, so there is nothing to save.
 			signal.Ignore(syscall.SIGUSR1)
-			l, err := schema.Load(spec, schema.Options{})
+			l, err := loadRunConfig(spec, out)
 			if err != nil {
 				return fmt.Errorf("loading %s: %w", spec, err)
 			}
@@ -77,6 +77,25 @@ func newStageExec() *cobra.Command {
 		_ = c.MarkFlagRequired(f)
 	}
 	return c
+}
+
+// loadRunConfig loads a run's resolved config. run_config.json is JSON,
+// which is CUE, so it is loaded through a .cue copy in the shard directory.
+func loadRunConfig(spec, out string) (*schema.Loaded, error) {
+	if filepath.Ext(spec) == ".json" {
+		b, err := os.ReadFile(spec)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", spec, err)
+		}
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return nil, fmt.Errorf("creating shard directory: %w", err)
+		}
+		spec = filepath.Join(out, "run_config.cue")
+		if err := os.WriteFile(spec, b, 0o644); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", spec, err)
+		}
+	}
+	return schema.Load(spec, schema.Options{})
 }
 
 // seedShard copies the snapshot to the shard database unless a requeued
