@@ -72,6 +72,9 @@ func (s *stage) Finish(ctx context.Context) error {
 	if err := rep.Render(s.env.Out, r, s.cfg.Format); err != nil {
 		return err
 	}
+	if err := s.printTraining(ctx); err != nil {
+		return err
+	}
 	for _, f := range []struct{ name, format string }{{"report.md", "markdown"}, {"report.json", "json"}} {
 		fh, err := os.Create(filepath.Join(s.env.RunDir, f.name))
 		if err != nil {
@@ -86,4 +89,36 @@ func (s *stage) Finish(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// printTraining prints each GRPO stage's mean training reward on held-out
+// prompts before and after training (metrics heldout_reward_before/after).
+func (s *stage) printTraining(ctx context.Context) error {
+	rows, err := s.env.Store.Reader().QueryContext(ctx, `SELECT m.system,
+		MAX(CASE WHEN m.name = 'heldout_reward_before' THEN m.value END),
+		MAX(CASE WHEN m.name = 'heldout_reward_after' THEN m.value END)
+		FROM metrics m JOIN run_units ru ON ru.fingerprint = m.unit_fp AND ru.run_id = ?
+		WHERE m.name IN ('heldout_reward_before', 'heldout_reward_after') AND m.episode_id IS NULL
+		GROUP BY m.system ORDER BY m.system`, s.env.RunID)
+	if err != nil {
+		return fmt.Errorf("reading held-out rewards: %w", err)
+	}
+	defer rows.Close()
+	first := true
+	for rows.Next() {
+		var stage string
+		var before, after *float64
+		if err := rows.Scan(&stage, &before, &after); err != nil {
+			return fmt.Errorf("reading held-out rewards: %w", err)
+		}
+		if before == nil || after == nil {
+			continue
+		}
+		if first {
+			fmt.Fprintln(s.env.Out, "\nTraining reward on held-out prompts (before -> after GRPO)")
+			first = false
+		}
+		fmt.Fprintf(s.env.Out, "  %-20s %8.4f -> %8.4f  (%+.4f)\n", stage, *before, *after, *after-*before)
+	}
+	return rows.Err()
 }
