@@ -170,7 +170,11 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 		Command: r.opts.Command, Status: results.RunRunning, StartedAt: started}); err != nil {
 		return nil, fmt.Errorf("recording run: %w", err)
 	}
-	r.env = &Env{Store: r.opts.Store, RunID: runID, RunDir: runDir, Exp: exp, Log: r.opts.Log,
+	envDir := runDir
+	if d := shardRunDir(ctx); d != "" {
+		envDir = d // a stage-exec shard writes files where the controller's run lives
+	}
+	r.env = &Env{Store: r.opts.Store, RunID: runID, RunDir: envDir, Exp: exp, Log: r.opts.Log,
 		Strict: r.opts.Strict, Out: r.opts.Out}
 	r.prog = newProgress(r.opts.Progress)
 	runErr := r.startServices(ctx)

@@ -36,6 +36,9 @@ type ExecJob struct {
 	Log   *slog.Logger
 	// Done and Failed advance the stage's progress bar by one unit.
 	Done, Failed func()
+	// Count adds to the stage's counters in this run (the counters a
+	// remote job's stage recorded are copied back through it).
+	Count func(name string, n int64)
 }
 
 // The local executor is runUnits itself; others register by name.
@@ -93,7 +96,8 @@ func (r *run) execUnits(ctx context.Context, key string, st Stage, pending []Uni
 		return 0, len(pending), err
 	}
 	return ex.RunUnits(ctx, &ExecJob{RunID: r.env.RunID, RunDir: r.env.RunDir, StageKey: key, Kind: r.kinds[key].Name, Fingerprint: r.fps[key],
-		Store: r.opts.Store, Pending: pending, Slurm: opts, Log: r.opts.Log, Done: bar.inc, Failed: bar.fail})
+		Store: r.opts.Store, Pending: pending, Slurm: opts, Log: r.opts.Log, Done: bar.inc, Failed: bar.fail,
+		Count: func(name string, n int64) { r.env.Count(key, name, n) }})
 }
 
 // slurmOptions overlays the stage's slurm block on the experiment's.
@@ -136,20 +140,41 @@ func (r *run) slurmOptions(key string) (schema.SlurmOptions, error) {
 type shardKey struct{}
 
 type shardSpec struct {
-	stage string
-	fps   map[string]bool
+	stage  string
+	fps    map[string]bool
+	runDir string
+}
+
+// inShard reports whether ctx is a stage-exec shard of stage key; such a
+// shard runs units only: the stage's Finish runs on the controller.
+func inShard(ctx context.Context, key string) bool {
+	sh, ok := ctx.Value(shardKey{}).(*shardSpec)
+	return ok && sh.stage == key
+}
+
+// shardRunDir is the directory a shard's stage writes files into (the
+// controller's run directory, on the shared filesystem), "" outside one.
+func shardRunDir(ctx context.Context) string {
+	if sh, ok := ctx.Value(shardKey{}).(*shardSpec); ok {
+		return sh.runDir
+	}
+	return ""
 }
 
 // ExecShard runs, in this process and against opts.Store (a job's own
 // shard database, a copy of the controller's), the units of stage whose
 // fingerprints are listed; the stage's upstream stages must be done in the
 // store. It is what `mascot stage-exec` runs inside a Slurm job. Listed
-// units the stage does not produce are ignored.
-func ExecShard(ctx context.Context, opts Options, stage string, fingerprints []string) (*Summary, error) {
+// units the stage does not produce are ignored. Files the stage writes
+// (adapters, models) go under runDir/<stage>/ when runDir is set (the
+// controller's run directory, so the artifact paths ingested into the
+// controller's store point at files next to its run); the stage's Finish
+// is left to the controller.
+func ExecShard(ctx context.Context, opts Options, stage string, fingerprints []string, runDir string) (*Summary, error) {
 	if _, ok := opts.Loaded.Experiment.Stages[stage]; !ok {
 		return nil, fmt.Errorf("stage %q is not in the experiment", stage)
 	}
-	sh := &shardSpec{stage: stage, fps: map[string]bool{}}
+	sh := &shardSpec{stage: stage, fps: map[string]bool{}, runDir: runDir}
 	for _, fp := range fingerprints {
 		sh.fps[fp] = true
 	}

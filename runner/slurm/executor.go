@@ -182,7 +182,7 @@ func (e *Executor) submit(ctx context.Context, job *runner.ExecJob, stageDir str
 	script := Render(ScriptSpec{Name: "mascot-" + job.StageKey, Dir: dir, Chdir: cwd, Shards: len(a.Shards),
 		Options: job.Slurm, Command: []string{bin, "stage-exec", "--spec", filepath.Join(runDir, "run_config.json"),
 			"--stage", job.StageKey, "--units", filepath.Join(dir, "units.json"), "--shard", "{shard}",
-			"--input", filepath.Join(dir, "input.db"), "--out", "{out}"}})
+			"--input", filepath.Join(dir, "input.db"), "--out", "{out}", "--run-dir", runDir}})
 	path := filepath.Join(dir, "job.sh")
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		return nil, fmt.Errorf("writing job script: %w", err)

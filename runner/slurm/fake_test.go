@@ -54,9 +54,19 @@ func TestFakeSlurmRunsShardsAndIngests(t *testing.T) {
 	e := testExecutor(t)
 	var done int
 	f.job.Done = func() { done++ }
+	counters := map[string]int64{}
+	f.job.Count = func(name string, n int64) { counters[name] += n }
 	ran, failed, err := e.RunUnits(context.Background(), f.job)
 	if err != nil || ran != 7 || failed != 0 {
 		t.Fatalf("RunUnits = %d, %d, %v; want 7 ran", ran, failed, err)
+	}
+	// The shards' counters come back once each, summed.
+	if counters["fake_rows"] != 7 || len(counters) != 1 {
+		t.Fatalf("counters copied back %v, want fake_rows 7", counters)
+	}
+	// Files the shards wrote are in the controller's run directory.
+	if m, _ := filepath.Glob(filepath.Join(f.job.RunDir, "gen", "shard-*")); len(m) != 3 {
+		t.Fatalf("files in the run directory: %v", m)
 	}
 	if done != 7 || e.Submits.Load() != 1 {
 		t.Fatalf("progress %d, submits %d", done, e.Submits.Load())
@@ -81,8 +91,8 @@ func TestFakeSlurmRunsShardsAndIngests(t *testing.T) {
 	}
 	// Nothing is pending any more: a second call submits nothing.
 	ran, failed, err = e.RunUnits(context.Background(), f.job)
-	if err != nil || ran != 0 || failed != 0 || e.Submits.Load() != 1 {
-		t.Fatalf("second RunUnits = %d, %d, %v, submits %d", ran, failed, err, e.Submits.Load())
+	if err != nil || ran != 0 || failed != 0 || e.Submits.Load() != 1 || counters["fake_rows"] != 7 {
+		t.Fatalf("second RunUnits = %d, %d, %v, submits %d, counters %v", ran, failed, err, e.Submits.Load(), counters)
 	}
 }
 

@@ -39,6 +39,7 @@ func fakeStageExec(args []string) error {
 	out := fs.String("out", "", "")
 	fs.String("spec", "", "")
 	stage := fs.String("stage", "", "")
+	runDir := fs.String("run-dir", "", "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -78,6 +79,12 @@ func fakeStageExec(args []string) error {
 	if err := s.CreateRun(context.Background(), results.Run{ID: "job", Name: "job"}); err != nil {
 		return err
 	}
+	if *runDir != "" {
+		// Files a stage writes go to the controller's run directory.
+		os.MkdirAll(filepath.Join(*runDir, *stage), 0o755)
+		os.WriteFile(filepath.Join(*runDir, *stage, "shard-"+strconv.Itoa(*shard)), []byte("x"), 0o644)
+	}
+	os.WriteFile(filepath.Join(*out, "counters.json"), []byte(fmt.Sprintf(`{"fake_rows": %d}`, len(shards[*shard]))), 0o644)
 	for _, fp := range shards[*shard] {
 		err := s.CommitUnit(context.Background(), results.Unit{Fingerprint: fp, Kind: "fake", StageKey: *stage, RunID: "job"},
 			func(tx *results.Tx) error {

@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -49,6 +50,10 @@ func (e *Executor) finish(ctx context.Context, job *runner.ExecJob, a *Attempt, 
 		if err != nil {
 			return ran, failed, err
 		}
+		if len(st.Units) > 0 {
+			// Counted once: a shard ingested again copies no units.
+			copyCounters(job, a.ShardDir(i), log)
+		}
 		for _, fp := range st.Units {
 			if want[fp] {
 				ran++
@@ -70,6 +75,23 @@ func (e *Executor) finish(ctx context.Context, job *runner.ExecJob, a *Attempt, 
 		return ran, failed, err
 	}
 	return ran, failed, nil
+}
+
+// copyCounters adds the counters a shard's stage recorded (counters.json,
+// written by stage-exec) to the stage's counters in the controller's run.
+func copyCounters(job *runner.ExecJob, dir string, log *slog.Logger) {
+	b, err := os.ReadFile(filepath.Join(dir, "counters.json"))
+	if err != nil || job.Count == nil {
+		return
+	}
+	var c map[string]int64
+	if err := json.Unmarshal(b, &c); err != nil {
+		log.Warn("unreadable shard counters", "dir", dir, "err", err)
+		return
+	}
+	for k, v := range c {
+		job.Count(k, v)
+	}
 }
 
 // shardUnitError returns the first error a shard recorded for its units.

@@ -21,7 +21,7 @@ import (
 // newStageExec is the hidden command a Slurm job runs: one shard of one
 // stage's units against a job-local copy of the controller's database.
 func newStageExec() *cobra.Command {
-	var spec, stage, units, input, out string
+	var spec, stage, units, input, out, runDir string
 	var shard int
 	c := &cobra.Command{
 		Use:    "stage-exec",
@@ -60,9 +60,12 @@ func newStageExec() *cobra.Command {
 			opts := runner.Options{Loaded: l, Store: store, RunsDir: filepath.Join(out, "runs"), Log: logger,
 				Progress: c.ErrOrStderr(), Out: c.ErrOrStderr(), Services: services(false),
 				Command: fmt.Sprintf("mascot stage-exec --stage %s --shard %d", stage, shard)}
-			sum, err := runner.ExecShard(c.Context(), opts, stage, shards[shard])
+			sum, err := runner.ExecShard(c.Context(), opts, stage, shards[shard], runDir)
 			if sum != nil {
 				fmt.Fprintf(c.ErrOrStderr(), "shard %d of %s: %d ran, %d cached, %d failed\n", shard, stage, sum.Ran, sum.Cached, sum.Failed)
+				if werr := writeShardCounters(out, stage, sum); werr != nil && err == nil {
+					err = werr
+				}
 			}
 			return err
 		},
@@ -73,10 +76,37 @@ func newStageExec() *cobra.Command {
 	c.Flags().IntVar(&shard, "shard", 0, "this task's shard index")
 	c.Flags().StringVar(&input, "input", "", "snapshot of the controller's database")
 	c.Flags().StringVar(&out, "out", "", "this shard's output directory (shard.db)")
+	c.Flags().StringVar(&runDir, "run-dir", "", "the controller's run directory; the stage writes its files under it")
 	for _, f := range []string{"spec", "stage", "units", "input", "out"} {
 		_ = c.MarkFlagRequired(f)
 	}
 	return c
+}
+
+// writeShardCounters writes the stage's counters as counters.json in the
+// shard directory; the controller adds them to its run once it ingests the
+// shard. units_failed is left out: the controller counts failed units.
+func writeShardCounters(out, stage string, sum *runner.Summary) error {
+	counters := map[string]int64{}
+	for _, st := range sum.Stages {
+		if st.Key != stage {
+			continue
+		}
+		for k, v := range st.Counters {
+			if k != "units_failed" && v != 0 {
+				counters[k] += v
+			}
+		}
+	}
+	b, _ := json.Marshal(counters)
+	tmp := filepath.Join(out, "counters.json.tmp")
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("writing shard counters: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(out, "counters.json")); err != nil {
+		return fmt.Errorf("writing shard counters: %w", err)
+	}
+	return nil
 }
 
 // loadRunConfig loads a run's resolved config. run_config.json is JSON,
