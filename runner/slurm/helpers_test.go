@@ -19,7 +19,10 @@ import (
 // TestMain lets the test binary stand in for `mascot stage-exec` inside
 // jobs: it commits each unit of its shard with one candidate row. The env
 // FAKE_FAIL_SHARD=i makes shard i exit 3 first; FAKE_STAGE_SLEEP=1 makes
-// it start a sleeping grandchild in its own session and wait.
+// it start a sleeping grandchild in its own session and wait;
+// FAKE_REQUEUE=1 makes a task's first run (no SLURM_RESTART_COUNT) write
+// shards/<i>/started and sleep until requeued; FAKE_WAIT_FILE=path makes
+// it write started and wait for path to exist.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "stage-exec" {
 		if err := fakeStageExec(os.Args[2:]); err != nil {
@@ -46,6 +49,21 @@ func fakeStageExec(args []string) error {
 	fmt.Fprintf(os.Stderr, "CUDA_VISIBLE_DEVICES=%s SLURM_RESTART_COUNT=%s\n", os.Getenv("CUDA_VISIBLE_DEVICES"), os.Getenv("SLURM_RESTART_COUNT"))
 	if os.Getenv("FAKE_FAIL_SHARD") == strconv.Itoa(*shard) {
 		return fmt.Errorf("shard %d told to fail", *shard)
+	}
+	if os.Getenv("FAKE_REQUEUE") == "1" && os.Getenv("SLURM_RESTART_COUNT") == "" {
+		// First run: say so and wait to be requeued.
+		os.WriteFile(filepath.Join(*out, "started"), nil, 0o644)
+		time.Sleep(120 * time.Second)
+		return fmt.Errorf("was not requeued")
+	}
+	if w := os.Getenv("FAKE_WAIT_FILE"); w != "" {
+		os.WriteFile(filepath.Join(*out, "started"), nil, 0o644)
+		for {
+			if _, err := os.Stat(w); err == nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	}
 	if os.Getenv("FAKE_STAGE_DELAY") == "1" {
 		time.Sleep(2 * time.Second)
