@@ -51,6 +51,15 @@ func splitExpr(splitBy string) (string, error) {
 // and the value rows are read by parallel workers over ranges of the run's
 // units into dense arrays (see scores_scan.go).
 func (s *Store) ScoreGroups(ctx context.Context, runID, splitBy string) ([]ScoreGroup, error) {
+	return s.ScoreGroupsOf(ctx, runID, splitBy, nil)
+}
+
+// ScoreGroupsOf is ScoreGroups restricted to the values (judgments and
+// metrics) recorded by the given units; nil units means the whole run.
+// When restricted, a group holds only the run's episodes that have at
+// least one value at its level, so a pipeline's evaluation report does not
+// count the episodes of its training stages.
+func (s *Store) ScoreGroupsOf(ctx context.Context, runID, splitBy string, units []string) ([]ScoreGroup, error) {
 	split, err := splitExpr(splitBy)
 	if err != nil {
 		return nil, err
@@ -59,11 +68,43 @@ func (s *Store) ScoreGroups(ctx context.Context, runID, splitBy string) ([]Score
 	if err != nil {
 		return nil, err
 	}
-	cols, err := s.scanValues(ctx, runID, eg)
+	cols, err := s.scanValues(ctx, runID, units, eg)
 	if err != nil {
 		return nil, err
 	}
-	return assembleGroups(eg, cols), nil
+	return assembleGroups(eg, cols, units != nil), nil
+}
+
+// StageUnits returns the fingerprints of the units the run records for the
+// given stage keys (through run_units), for ScoreGroupsOf. A key with no
+// units is an error, so a typo does not yield an empty report.
+func (s *Store) StageUnits(ctx context.Context, runID string, stageKeys []string) ([]string, error) {
+	units := []string{}
+	for _, k := range stageKeys {
+		rows, err := s.r.QueryContext(ctx, `SELECT fingerprint FROM run_units WHERE run_id = ? AND stage_key = ?
+			ORDER BY fingerprint`, runID, k)
+		if err != nil {
+			return nil, fmt.Errorf("reading units of stage %s: %w", k, err)
+		}
+		n := len(units)
+		for rows.Next() {
+			var fp string
+			if err := rows.Scan(&fp); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("reading units of stage %s: %w", k, err)
+			}
+			units = append(units, fp)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("reading units of stage %s: %w", k, err)
+		}
+		if len(units) == n {
+			return nil, fmt.Errorf("run %s has no units of stage %q", runID, k)
+		}
+	}
+	return units, nil
 }
 
 // paperOrder is the order of the paper's criteria in its tables.

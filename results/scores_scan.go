@@ -2,10 +2,13 @@ package results
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +22,41 @@ type epGroups struct {
 	groups []epGroup
 	pos    map[int64]int32
 	n      int
+	// dense[id−minID] is pos[id]+1 (0: not in the run) when ids are dense
+	// enough; a slice index is cheaper than a map lookup per value row.
+	dense []int32
+	minID int64
+}
+
+// position returns the global position of an episode of the run.
+func (eg *epGroups) position(id int64) (int, bool) {
+	if eg.dense != nil {
+		d := id - eg.minID
+		if d < 0 || d >= int64(len(eg.dense)) || eg.dense[d] == 0 {
+			return 0, false
+		}
+		return int(eg.dense[d] - 1), true
+	}
+	p, ok := eg.pos[id]
+	return int(p), ok
+}
+
+// densify builds the dense lookup when the ids span at most 4n+1024.
+func (eg *epGroups) densify() {
+	if eg.n == 0 {
+		return
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for id := range eg.pos {
+		lo, hi = min(lo, id), max(hi, id)
+	}
+	if hi-lo >= int64(4*eg.n+1024) {
+		return
+	}
+	eg.minID, eg.dense = lo, make([]int32, hi-lo+1)
+	for id, p := range eg.pos {
+		eg.dense[id-lo] = p + 1
+	}
 }
 
 type epGroup struct {
@@ -62,7 +100,11 @@ func (s *Store) episodeGroups(ctx context.Context, runID, split string) (*epGrou
 		}
 		eg.groups = append(eg.groups, g)
 	}
-	return eg, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("grouping episodes of run %s: %w", runID, err)
+	}
+	eg.densify()
+	return eg, nil
 }
 
 // column accumulates one (level, criterion) over all positions.
@@ -71,23 +113,54 @@ type column struct {
 	cnt []int32
 }
 
-// valuesSQL reads (episode id, level tag || name, value) rows of the run's
-// units in a fingerprint range: episode judgments ('a' with an agent, else
-// 'c'), turn judgments ('a'), per-episode metrics ('m').
-func valuesSQL(rng string) string {
-	return `SELECT COALESCE(j.episode_id, t.episode_id),
-		CASE WHEN j.agent = '' AND j.episode_id IS NOT NULL THEN 'c' ELSE 'a' END || j.criterion, ` + normExpr("j") + `
-		FROM run_units ru JOIN judgments j ON j.unit_fp = ru.fingerprint LEFT JOIN turns t ON t.id = j.turn_id
-		WHERE ru.run_id = ?1 AND j.candidate_id IS NULL` + rng + `
+// Value levels as the scan query returns them.
+const (
+	lvAgent = iota
+	lvCollective
+	lvMetric
+	numLevels
+)
+
+// valuesSQL reads one row per value of the units in a fingerprint range:
+// (episode id, level, criterion, score, scale_min, scale_max). Episode
+// judgments are collective without an agent, else per-agent; turn
+// judgments are per-agent; per-episode metrics carry scale 0..0 (no
+// normalisation). units is the SQL of the unit fingerprints, aliased ru.
+// The turn's episode is a subquery evaluated only for turn judgments, and
+// normalisation and tagging happen in Go: both cost more in SQLite's VM
+// than the extra columns cost to read.
+func valuesSQL(units, rng string) string {
+	return `SELECT COALESCE(j.episode_id, (SELECT t.episode_id FROM turns t WHERE t.id = j.turn_id)),
+		j.agent = '' AND j.episode_id IS NOT NULL, j.criterion, j.score, j.scale_min, j.scale_max
+		FROM ` + units + ` JOIN judgments j ON j.unit_fp = ru.fingerprint
+		WHERE j.candidate_id IS NULL` + rng + `
 	UNION ALL
-	SELECT m.episode_id, 'm' || m.name, m.value
-		FROM run_units ru JOIN metrics m ON m.unit_fp = ru.fingerprint
-		WHERE ru.run_id = ?1 AND m.episode_id IS NOT NULL` + rng
+	SELECT m.episode_id, 2, m.name, m.value, 0, 0
+		FROM ` + units + ` JOIN metrics m ON m.unit_fp = ru.fingerprint
+		WHERE m.episode_id IS NOT NULL` + rng
 }
 
-// unitRanges splits the run's units into k fingerprint ranges of similar
-// size; it returns the k−1 inner bounds.
-func (s *Store) unitRanges(ctx context.Context, runID string, k int) ([]string, error) {
+// unitsSQL is the unit source of valuesSQL: the run's units (run id ?1),
+// or the fingerprints of the JSON array ?1 when scoped.
+func unitsSQL(scoped bool) string {
+	if scoped {
+		return `(SELECT value AS fingerprint FROM json_each(?1)) ru`
+	}
+	return `run_units ru`
+}
+
+// unitRanges splits the units into k fingerprint ranges of similar size;
+// it returns the k−1 inner bounds. units nil means the run's units.
+func (s *Store) unitRanges(ctx context.Context, runID string, units []string, k int) ([]string, error) {
+	if units != nil {
+		sorted := slices.Sorted(slices.Values(units))
+		k = max(1, min(k, len(sorted)/500))
+		var bounds []string
+		for i := 1; i < k; i++ {
+			bounds = append(bounds, sorted[i*len(sorted)/k])
+		}
+		return bounds, nil
+	}
 	var n int
 	if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_units WHERE run_id = ?`, runID).Scan(&n); err != nil {
 		return nil, fmt.Errorf("counting units of run %s: %w", runID, err)
@@ -106,30 +179,44 @@ func (s *Store) unitRanges(ctx context.Context, runID string, k int) ([]string, 
 	return bounds, nil
 }
 
-// scanValues reads every value row of the run in parallel ranges and sums
-// them per (tag, position).
-func (s *Store) scanValues(ctx context.Context, runID string, eg *epGroups) (map[string]*column, error) {
-	bounds, err := s.unitRanges(ctx, runID, runtime.GOMAXPROCS(0))
+// columns are the accumulated values of one scan, per level and criterion.
+type columns [numLevels]map[string]*column
+
+// scanValues reads every value row of the units in parallel ranges and
+// sums them per (level, criterion, position). units nil means the run's.
+func (s *Store) scanValues(ctx context.Context, runID string, units []string, eg *epGroups) (*columns, error) {
+	bounds, err := s.unitRanges(ctx, runID, units, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return nil, err
 	}
-	parts := make([]map[string]*column, len(bounds)+1)
+	var first any = runID // ?1: the run id, or the JSON array of units
+	if units != nil {
+		b, err := json.Marshal(units)
+		if err != nil {
+			return nil, fmt.Errorf("reading scores of run %s: %w", runID, err)
+		}
+		first = string(b)
+	}
+	src := unitsSQL(units != nil)
+	where := ` AND ru.run_id = ?1`
+	if units != nil {
+		where = ``
+	}
+	parts := make([]*columns, len(bounds)+1)
 	g, gctx := errgroup.WithContext(ctx)
 	for w := range parts {
-		var rng string
-		args := []any{runID}
+		rng := where
+		args := []driver.NamedValue{{Ordinal: 1, Value: first}}
 		if w > 0 {
 			rng += ` AND ru.fingerprint >= ?2`
-			args = append(args, bounds[w-1])
-		} else {
-			args = append(args, nil)
+			args = append(args, driver.NamedValue{Ordinal: 2, Value: bounds[w-1]})
 		}
 		if w < len(bounds) {
 			rng += ` AND ru.fingerprint < ?3`
-			args = append(args, bounds[w])
+			args = append(args, driver.NamedValue{Ordinal: 3, Value: bounds[w]})
 		}
 		g.Go(func() error {
-			cols, err := s.scanRange(gctx, valuesSQL(rng), args, eg)
+			cols, err := s.scanRange(gctx, valuesSQL(src, rng), args, eg)
 			parts[w] = cols
 			return err
 		})
@@ -139,81 +226,172 @@ func (s *Store) scanValues(ctx context.Context, runID string, eg *epGroups) (map
 	}
 	out := parts[0]
 	for _, p := range parts[1:] {
-		for tag, c := range p {
-			dst, ok := out[tag]
-			if !ok {
-				out[tag] = c
-				continue
-			}
-			for i := range c.sum {
-				dst.sum[i] += c.sum[i]
-				dst.cnt[i] += c.cnt[i]
+		for lv := range p {
+			for crit, c := range p[lv] {
+				dst, ok := out[lv][crit]
+				if !ok {
+					out[lv][crit] = c
+					continue
+				}
+				for i := range c.sum {
+					dst.sum[i] += c.sum[i]
+					dst.cnt[i] += c.cnt[i]
+				}
 			}
 		}
 	}
 	return out, nil
 }
 
-func (s *Store) scanRange(ctx context.Context, query string, args []any, eg *epGroups) (map[string]*column, error) {
-	cols := map[string]*column{}
-	rows, err := s.r.QueryContext(ctx, query, args...)
+// scanRange runs one range's query on a raw driver connection: rows come
+// straight from go-sqlite3 without database/sql's per-row locking and
+// conversions.
+func (s *Store) scanRange(ctx context.Context, query string, args []driver.NamedValue, eg *epGroups) (*columns, error) {
+	cols := &columns{}
+	for lv := range cols {
+		cols[lv] = map[string]*column{}
+	}
+	conn, err := s.r.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var eid int64
-	var tag sql.RawBytes
-	var v float64
-	for rows.Next() {
-		if err := rows.Scan(&eid, &tag, &v); err != nil {
-			return nil, err
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA mmap_size = 1073741824`); err != nil {
+		return nil, err
+	}
+	err = conn.Raw(func(dc any) error {
+		pc, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return fmt.Errorf("driver connection %T cannot prepare with a context", dc)
 		}
-		p, ok := eg.pos[eid]
+		st, err := pc.PrepareContext(ctx, query)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		sq, ok := st.(driver.StmtQueryContext)
+		if !ok {
+			return fmt.Errorf("driver statement %T cannot query with a context", st)
+		}
+		rows, err := sq.QueryContext(ctx, args)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		return accumulate(rows, eg, cols)
+	})
+	return cols, err
+}
+
+// accumulate sums the normalised values of rows into cols.
+func accumulate(rows driver.Rows, eg *epGroups, cols *columns) error {
+	dest := make([]driver.Value, 6)
+	var last *column
+	var lastLv int64 = -1
+	var lastCrit string
+	for {
+		if err := rows.Next(dest); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		eid, ok := dest[0].(int64)
+		if !ok {
+			continue // a judgment of neither an episode nor a turn
+		}
+		p, ok := eg.position(eid)
 		if !ok {
 			continue // an episode outside the run
 		}
-		c, ok := cols[string(tag)]
-		if !ok {
-			c = &column{sum: make([]float64, eg.n), cnt: make([]int32, eg.n)}
-			cols[string(tag)] = c
+		lv, _ := dest[1].(int64)
+		crit, _ := dest[2].(string)
+		score, smin, smax := asFloat(dest[3]), asFloat(dest[4]), asFloat(dest[5])
+		v := score
+		if smax != smin {
+			v = 100.0 * (score - smin) / (smax - smin)
+		}
+		c := last
+		if lv != lastLv || crit != lastCrit {
+			if lv < 0 || lv >= numLevels {
+				return fmt.Errorf("unknown value level %d", lv)
+			}
+			c, ok = cols[lv][crit]
+			if !ok {
+				c = &column{sum: make([]float64, eg.n), cnt: make([]int32, eg.n)}
+				cols[lv][crit] = c
+			}
+			last, lastLv, lastCrit = c, lv, crit
 		}
 		c.sum[p] += v
 		c.cnt[p]++
 	}
-	return cols, rows.Err()
 }
 
-var levelOfTag = map[byte]string{'a': LevelAgent, 'c': LevelCollective, 'm': LevelMetric}
+// asFloat reads a REAL column, which SQLite may hand over as an integer.
+func asFloat(v driver.Value) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case int64:
+		return float64(x)
+	}
+	return math.NaN()
+}
+
+var levelNames = [numLevels]string{LevelAgent, LevelCollective, LevelMetric}
 
 // assembleGroups cuts the columns into ScoreGroups, ordered by level,
-// system and split.
-func assembleGroups(eg *epGroups, cols map[string]*column) []ScoreGroup {
-	tags := make([]string, 0, len(cols))
-	for t := range cols {
-		tags = append(tags, t)
-	}
-	sort.Strings(tags)
+// system and split. When scored, a group keeps only the episodes with at
+// least one value at its level.
+func assembleGroups(eg *epGroups, cols *columns, scored bool) []ScoreGroup {
 	var out []ScoreGroup
-	for _, lv := range []byte{'a', 'c', 'm'} {
+	for lv, byCrit := range cols {
+		crits := make([]string, 0, len(byCrit))
+		for c := range byCrit {
+			crits = append(crits, c)
+		}
+		sort.Strings(crits)
 		for _, g := range eg.groups {
-			sg := ScoreGroup{Level: levelOfTag[lv], System: g.system, Split: g.split, Episodes: g.ids, Keys: g.keys}
-			for _, t := range tags {
-				if t[0] != lv || !anyCount(cols[t].cnt[g.start:g.end]) {
+			keep := make([]bool, g.end-g.start)
+			for i := range keep {
+				keep[i] = !scored
+			}
+			sg := ScoreGroup{Level: levelNames[lv], System: g.system, Split: g.split}
+			var used []*column
+			for _, crit := range crits {
+				c := byCrit[crit]
+				if !anyCount(c.cnt[g.start:g.end]) {
 					continue
 				}
-				c := cols[t]
-				vals := make([]float64, g.end-g.start)
-				for i := range vals {
-					vals[i] = math.NaN()
-					if n := c.cnt[g.start+i]; n > 0 {
-						vals[i] = c.sum[g.start+i] / float64(n)
+				sg.Criteria = append(sg.Criteria, crit)
+				used = append(used, c)
+				if scored {
+					for i, n := range c.cnt[g.start:g.end] {
+						keep[i] = keep[i] || n > 0
 					}
 				}
-				sg.Criteria = append(sg.Criteria, t[1:])
-				sg.Values = append(sg.Values, vals)
 			}
 			if len(sg.Criteria) == 0 {
 				continue
+			}
+			var idx []int
+			for i, k := range keep {
+				if k {
+					idx = append(idx, i)
+					sg.Episodes = append(sg.Episodes, g.ids[i])
+					sg.Keys = append(sg.Keys, g.keys[i])
+				}
+			}
+			for _, c := range used {
+				vals := make([]float64, len(idx))
+				for k, i := range idx {
+					vals[k] = math.NaN()
+					if n := c.cnt[g.start+i]; n > 0 {
+						vals[k] = c.sum[g.start+i] / float64(n)
+					}
+				}
+				sg.Values = append(sg.Values, vals)
 			}
 			sortCriteria(&sg)
 			out = append(out, sg)

@@ -21,6 +21,12 @@ type Options struct {
 	Seed       uint64  `json:"seed"`       // bootstrap seed; 0 = 1
 	Confidence float64 `json:"confidence"` // 0 = 0.95
 	All        bool    `json:"all"`        // add a split "all" row per system
+	// Units, when non-nil, restricts the report to the judgments,
+	// comparisons and metrics recorded by these unit fingerprints (say, a
+	// pipeline's evaluation stages): a row's N is then the episodes
+	// actually scored at its level, and human preferences (which no unit
+	// records) are left out. Nil: everything of the run.
+	Units []string `json:"units,omitempty"`
 }
 
 func (o Options) withDefaults() Options {
@@ -88,12 +94,12 @@ func Build(ctx context.Context, st *results.Store, runIDs []string, opts Options
 			return nil, fmt.Errorf("building report: %w", err)
 		}
 		rep.Runs = append(rep.Runs, RunInfo{ID: run.ID, Name: run.Name, ConfigName: run.ConfigName, Status: run.Status})
-		groups, err := st.ScoreGroups(ctx, id, opts.SplitBy)
+		groups, err := st.ScoreGroupsOf(ctx, id, opts.SplitBy, opts.Units)
 		if err != nil {
 			return nil, fmt.Errorf("building report: %w", err)
 		}
 		rep.Tables = append(rep.Tables, tablesOf(id, groups, opts)...)
-		wr, err := WinRates(ctx, st, id, opts.Confidence)
+		wr, err := WinRatesOf(ctx, st, id, opts.Confidence, opts.Units)
 		if err != nil {
 			return nil, err
 		}

@@ -88,6 +88,12 @@ func TallyWins(runID string, choices []Choice, confidence float64) []WinRate {
 // WinRates tallies a run's comparisons and the human preferences recorded
 // for it.
 func WinRates(ctx context.Context, st *results.Store, runID string, confidence float64) ([]WinRate, error) {
+	return WinRatesOf(ctx, st, runID, confidence, nil)
+}
+
+// WinRatesOf is WinRates restricted to the comparisons recorded by the
+// given units, without human preferences; nil units means WinRates.
+func WinRatesOf(ctx context.Context, st *results.Store, runID string, confidence float64, units []string) ([]WinRate, error) {
 	if confidence == 0 {
 		confidence = 0.95
 	}
@@ -95,12 +101,21 @@ func WinRates(ctx context.Context, st *results.Store, runID string, confidence f
 	if err != nil {
 		return nil, err
 	}
-	hp, err := st.HumanPreferences(ctx, runID)
-	if err != nil {
-		return nil, err
+	var hp []results.HumanPreference
+	if units == nil {
+		if hp, err = st.HumanPreferences(ctx, runID); err != nil {
+			return nil, err
+		}
+	}
+	in := make(map[string]bool, len(units))
+	for _, u := range units {
+		in[u] = true
 	}
 	choices := make([]Choice, 0, len(cs)+len(hp))
 	for _, c := range cs {
+		if units != nil && !in[c.UnitFP] {
+			continue
+		}
 		choices = append(choices, Choice{Source: c.Judge, Criterion: c.Criterion, Systems: c.Systems, Choice: c.Choice})
 	}
 	for _, p := range hp {

@@ -173,12 +173,14 @@ func newResults() *cobra.Command {
 func newReport() *cobra.Command {
 	var f storeFlags
 	var format string
+	var stages []string
 	var opts report.Options
 	c := &cobra.Command{
 		Use:   "report RUN...",
 		Short: "Paper-style tables: per system x split x criterion mean ± std with bootstrap CIs",
 		Example: `  mascot report latest
-  mascot report RUN_A RUN_B --format markdown --split-by valence`,
+  mascot report RUN_A RUN_B --format markdown --split-by valence
+  mascot report latest --stages judge_eval_agent,metrics_eval`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return invalid("report needs at least one RUN (see mascot results ls)")
@@ -196,6 +198,16 @@ func newReport() *cobra.Command {
 				}
 				ids = append(ids, r.ID)
 			}
+			if len(stages) > 0 {
+				opts.Units = []string{}
+				for _, id := range ids {
+					units, err := s.StageUnits(c.Context(), id, stages)
+					if err != nil {
+						return invalid("%v", err)
+					}
+					opts.Units = append(opts.Units, units...)
+				}
+			}
 			rep, err := report.Build(c.Context(), s, ids, opts)
 			if err != nil {
 				return err
@@ -211,6 +223,8 @@ func newReport() *cobra.Command {
 	c.Flags().StringVar(&opts.SplitBy, "split-by", "auto", "auto | valence | domain | none")
 	c.Flags().IntVar(&opts.Resamples, "resamples", 1000, "bootstrap resamples (negative: no CIs)")
 	c.Flags().Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
+	c.Flags().StringSliceVar(&stages, "stages", nil,
+		"only the results of these stage keys (e.g. judge_eval_agent,metrics_eval); N counts the episodes they scored")
 	return c
 }
 

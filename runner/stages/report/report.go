@@ -1,7 +1,9 @@
 // Package report is the `report` stage kind: once its inputs are done it
 // prints the paper-style tables (per system x split x criterion mean ± std
 // with bootstrap CIs, Overall, metrics) of the current run and writes them
-// beside the run as report.md and report.json.
+// beside the run as report.md and report.json. The tables cover only what
+// its input stages' units recorded (rep.Options.Units), so training-time
+// judgments of the same run stay out of the evaluation numbers.
 //
 // Layer: runner/stages.
 package report
@@ -62,9 +64,39 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 	return func(tx *results.Tx) error { return nil }, nil
 }
 
-// Finish prints the tables and writes them next to the run.
+// scope is the union of the input stages' done unit fingerprints: the
+// report covers what those judge and metrics stages recorded, not the
+// judgments a training stage made to build preference pairs.
+// Without inputs the report covers the whole run.
+func (s *stage) scope() ([]string, error) {
+	if len(s.cfg.Inputs) == 0 {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	units := []string{}
+	for _, k := range s.cfg.Inputs {
+		o, err := s.env.Output(k)
+		if err != nil {
+			return nil, fmt.Errorf("reading the units of input %s: %w", k, err)
+		}
+		for _, u := range o.Units {
+			if !seen[u] {
+				seen[u] = true
+				units = append(units, u)
+			}
+		}
+	}
+	return units, nil
+}
+
+// Finish prints the tables of its inputs' results and writes them next to
+// the run.
 func (s *stage) Finish(ctx context.Context) error {
-	r, err := rep.Build(ctx, s.env.Store, []string{s.env.RunID}, rep.Options{})
+	units, err := s.scope()
+	if err != nil {
+		return err
+	}
+	r, err := rep.Build(ctx, s.env.Store, []string{s.env.RunID}, rep.Options{Units: units})
 	if err != nil {
 		return fmt.Errorf("building report: %w", err)
 	}
