@@ -3,14 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"mascot.dev/mascot/cmd/mascot/cli"
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/web"
 )
 
 // TestDemoEndToEnd runs `mascot run demo` — the README's main job — from an
@@ -61,6 +65,56 @@ func TestDemoEndToEnd(t *testing.T) {
 	}
 	if took2 > took1/10 {
 		t.Errorf("second run took %s, more than 10%% of the first (%s)", took2, took1)
+	}
+	checkViewerOnDemo(t, filepath.Join(dir, "mascot.db"))
+}
+
+// checkViewerOnDemo renders every page of the web viewer on the database
+// the demo produced.
+func checkViewerOnDemo(t *testing.T, db string) {
+	t.Helper()
+	store, err := results.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	h, err := web.NewHandler(store, web.Options{Resample: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := store.ListRuns(context.Background(), results.RunFilter{Sort: "started", Asc: true})
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("%d runs (%v), want the demo's 2", len(runs), err)
+	}
+	a, b := runs[0].ID, runs[1].ID
+	var eid int64
+	if err := store.Reader().QueryRow(`SELECT e.id FROM episodes e JOIN run_units ru ON ru.fingerprint = e.unit_fp
+		WHERE ru.run_id = ? AND ru.stage_key = 'eval' LIMIT 1`, a).Scan(&eid); err != nil {
+		t.Fatalf("no eval episode: %v", err)
+	}
+	var ctxID string
+	_ = store.Reader().QueryRow(`SELECT context_id FROM candidates LIMIT 1`).Scan(&ctxID)
+	pages := map[string]string{
+		"/":                        "demo",
+		"/runs/" + a:               "judge_eval_agent",
+		"/runs/" + a + "/episodes": "mascot",
+		"/episodes/" + strconv.FormatInt(eid, 10) + "?run=" + a: "The ",
+		"/runs/" + a + "/candidates?context=" + ctxID:           "The ",
+		"/runs/" + a + "/training":                              "speaker_grpo",
+		"/runs/" + a + "/report":                                "Overall",
+		"/compare?a=" + a + "&b=" + b:                           "Overall",
+		"/rate":                                                 "form",
+	}
+	for path, want := range pages {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if rec.Code != 200 {
+			t.Errorf("GET %s: %d\n%s", path, rec.Code, lastLines(rec.Body.String(), 5))
+			continue
+		}
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("GET %s lacks %q", path, want)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package judge_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -341,19 +342,33 @@ func TestRejudgeStoredCandidatesCountsAnnotationFailures(t *testing.T) {
 	before := count(t, store, `SELECT COUNT(*) FROM judgments`)
 
 	srv.SetFaults(fakevllm.Faults{Empty: 1})
-	second := execute(t, spec(t, srv.URL(), `judges: rubric: options: {concurrency: 2}`), store)
+	l := spec(t, srv.URL(), `judges: rubric: options: {concurrency: 2}`)
+	second, err := runner.Execute(context.Background(), runner.Options{Loaded: l, Store: store, RunsDir: t.TempDir(),
+		Registry: runner.Default.With(fakeEpisodes()), Services: runner.Services{Plugins: starter{mascotBin(t)}}})
+	if !errors.Is(err, runner.ErrStageFailed) {
+		t.Fatalf("a judge that voids every item should fail its units, got %v", err)
+	}
 	if s := stageSummary(t, second, "cand"); s.Ran != 0 || s.Cached != 9 {
 		t.Fatalf("candidates were regenerated: %+v", s)
 	}
 	s := stageSummary(t, second, "judge_cand")
-	if s.Ran != 9 {
-		t.Fatalf("changed judge config re-judged %d units, want 9", s.Ran)
+	if s.Ran != 0 || s.Failed != 9 {
+		t.Fatalf("changed judge config: ran %d failed %d units, want 0 and 9 (all voided, so retried later)", s.Ran, s.Failed)
 	}
 	if got := s.Counters["num_annotation_failures"]; got != 36 {
 		t.Fatalf("num_annotation_failures = %d, want 36 (every candidate)", got)
 	}
 	if after := count(t, store, `SELECT COUNT(*) FROM judgments`); after != before {
 		t.Fatalf("%d judgments after the failing re-judge, %d before: failed items left rows", after, before)
+	}
+	// Once the judge answers again, the rerun judges exactly the failed units.
+	srv.SetFaults(fakevllm.Faults{})
+	third := execute(t, l, store)
+	if s := stageSummary(t, third, "judge_cand"); s.Ran != 9 || s.Counters["num_annotation_failures"] != 0 {
+		t.Fatalf("rerun after the judge recovered: %+v", s)
+	}
+	if after := count(t, store, `SELECT COUNT(*) FROM judgments`); after != 2*before {
+		t.Fatalf("%d judgments after the rerun, want %d (the re-judged stage's rows beside the first)", after, 2*before)
 	}
 }
 
