@@ -113,7 +113,7 @@ type column struct {
 	cnt []int32
 }
 
-// Value levels as the scan query returns them.
+// Value levels, by the tag byte the scan query prefixes criteria with.
 const (
 	lvAgent = iota
 	lvCollective
@@ -121,23 +121,28 @@ const (
 	numLevels
 )
 
-// valuesSQL reads one row per value of the units in a fingerprint range:
-// (episode id, level, criterion, score, scale_min, scale_max). Episode
-// judgments are collective without an agent, else per-agent; turn
-// judgments are per-agent; per-episode metrics carry scale 0..0 (no
-// normalisation). units is the SQL of the unit fingerprints, aliased ru.
-// The turn's episode is a subquery evaluated only for turn judgments, and
-// normalisation and tagging happen in Go: both cost more in SQLite's VM
-// than the extra columns cost to read.
-func valuesSQL(units, rng string) string {
-	return `SELECT COALESCE(j.episode_id, (SELECT t.episode_id FROM turns t WHERE t.id = j.turn_id)),
-		j.agent = '' AND j.episode_id IS NOT NULL, j.criterion, j.score, j.scale_min, j.scale_max
-		FROM ` + units + ` JOIN judgments j ON j.unit_fp = ru.fingerprint
-		WHERE j.candidate_id IS NULL` + rng + `
-	UNION ALL
-	SELECT m.episode_id, 2, m.name, m.value, 0, 0
-		FROM ` + units + ` JOIN metrics m ON m.unit_fp = ru.fingerprint
-		WHERE m.episode_id IS NOT NULL` + rng
+var levelOfTag = map[byte]int{'a': lvAgent, 'c': lvCollective, 'm': lvMetric}
+
+// valuesSQL reads the values of the units in a fingerprint range packed
+// one row per unit, two columns: its judgments and its per-episode
+// metrics, each a text of entries "episode␟tag␟value" joined by ␞ (U+001E),
+// in index order. tag is the level byte ('a' per-agent: turn judgments and
+// episode judgments with an agent; 'c' collective; 'm' metric) followed by
+// the criterion; judged values are normalised to 0..100 as before. units
+// is the SQL of the unit fingerprints, aliased ru.
+//
+// Packing is what makes the scan fast: a row through go-sqlite3 costs about
+// as much as SQLite's whole per-value work, and SQLite's REAL-to-text
+// conversion round-trips (17 significant digits), so the values arrive
+// bit for bit.
+func valuesSQL(units, where string) string {
+	return `SELECT (SELECT group_concat(COALESCE(j.episode_id, (SELECT t.episode_id FROM turns t WHERE t.id = j.turn_id))
+			|| char(31) || (CASE WHEN j.agent = '' AND j.episode_id IS NOT NULL THEN 'c' ELSE 'a' END) || j.criterion
+			|| char(31) || ` + normExpr("j") + `, char(30))
+		FROM judgments j WHERE j.unit_fp = ru.fingerprint AND j.candidate_id IS NULL),
+		(SELECT group_concat(m.episode_id || char(31) || 'm' || m.name || char(31) || m.value, char(30))
+		FROM metrics m WHERE m.unit_fp = ru.fingerprint AND m.episode_id IS NOT NULL)
+		FROM ` + units + ` WHERE 1` + where + ` ORDER BY ru.fingerprint`
 }
 
 // unitsSQL is the unit source of valuesSQL: the run's units (run id ?1),
@@ -181,6 +186,20 @@ func (s *Store) unitRanges(ctx context.Context, runID string, units []string, k 
 
 // columns are the accumulated values of one scan, per level and criterion.
 type columns [numLevels]map[string]*column
+
+// get returns (creating it) the column of a tag.
+func (cs *columns) get(tag string, n int) (*column, error) {
+	lv, ok := levelOfTag[tag[0]]
+	if !ok {
+		return nil, fmt.Errorf("unknown value tag %q", tag)
+	}
+	c, ok := cs[lv][tag[1:]]
+	if !ok {
+		c = &column{sum: make([]float64, n), cnt: make([]int32, n)}
+		cs[lv][tag[1:]] = c
+	}
+	return c, nil
+}
 
 // scanValues reads every value row of the units in parallel ranges and
 // sums them per (level, criterion, position). units nil means the run's.
@@ -283,12 +302,11 @@ func (s *Store) scanRange(ctx context.Context, query string, args []driver.Named
 	return cols, err
 }
 
-// accumulate sums the normalised values of rows into cols.
+// accumulate sums the unpacked values of the rows into cols.
 func accumulate(rows driver.Rows, eg *epGroups, cols *columns) error {
-	dest := make([]driver.Value, 6)
+	dest := make([]driver.Value, 2)
 	var last *column
-	var lastLv int64 = -1
-	var lastCrit string
+	var lastTag string
 	for {
 		if err := rows.Next(dest); err != nil {
 			if err == io.EOF {
@@ -296,47 +314,39 @@ func accumulate(rows driver.Rows, eg *epGroups, cols *columns) error {
 			}
 			return err
 		}
-		eid, ok := dest[0].(int64)
-		if !ok {
-			continue // a judgment of neither an episode nor a turn
-		}
-		p, ok := eg.position(eid)
-		if !ok {
-			continue // an episode outside the run
-		}
-		lv, _ := dest[1].(int64)
-		crit, _ := dest[2].(string)
-		score, smin, smax := asFloat(dest[3]), asFloat(dest[4]), asFloat(dest[5])
-		v := score
-		if smax != smin {
-			v = 100.0 * (score - smin) / (smax - smin)
-		}
-		c := last
-		if lv != lastLv || crit != lastCrit {
-			if lv < 0 || lv >= numLevels {
-				return fmt.Errorf("unknown value level %d", lv)
+		for _, d := range dest {
+			packed, _ := d.(string)
+			for len(packed) > 0 {
+				var entry string
+				entry, packed, _ = strings.Cut(packed, "\x1e")
+				eidText, rest, ok1 := strings.Cut(entry, "\x1f")
+				tag, valText, ok2 := strings.Cut(rest, "\x1f")
+				if !ok1 || !ok2 || tag == "" {
+					return fmt.Errorf("unpacking value %q: a criterion contains U+001E or U+001F", entry)
+				}
+				eid, err := strconv.ParseInt(eidText, 10, 64)
+				if err != nil {
+					return fmt.Errorf("unpacking value %q: %w", entry, err)
+				}
+				p, ok := eg.position(eid)
+				if !ok {
+					continue // an episode outside the run
+				}
+				v, err := strconv.ParseFloat(valText, 64)
+				if err != nil {
+					return fmt.Errorf("unpacking value %q: %w", entry, err)
+				}
+				if last == nil || tag != lastTag {
+					if last, err = cols.get(tag, eg.n); err != nil {
+						return err
+					}
+					lastTag = tag
+				}
+				last.sum[p] += v
+				last.cnt[p]++
 			}
-			c, ok = cols[lv][crit]
-			if !ok {
-				c = &column{sum: make([]float64, eg.n), cnt: make([]int32, eg.n)}
-				cols[lv][crit] = c
-			}
-			last, lastLv, lastCrit = c, lv, crit
 		}
-		c.sum[p] += v
-		c.cnt[p]++
 	}
-}
-
-// asFloat reads a REAL column, which SQLite may hand over as an integer.
-func asFloat(v driver.Value) float64 {
-	switch x := v.(type) {
-	case float64:
-		return x
-	case int64:
-		return float64(x)
-	}
-	return math.NaN()
 }
 
 var levelNames = [numLevels]string{LevelAgent, LevelCollective, LevelMetric}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -12,7 +13,8 @@ import (
 // split them into parallel ranges: each pair is a generation unit of two
 // episodes and a judge unit with turn judgments from two judges (1..5),
 // per-agent episode judgments (0..10), collective judgments with a
-// degenerate scale (raw scores), per-episode metrics and a candidate
+// degenerate scale (raw scores), per-episode metrics (one of them doubles
+// of any magnitude) and a candidate
 // judgment that must not count. Every seventh pair's episodes stay
 // unjudged. A unit of another run judges r's episodes and must not count
 // either. It returns the judge unit fingerprints and the episode ids of
@@ -23,6 +25,7 @@ func scanFixture(t *testing.T, s *Store, pairs int) (judgeUnits []string, epsOf 
 	mustRun(t, s, "r")
 	mustRun(t, s, "other")
 	systems := []string{"mascot", "zero-shot", "few-shot"}
+	rng := rand.New(rand.NewPCG(1, 2))
 	valences := []string{"positive", "negative", "", "neutral"}
 	for u := range pairs {
 		var ids []int64
@@ -76,14 +79,18 @@ func scanFixture(t *testing.T, s *Store, pairs int) (judgeUnits []string, epsOf 
 							Score: float64(1 + (i*3+tn*5+jn)%5), TurnID: tid})
 					}
 				}
-				js = append(js, Judgment{Judge: "j1", Criterion: "Consistency", Agent: "A", Score: float64((i * 7) % 11),
-					ScaleMin: 0, ScaleMax: 10, EpisodeID: id})
+				js = append(js, Judgment{Judge: "j1", Criterion: "Consistency", Agent: "A",
+					Score: float64((i*7)%11) + 0.1*float64(i%3), ScaleMin: 0, ScaleMax: 10.3, EpisodeID: id})
 				if i%5 != 0 {
 					js = append(js, Judgment{Judge: "j1", Criterion: "Fidelity", Score: float64(i%9) / 3,
 						ScaleMin: 2, ScaleMax: 2, EpisodeID: id})
 				}
 				if _, err := tx.InsertMetric(Metric{EpisodeID: id, System: systems[i%3], Name: "distinct_2",
 					Value: float64(i%13) / 7}); err != nil {
+					return err
+				}
+				if _, err := tx.InsertMetric(Metric{EpisodeID: id, System: systems[i%3], Name: "raw",
+					Value: wildFloat(rng)}); err != nil {
 					return err
 				}
 			}
@@ -103,6 +110,17 @@ func scanFixture(t *testing.T, s *Store, pairs int) (judgeUnits []string, epsOf 
 		t.Fatal(err)
 	}
 	return judgeUnits, epsOf
+}
+
+// wildFloat returns finite doubles of any magnitude and sign, with all
+// mantissa bits in use: the values a text round trip could get wrong.
+func wildFloat(r *rand.Rand) float64 {
+	for {
+		v := math.Float64frombits(r.Uint64())
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			return v
+		}
+	}
 }
 
 type jsonIDs struct{ dst *[]int64 }

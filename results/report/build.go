@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -123,6 +124,7 @@ func tablesOf(runID string, groups []results.ScoreGroup, opts Options) []Table {
 	}
 	sort.Slice(levels, func(a, b int) bool { return levelRank(levels[a]) < levelRank(levels[b]) })
 	var out []Table
+	var cells []cellJob
 	for _, lv := range levels {
 		gs := byLevel[lv]
 		sort.Slice(gs, func(a, b int) bool {
@@ -137,12 +139,82 @@ func tablesOf(runID string, groups []results.ScoreGroup, opts Options) []Table {
 			t.Criteria = append(t.Criteria, Overall)
 		}
 		t.Rows = make([]Row, len(gs))
-		parallel(len(gs), func(i int) {
-			t.Rows[i] = rowOf(gs[i], t.Criteria, withOverall, opts)
-		})
 		out = append(out, t)
+		for i := range gs {
+			cells = append(cells, cellJob{g: gs[i], cols: t.Criteria, withOverall: withOverall, row: &out[len(out)-1].Rows[i]})
+		}
+	}
+	batches := shareDraws(cells)
+	parallel(len(batches), func(i int) { rowsOf(batches[i], opts) })
+	return out
+}
+
+// cellJob is one row of a table to compute.
+type cellJob struct {
+	g           results.ScoreGroup
+	cols        []string
+	withOverall bool
+	row         *Row
+}
+
+// shareDraws batches the rows whose groups hold the same episodes (the
+// per-agent, collective and metrics rows of one system × split, usually):
+// the bootstrap's draws depend only on the number of episodes and the
+// seed, so one pass of draws serves every column of the batch, with the
+// very numbers separate passes give.
+func shareDraws(cells []cellJob) [][]cellJob {
+	type key struct{ system, split string }
+	var out [][]cellJob
+	at := map[key][]int{}
+	for _, c := range cells {
+		k := key{c.g.System, c.g.Split}
+		placed := false
+		for _, b := range at[k] {
+			if slices.Equal(out[b][0].g.Episodes, c.g.Episodes) {
+				out[b] = append(out[b], c)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			at[k] = append(at[k], len(out))
+			out = append(out, []cellJob{c})
+		}
 	}
 	return out
+}
+
+// rowsOf computes the rows of a batch, with one bootstrap over all their
+// columns side by side.
+func rowsOf(batch []cellJob, opts Options) {
+	mats := make([][][]float64, len(batch))
+	width := 0
+	for i, c := range batch {
+		mats[i] = sampleMatrix(c.g, c.cols, c.withOverall)
+		*c.row = Row{System: c.g.System, Split: c.g.Split, N: len(c.g.Episodes), Cells: statsOf(mats[i], len(c.cols))}
+		width += len(c.cols)
+	}
+	if opts.Resamples <= 0 {
+		return
+	}
+	n := len(batch[0].g.Episodes)
+	wide := make([][]float64, n)
+	flat := make([]float64, n*width)
+	for r := range wide {
+		row := flat[r*width : r*width : (r+1)*width]
+		for _, m := range mats {
+			row = append(row, m[r]...)
+		}
+		wide[r] = row
+	}
+	lo, hi := Bootstrap(wide, width, opts.Resamples, opts.Seed, opts.Confidence)
+	off := 0
+	for _, c := range batch {
+		for k := range c.row.Cells {
+			c.row.Cells[k].CILow, c.row.Cells[k].CIHigh = lo[off+k], hi[off+k]
+		}
+		off += len(c.cols)
+	}
 }
 
 func levelRank(l string) int {
@@ -226,13 +298,9 @@ func sampleMatrix(g results.ScoreGroup, cols []string, withOverall bool) [][]flo
 	return rows
 }
 
-func rowOf(g results.ScoreGroup, cols []string, withOverall bool, opts Options) Row {
-	m := sampleMatrix(g, cols, withOverall)
-	return Row{System: g.System, Split: g.Split, N: len(g.Episodes), Cells: statsOf(m, len(cols), opts)}
-}
-
-// statsOf computes per-column stats of a sample matrix.
-func statsOf(m [][]float64, cols int, opts Options) []Stat {
+// statsOf computes per-column count, mean and std of a sample matrix; the
+// CIs are left NaN for rowsOf's bootstrap.
+func statsOf(m [][]float64, cols int) []Stat {
 	cells := make([]Stat, cols)
 	col := make([]float64, len(m))
 	for c := range cells {
@@ -241,12 +309,6 @@ func statsOf(m [][]float64, cols int, opts Options) []Stat {
 		}
 		n, mean, std := MeanStd(col)
 		cells[c] = Stat{N: n, Mean: mean, Std: std, CILow: math.NaN(), CIHigh: math.NaN()}
-	}
-	if opts.Resamples > 0 {
-		lo, hi := Bootstrap(m, cols, opts.Resamples, opts.Seed, opts.Confidence)
-		for c := range cells {
-			cells[c].CILow, cells[c].CIHigh = lo[c], hi[c]
-		}
 	}
 	return cells
 }

@@ -121,3 +121,57 @@ func TestReportScopedToUnits(t *testing.T) {
 		t.Errorf("training scope: %d win rates, want 2", len(train.WinRates))
 	}
 }
+
+// TestSharedDrawsEqualSeparateBootstraps: Build bootstraps the rows of one
+// system × split in one pass of draws; every cell must equal what a
+// bootstrap of that row alone (the computation before batching) gives, bit
+// for bit, including columns with missing values.
+func TestSharedDrawsEqualSeparateBootstraps(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	eps := append([]judged{}, fixtureA...)
+	for i := range 9 {
+		e := judged{fmt.Sprintf("z%d", i), "zero-shot", []string{"positive", "negative"}[i%2],
+			[]float64{float64(1 + i%5), float64(1 + (i*3)%5)}, float64(1 + (i*2)%5), []float64{float64(1 + (i*4)%5)}}
+		if i%3 == 0 {
+			e.fidelity = nil // missing collective values
+		}
+		eps = append(eps, e)
+	}
+	addRun(t, s, "A", eps)
+	opts := Options{Resamples: 500, Seed: 7, All: true}
+	rep, err := Build(ctx, s, []string{"A"}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := s.ScoreGroups(ctx, "A", "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups = append(groups, mergeSplits(groups)...)
+	checked := 0
+	for _, tb := range rep.Tables {
+		for _, row := range tb.Rows {
+			var g results.ScoreGroup
+			for _, x := range groups {
+				if x.Level == tb.Level && x.System == row.System && x.Split == row.Split {
+					g = x
+				}
+			}
+			m := sampleMatrix(g, tb.Criteria, tb.Level != results.LevelMetric)
+			lo, hi := Bootstrap(m, len(tb.Criteria), opts.Resamples, opts.Seed, 0.95)
+			for c := range tb.Criteria {
+				if !sameFloat(row.Cells[c].CILow, lo[c]) || !sameFloat(row.Cells[c].CIHigh, hi[c]) {
+					t.Errorf("%s %s/%s %s: CI [%v, %v], alone [%v, %v]", tb.Level, row.System, row.Split, tb.Criteria[c],
+						row.Cells[c].CILow, row.Cells[c].CIHigh, lo[c], hi[c])
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d cells checked", checked)
+	}
+}
+
+func sameFloat(a, b float64) bool { return a == b || (a != a && b != b) }
