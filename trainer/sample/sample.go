@@ -164,6 +164,16 @@ func decode(ctx context.Context, m *qwen3.Model, caches []*qwen3.Cache, logits [
 // choose picks the next token from logits and returns it with its
 // log-prob (see the package doc for which distribution).
 func choose(logits []float32, p Params, r *rand.Rand) (int, float32, error) {
+	tok, lp, _, err := Choose(logits, p, r)
+	return tok, lp, err
+}
+
+// Choose is one sampling step, for engines that interleave the steps of
+// many requests: temperature 0 is argmax, otherwise top-k, then top-p over
+// the renormalised survivors, then one draw from r. It returns the token,
+// its log-prob under the temperature-scaled distribution (T = 1 when
+// greedy) and that whole distribution (for top log-probs).
+func Choose(logits []float32, p Params, r *rand.Rand) (int, float32, []float32, error) {
 	t := p.Temperature
 	if t == 0 {
 		best := -1
@@ -173,9 +183,10 @@ func choose(logits []float32, p Params, r *rand.Rand) (int, float32, error) {
 			}
 		}
 		if best < 0 {
-			return 0, 0, ErrNoToken
+			return 0, 0, nil, ErrNoToken
 		}
-		return best, qwen3.LogSoftmax(logits, 1)[best], nil
+		lp := qwen3.LogSoftmax(logits, 1)
+		return best, lp[best], lp, nil
 	}
 	lp := qwen3.LogSoftmax(logits, t)
 	idx := make([]int, 0, len(lp))
@@ -185,7 +196,7 @@ func choose(logits []float32, p Params, r *rand.Rand) (int, float32, error) {
 		}
 	}
 	if len(idx) == 0 {
-		return 0, 0, ErrNoToken
+		return 0, 0, nil, ErrNoToken
 	}
 	if (p.TopK > 0 && p.TopK < len(idx)) || (p.TopP > 0 && p.TopP < 1) {
 		sort.SliceStable(idx, func(a, b int) bool { return lp[idx[a]] > lp[idx[b]] })
@@ -216,9 +227,9 @@ func choose(logits []float32, p Params, r *rand.Rand) (int, float32, error) {
 	for _, i := range idx {
 		u -= math.Exp(float64(lp[i]))
 		if u < 0 {
-			return i, lp[i], nil
+			return i, lp[i], lp, nil
 		}
 	}
 	last := idx[len(idx)-1]
-	return last, lp[last], nil
+	return last, lp[last], lp, nil
 }
