@@ -16,5 +16,9 @@
 // so a restarted controller re-attaches to jobs still in the queue instead
 // of submitting them again. Ingest is idempotent (results.Ingest), so a
 // requeued or re-attached shard is never counted twice. Polling is one
-// squeue call per interval for all jobs of the executor.
+// squeue call per interval for all jobs of the executor. A job's stage
+// writes its files into the controller's run directory (stage-exec
+// --run-dir) and its counters into counters.json, which the controller
+// adds to the stage once per newly ingested shard; Finish runs only on the
+// controller.
 package slurm
