@@ -5,10 +5,14 @@
 // three-way judgments and of human preferences. Renderers write terminal
 // text, markdown, CSV and JSON.
 //
-// Layer: report reads through results (SQL aggregation in
-// results.ScoreGroups: one query, grouped per episode and criterion) and is
-// used by the CLI (`mascot report`, `mascot results compare`) and the web
-// viewer. It never writes.
+// Layer: report reads through results (results.ScoreGroupsOf: values
+// packed one row per unit, summed per episode and criterion in dense
+// arrays) and is used by the CLI (`mascot report`, `mascot results
+// compare`), the report stage and the web viewer. It never writes.
+//
+// Scope: Options.Units restricts a report to the judgments, comparisons
+// and metrics recorded by those units (a pipeline's evaluation stages);
+// a row's N is then the episodes they scored at its level. Nil: the run.
 //
 // Statistics, exactly:
 //   - A sample is an episode. Its value for a criterion is the mean over
@@ -27,7 +31,10 @@
 //     it. The bounds are the (1−c)/2 and (1+c)/2 quantiles of the B
 //     resample means with linear interpolation between order statistics
 //     (type 7: h = (B−1)p, x[⌊h⌋] + (h−⌊h⌋)(x[⌊h⌋+1] − x[⌊h⌋])). The same
-//     procedure on per-sample differences gives paired CIs.
+//     procedure on per-sample differences gives paired CIs. Rows of one
+//     system × split with the same episodes (per-agent, collective,
+//     metrics) share one pass of draws: the draws depend only on n and
+//     the seed, so each cell is what its own pass would give.
 //   - Paired differences (Compare): episodes are matched on conv_id and
 //     sample index (and system, when both runs contain it); diff = A − B;
 //     d_z = mean(diff) / sd(diff) (sd with n−1).
