@@ -93,6 +93,14 @@ func Bootstrap(rows [][]float64, cols, resamples int, seed uint64, confidence fl
 	for c := range means {
 		means[c] = make([]float64, 0, resamples)
 	}
+	var full [][]float64 // the complete columns, for dotMany
+	var fullIdx []int
+	for c, col := range colMajor {
+		if complete[c] {
+			full, fullIdx = append(full, col), append(fullIdx, c)
+		}
+	}
+	sums := make([]float64, len(full))
 	counts := make([]float64, n)
 	pcg := rand.NewPCG(seed, 0)
 	un := uint64(n)
@@ -115,9 +123,12 @@ func Bootstrap(rows [][]float64, cols, resamples int, seed uint64, confidence fl
 			buf, have = pcg.Uint64(), true
 			counts[((buf&low)*un)>>32]++
 		}
+		dotMany(counts, full, sums)
+		for k, c := range fullIdx {
+			means[c] = append(means[c], sums[k]/float64(n))
+		}
 		for c, col := range colMajor {
 			if complete[c] {
-				means[c] = append(means[c], dot(counts, col)/float64(n))
 				continue
 			}
 			var sum, cnt float64
