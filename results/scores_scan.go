@@ -275,6 +275,8 @@ func (s *Store) scanRange(ctx context.Context, query string, args []driver.Named
 		return nil, err
 	}
 	defer conn.Close()
+	// Read the pages through a memory map instead of a copy per page read;
+	// the connection is read-only, and the setting stays with it.
 	if _, err := conn.ExecContext(ctx, `PRAGMA mmap_size = 1073741824`); err != nil {
 		return nil, err
 	}
