@@ -212,8 +212,13 @@ func (r *run) schedule(ctx context.Context) error {
 	for _, k := range r.order {
 		done[k] = make(chan struct{})
 	}
+	needed := r.needed()
 	for _, key := range r.order {
 		key := key
+		if !needed[key] {
+			close(done[key]) // neither selected nor an input of a selected stage
+			continue
+		}
 		g.Go(func() error {
 			defer close(done[key])
 			for _, d := range r.deps[key] {
@@ -304,4 +309,26 @@ func writeJSON(path string, v any) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// needed is the set of selected stages and every stage they read from,
+// transitively; with --only or --from the rest of the graph is left alone.
+func (r *run) needed() map[string]bool {
+	need := map[string]bool{}
+	var visit func(string)
+	visit = func(k string) {
+		if need[k] {
+			return
+		}
+		need[k] = true
+		for _, d := range r.deps[k] {
+			visit(d)
+		}
+	}
+	for k, w := range r.want {
+		if w {
+			visit(k)
+		}
+	}
+	return need
 }

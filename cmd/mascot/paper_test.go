@@ -11,6 +11,7 @@ import (
 
 	"mascot.dev/mascot/cmd/mascot/cli"
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/serve"
 	"mascot.dev/mascot/trainer/tokenizer"
@@ -131,4 +132,80 @@ func checkExport(t *testing.T, path, system string, want int) {
 	if n != want {
 		t.Fatalf("%s: %d conversations, want %d", path, n, want)
 	}
+}
+
+// TestPaperQMSumStage1AgainstFakeVLLM runs paper/qmsum by name on the real
+// QMSum test split through candidates, the rubric judge and persona pairs
+// (the stages that need no Qwen3 weights), stage by stage with --only.
+func TestPaperQMSumStage1AgainstFakeVLLM(t *testing.T) {
+	data := sharedDataset(t, "qmsum/test.jsonl")
+	srv := fakevllm.Start(t, fakevllm.Options{})
+	judge := fakevllm.Start(t, fakevllm.Options{Model: "google/gemma-3-27b-it"})
+	dir := t.TempDir()
+	db := filepath.Join(dir, "m.db")
+	common := []string{"-t", "vllm=" + srv.URL(), "-t", "judge=" + judge.URL(), "-t", "data=" + data,
+		"--db", db, "--runs-dir", filepath.Join(dir, "runs"), "--set", "datasets.train.limit=3"}
+	for _, stage := range []string{"candidates", "judge_candidates", "persona_pairs"} {
+		mascot(t, append([]string{"run", "paper/qmsum", "--only", stage}, common...)...)
+	}
+	plan := mascot(t, "plan", "paper/qmsum", "-t", "vllm="+srv.URL(), "-t", "judge="+judge.URL(), "-t", "data="+data,
+		"--db", db, "--set", "datasets.train.limit=3")
+	for _, want := range []string{"candidates", "persona_pairs", "persona_rm"} {
+		if !bytes.Contains([]byte(plan), []byte(want)) {
+			t.Errorf("plan lacks %s:\n%s", want, plan)
+		}
+	}
+	out := mascot(t, "results", "show", "latest", "--db", db, "--json")
+	var d struct {
+		Counters map[string]int64 `json:"counters"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	var cands, judgments, pairs int
+	s := openStore(t, db)
+	defer s.Close()
+	for q, n := range map[string]*int{`SELECT COUNT(*) FROM candidates`: &cands,
+		`SELECT COUNT(*) FROM judgments WHERE candidate_id IS NOT NULL`: &judgments, `SELECT COUNT(*) FROM pairs`: &pairs} {
+		if err := s.Reader().QueryRow(q).Scan(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 3 queries x 4 meeting agents x K = 8.
+	if cands != 96 {
+		t.Errorf("%d candidates, want 96 (3 contexts x 4 agents x K=8)", cands)
+	}
+	if judgments < cands*5 {
+		t.Errorf("%d candidate judgments for %d candidates, want at least 5 criteria each", judgments, cands)
+	}
+	if pairs == 0 {
+		t.Errorf("no persona pairs built")
+	}
+}
+
+// sharedDataset finds a file of ../shared/datasets (MASCOT_SHARED_DATASETS
+// overrides); it fails, never skips, when the shared data is missing.
+func sharedDataset(t *testing.T, rel string) string {
+	t.Helper()
+	root := os.Getenv("MASCOT_SHARED_DATASETS")
+	if root == "" {
+		root = "../../../shared/datasets"
+	}
+	p, err := filepath.Abs(filepath.Join(root, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("shared dataset %s: %v (set MASCOT_SHARED_DATASETS to the datasets directory)", rel, err)
+	}
+	return p
+}
+
+func openStore(t *testing.T, db string) *results.Store {
+	t.Helper()
+	s, err := results.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
