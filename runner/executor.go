@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"sync"
 
@@ -76,7 +77,7 @@ func (r *run) execUnits(ctx context.Context, key string, st Stage, pending []Uni
 	if sh, ok := ctx.Value(shardKey{}).(*shardSpec); ok && sh.stage == key {
 		var mine []Unit
 		for _, u := range pending {
-			if sh.fps[u.Fingerprint] {
+			if sh.owns(u.Fingerprint) {
 				mine = append(mine, u)
 			}
 		}
@@ -143,6 +144,28 @@ type shardSpec struct {
 	stage  string
 	fps    map[string]bool
 	runDir string
+	// part/parts select units by a hash of their fingerprint when fps is
+	// nil (a detached job lists its own stage's units).
+	part, parts int
+}
+
+// owns reports whether the unit with fingerprint fp belongs to the shard.
+func (sh *shardSpec) owns(fp string) bool {
+	if sh.fps != nil {
+		return sh.fps[fp]
+	}
+	return ShardOf(fp, sh.parts) == sh.part
+}
+
+// ShardOf is the shard (0..parts-1) a detached stage job assigns the unit
+// with fingerprint fp to; every job of the stage computes the same split.
+func ShardOf(fp string, parts int) int {
+	if parts <= 1 {
+		return 0
+	}
+	h := fnv.New32a()
+	h.Write([]byte(fp))
+	return int(h.Sum32() % uint32(parts))
 }
 
 // inShard reports whether ctx is a stage-exec shard of stage key; such a
@@ -180,4 +203,51 @@ func ExecShard(ctx context.Context, opts Options, stage string, fingerprints []s
 	}
 	opts.Only, opts.From = stage, ""
 	return Execute(context.WithValue(ctx, shardKey{}, sh), opts)
+}
+
+// ExecShardPart is ExecShard for a detached job, which cannot be told its
+// units in advance: it lists the stage's pending units itself and runs
+// those whose ShardOf(fingerprint, parts) is part.
+func ExecShardPart(ctx context.Context, opts Options, stage string, part, parts int, runDir string) (*Summary, error) {
+	if _, ok := opts.Loaded.Experiment.Stages[stage]; !ok {
+		return nil, fmt.Errorf("stage %q is not in the experiment", stage)
+	}
+	sh := &shardSpec{stage: stage, runDir: runDir, part: part, parts: max(1, parts)}
+	opts.Only, opts.From = stage, ""
+	return Execute(context.WithValue(ctx, shardKey{}, sh), opts)
+}
+
+// GraphStage is one stage of an experiment as a detached submission
+// needs it: its parents, fingerprint, executor and Slurm options.
+type GraphStage struct {
+	Key         string
+	Kind        string
+	Fingerprint string
+	Deps        []string
+	Executor    string // "" or "local" = not a remote executor
+	Slurm       schema.SlurmOptions
+}
+
+// Graph returns the experiment's stages in topological order (parents
+// first), restricted to the stages opts.Only / opts.From select and their
+// inputs.
+func Graph(ctx context.Context, opts Options) ([]GraphStage, error) {
+	r, err := newRun(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	need := r.needed()
+	var out []GraphStage
+	for _, key := range r.order {
+		if !need[key] {
+			continue
+		}
+		o, err := r.slurmOptions(key)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, GraphStage{Key: key, Kind: r.kinds[key].Name, Fingerprint: r.fps[key],
+			Deps: append([]string(nil), r.deps[key]...), Executor: r.executorName(key), Slurm: o})
+	}
+	return out, nil
 }

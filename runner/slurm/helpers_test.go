@@ -22,7 +22,8 @@ import (
 // it start a sleeping grandchild in its own session and wait;
 // FAKE_REQUEUE=1 makes a task's first run (no SLURM_RESTART_COUNT) write
 // shards/<i>/started and sleep until requeued; FAKE_WAIT_FILE=path makes
-// it write started and wait for path to exist.
+// it write started and wait for path to exist; FAKE_FAIL_STAGE=key makes
+// that stage's tasks exit 3.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "stage-exec" {
 		if err := fakeStageExec(os.Args[2:]); err != nil {
@@ -43,8 +44,13 @@ func fakeStageExec(args []string) error {
 	fs.String("spec", "", "")
 	stage := fs.String("stage", "", "")
 	runDir := fs.String("run-dir", "", "")
+	fs.Int("shards", 0, "")
+	fs.String("after", "", "")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if os.Getenv("FAKE_FAIL_STAGE") == *stage {
+		return fmt.Errorf("stage %s told to fail", *stage)
 	}
 	fmt.Fprintf(os.Stderr, "CUDA_VISIBLE_DEVICES=%s SLURM_RESTART_COUNT=%s\n", os.Getenv("CUDA_VISIBLE_DEVICES"), os.Getenv("SLURM_RESTART_COUNT"))
 	if os.Getenv("FAKE_FAIL_SHARD") == strconv.Itoa(*shard) {

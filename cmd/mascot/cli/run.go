@@ -58,6 +58,7 @@ func (f *runFlags) options(ctx context.Context, arg string, c *cobra.Command) (r
 
 func newRun() *cobra.Command {
 	var f runFlags
+	var detach bool
 	c := &cobra.Command{
 		Use:   "run NAME|FILE",
 		Short: "Run an experiment; rerunning the same command resumes",
@@ -75,6 +76,9 @@ invalidated before any work starts.`,
 				return err
 			}
 			defer closeFn()
+			if detach {
+				return runDetached(c, opts)
+			}
 			sum, err := runner.Execute(c.Context(), opts)
 			if sum != nil {
 				printSummary(c, sum, f.jsonOut)
@@ -84,6 +88,7 @@ invalidated before any work starts.`,
 	}
 	f.add(c, true)
 	c.Flags().BoolVar(&f.jsonOut, "json", false, "print the run summary as JSON")
+	c.Flags().BoolVar(&detach, "detach", false, "submit every stage to Slurm at once (afterok dependencies) and return; collect with 'mascot sync RUN'")
 	return c
 }
 

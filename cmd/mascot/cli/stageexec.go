@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,8 +22,8 @@ import (
 // newStageExec is the hidden command a Slurm job runs: one shard of one
 // stage's units against a job-local copy of the controller's database.
 func newStageExec() *cobra.Command {
-	var spec, stage, units, input, out, runDir string
-	var shard int
+	var spec, stage, units, input, out, runDir, after string
+	var shard, shards int
 	c := &cobra.Command{
 		Use:    "stage-exec",
 		Short:  "Run one shard of a stage inside a Slurm job (used by the slurm executor)",
@@ -36,16 +37,20 @@ func newStageExec() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("loading %s: %w", spec, err)
 			}
-			var shards [][]string
-			b, err := os.ReadFile(units)
-			if err == nil {
-				err = json.Unmarshal(b, &shards)
-			}
-			if err != nil {
-				return fmt.Errorf("reading shard units %s: %w", units, err)
-			}
-			if shard < 0 || shard >= len(shards) {
-				return invalid("--shard %d: the attempt has %d shards", shard, len(shards))
+			var lists [][]string
+			if shards == 0 {
+				b, err := os.ReadFile(units)
+				if err == nil {
+					err = json.Unmarshal(b, &lists)
+				}
+				if err != nil {
+					return fmt.Errorf("reading shard units %s: %w", units, err)
+				}
+				if shard < 0 || shard >= len(lists) {
+					return invalid("--shard %d: the attempt has %d shards", shard, len(lists))
+				}
+			} else if shard < 0 || shard >= shards {
+				return invalid("--shard %d: the stage has %d shards", shard, shards)
 			}
 			db := filepath.Join(out, "shard.db")
 			if err := seedShard(input, db); err != nil {
@@ -60,7 +65,17 @@ func newStageExec() *cobra.Command {
 			opts := runner.Options{Loaded: l, Store: store, RunsDir: filepath.Join(out, "runs"), Log: logger,
 				Progress: c.ErrOrStderr(), Out: c.ErrOrStderr(), Services: services(false),
 				Command: fmt.Sprintf("mascot stage-exec --stage %s --shard %d", stage, shard)}
-			sum, err := runner.ExecShard(c.Context(), opts, stage, shards[shard], runDir)
+			var sum *runner.Summary
+			if shards == 0 {
+				sum, err = runner.ExecShard(c.Context(), opts, stage, lists[shard], runDir)
+			} else {
+				// Detached: bring in the earlier stages' results, then list
+				// and run this stage's share of its units.
+				if err = ingestEarlier(c.Context(), store, after); err != nil {
+					return err
+				}
+				sum, err = runner.ExecShardPart(c.Context(), opts, stage, shard, shards, runDir)
+			}
 			if sum != nil {
 				fmt.Fprintf(c.ErrOrStderr(), "shard %d of %s: %d ran, %d cached, %d failed\n", shard, stage, sum.Ran, sum.Cached, sum.Failed)
 				if werr := writeShardCounters(out, stage, sum); werr != nil && err == nil {
@@ -77,10 +92,41 @@ func newStageExec() *cobra.Command {
 	c.Flags().StringVar(&input, "input", "", "snapshot of the controller's database")
 	c.Flags().StringVar(&out, "out", "", "this shard's output directory (shard.db)")
 	c.Flags().StringVar(&runDir, "run-dir", "", "the controller's run directory; the stage writes its files under it")
-	for _, f := range []string{"spec", "stage", "units", "input", "out"} {
+	c.Flags().IntVar(&shards, "shards", 0, "detached mode: the stage's number of shards (units are listed in the job, not given by --units)")
+	c.Flags().StringVar(&after, "after", "", "detached mode: JSON list of earlier stages' shard databases to ingest first, in order")
+	for _, f := range []string{"spec", "stage", "input", "out"} {
 		_ = c.MarkFlagRequired(f)
 	}
 	return c
+}
+
+// ingestEarlier ingests, in the listed order, the shard databases of the
+// stages a detached job comes after (read-only files on the shared run
+// directory) into its own database. The controller's sync ingests the same
+// files in the same order, so row ids agree. Ingest is idempotent, so a
+// requeued task repeats it harmlessly.
+func ingestEarlier(ctx context.Context, store *results.Store, after string) error {
+	if after == "" {
+		return nil
+	}
+	var dbs []string
+	b, err := os.ReadFile(after)
+	if err == nil {
+		err = json.Unmarshal(b, &dbs)
+	}
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", after, err)
+	}
+	_ = store.CreateRun(ctx, results.Run{ID: "detached-inputs", Name: "detached-inputs", Status: results.RunDone})
+	for _, db := range dbs {
+		if _, err := os.Stat(db); err != nil {
+			continue // an empty shard of an earlier stage
+		}
+		if _, err := results.Ingest(ctx, store, db, "detached-inputs"); err != nil {
+			return fmt.Errorf("ingesting an earlier stage: %w", err)
+		}
+	}
+	return nil
 }
 
 // writeShardCounters writes the stage's counters as counters.json in the
