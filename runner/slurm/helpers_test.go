@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,6 +32,16 @@ func TestMain(m *testing.M) {
 			os.Exit(3)
 		}
 		os.Exit(0)
+	}
+	if len(os.Args) > 2 && os.Args[1] == "fake-server" {
+		// A stand-in for vllm serve: /health and /v1/models on the port.
+		mux := http.NewServeMux()
+		mux.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) {})
+		mux.HandleFunc("/v1/models", func(w http.ResponseWriter, _ *http.Request) {
+			fmt.Fprintf(w, `{"object":"list","data":[{"id":"fake-model","pid":%d}]}`, os.Getpid())
+		})
+		fmt.Fprintln(os.Stderr, http.ListenAndServe("127.0.0.1:"+os.Args[2], mux))
+		os.Exit(1)
 	}
 	os.Exit(m.Run())
 }
