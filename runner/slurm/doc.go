@@ -21,4 +21,30 @@
 // --run-dir) and its counters into counters.json, which the controller
 // adds to the stage once per newly ingested shard; Finish runs only on the
 // controller.
+//
+// Detached mode (Detach, Sync; `mascot run --detach`, `mascot sync RUN`)
+// submits every stage at once. A stage's units cannot be listed before its
+// parents' results exist, so a detached job lists them itself: it seeds
+// its shard database from a snapshot taken at detach time, ingests the
+// shard databases of every earlier stage (read-only files in the shared
+// run directory, in submission order), then runs the units of its stage
+// that hash to its shard (runner.ExecShardPart). Result rows reference
+// each other by integer id, and Ingest keeps references to rows a shard
+// did not produce as they are; ids only agree between a job's copy and the
+// controller's database if both apply the same ingests in the same order
+// to the same starting state. Hence each stage depends (afterok) on the
+// jobs of every stage before it in topological order (a chain, not just
+// its parents), Sync ingests stage by stage in that order and stops at the
+// first stage not done, and the record keeps a watermark (highest id per
+// table) that Sync checks before each ingest, refusing if the database
+// changed meanwhile. A failed stage leaves later jobs never runnable:
+// with DependencyParameters=kill_invalid_depend Slurm cancels them,
+// otherwise they pend on DependencyNeverSatisfied and Sync scancels them;
+// either way they are reported cancelled because of that stage. Once all
+// stages are ingested, `mascot sync` runs the experiment once on the
+// controller, which finds every unit done and only runs Finish.
+//
+// StartServer runs a long-lived server job (vllm serve on $MASCOT_PORT);
+// its wrapper publishes endpoints/<name>/<job id>.json in the run
+// directory once /health answers, and Stop scancels it.
 package slurm
