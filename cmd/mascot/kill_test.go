@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"database/sql"
 	"fmt"
 	"math/rand"
@@ -143,4 +144,67 @@ func snapshot(t *testing.T, path string) dbSnapshot {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestInterruptStopsCleanlyAndResumes sends SIGINT (Ctrl-C) to a running
+// `mascot run`: it stops with a non-zero exit, records the run as
+// interrupted, and the rerun finishes only what was left.
+func TestInterruptStopsCleanlyAndResumes(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "mascot")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building mascot: %v\n%s", err, out)
+	}
+	srv := fakevllm.Start(t, fakevllm.Options{Latency: fakevllm.Latency{Base: 80 * time.Millisecond}})
+	data, _ := filepath.Abs("../../experiments/demo/data/esconv.json")
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.cue")
+	src := fmt.Sprintf(`package spec
+
+import "mascot.dev/experiments/personas"
+
+name: "test/interrupt"
+datasets: es: {name: "esconv", path: %q, limit: 10}
+rosters: support: personas.emotional_support
+endpoints: speaker: {urls: [%q], model: "Qwen/Qwen3-8B", concurrency: 2, supports_n: false}
+stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
+`, data, srv.URL())
+	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "m.db")
+	c := exec.Command(bin, "run", spec, "--db", db, "--runs-dir", filepath.Join(dir, "runs"))
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if err := c.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Wait(); err == nil {
+		t.Fatalf("an interrupted run exited 0:\n%s", out.String())
+	}
+	s := snapshot(t, db)
+	if len(s.units) == 0 || len(s.units) >= 30 {
+		t.Fatalf("%d units done at the interrupt, want some but not all 30", len(s.units))
+	}
+	var status string
+	sdb, err := sql.Open("sqlite3", "file:"+db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	if err := sdb.QueryRow(`SELECT status FROM runs ORDER BY started_at LIMIT 1`).Scan(&status); err != nil || status != "interrupted" {
+		t.Fatalf("run status %q (%v), want interrupted", status, err)
+	}
+	done := len(s.units)
+	re := exec.Command(bin, "run", spec, "--db", db, "--runs-dir", filepath.Join(dir, "runs"))
+	reOut, err := re.CombinedOutput()
+	if err != nil {
+		t.Fatalf("rerun: %v\n%s", err, reOut)
+	}
+	if want := fmt.Sprintf("— %d units ran, %d cached, 0 failed", 30-done, done); !bytes.Contains(reOut, []byte(want)) {
+		t.Fatalf("rerun should say %q:\n%s", want, reOut)
+	}
 }
