@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -21,6 +23,14 @@ type Services struct {
 	Plugins PluginStarter
 	// Trace records every LLM request (--trace-role-calls).
 	Trace bool
+	// Servers starts the server jobs of slurm-server endpoints.
+	Servers ServerStarter
+}
+
+// ServerStarter submits a job serving an OpenAI-compatible endpoint and
+// returns its base URL once it answers, with the function that stops it.
+type ServerStarter interface {
+	StartEndpoint(ctx context.Context, runDir, name string, command []string, opts schema.SlurmOptions) (string, func(context.Context) error, error)
 }
 
 // Engine is a local OpenAI-compatible engine (trainer/serve) the runner
@@ -42,6 +52,14 @@ func (r *run) startServices(ctx context.Context) error {
 	for _, name := range sortedKeys(exp.Endpoints) {
 		ep := exp.Endpoints[name]
 		urls := ep.URLs
+		if ep.Kind == "slurm-server" {
+			var err error
+			if urls, err = r.serverURLs(ctx, name, ep); err != nil {
+				return err
+			}
+			ep.URLs = urls
+			exp.Endpoints[name] = ep
+		}
 		if ep.Kind == "builtin" {
 			if r.opts.Services.Engine == nil {
 				return fmt.Errorf("endpoint %s is builtin, but this build has no built-in engine", name)
@@ -84,6 +102,51 @@ func (r *run) startServices(ctx context.Context) error {
 	}
 	r.env.Plugins = r.opts.Services.Plugins
 	return nil
+}
+
+// serverURLs starts the server jobs of a slurm-server endpoint (stopped
+// when the run ends) and returns their URLs. Inside a Slurm job of the run
+// it reads the URLs the controller's servers published instead.
+func (r *run) serverURLs(ctx context.Context, name string, ep schema.Endpoint) ([]string, error) {
+	if dir := shardRunDir(ctx); dir != "" {
+		return publishedURLs(filepath.Join(dir, "endpoints", name))
+	}
+	if r.opts.Services.Servers == nil || ep.Server == nil {
+		return nil, fmt.Errorf("endpoint %s is served by Slurm jobs, but this build cannot submit them", name)
+	}
+	var urls []string
+	for i := 0; i < max(1, ep.Server.Replicas); i++ {
+		u, stop, err := r.opts.Services.Servers.StartEndpoint(ctx, r.env.RunDir, name, ep.Server.Command, ep.Server.Slurm)
+		if err != nil {
+			return nil, fmt.Errorf("starting server job %d of endpoint %s: %w", i+1, name, err)
+		}
+		r.env.OnClose(func() error { return stop(context.WithoutCancel(ctx)) })
+		urls = append(urls, u)
+	}
+	return urls, nil
+}
+
+// publishedURLs reads the endpoint files server jobs wrote ({"url": ...}).
+func publishedURLs(dir string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("no server has published an endpoint in %s", dir)
+	}
+	var urls []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("reading endpoint file: %w", err)
+		}
+		var e struct {
+			URL string `json:"url"`
+		}
+		if err := json.Unmarshal(b, &e); err != nil || e.URL == "" {
+			return nil, fmt.Errorf("endpoint file %s holds no url", f)
+		}
+		urls = append(urls, e.URL)
+	}
+	return urls, nil
 }
 
 // prepareEndpoints loads, before a stage runs, the model of every builtin

@@ -93,6 +93,15 @@ type Endpoint struct {
 	Sampling       Sampling `json:"sampling"`
 	ModelDir       string   `json:"model_dir,omitempty"`
 	ModelStage     string   `json:"model_stage,omitempty"`
+	// Server declares the Slurm server jobs of a slurm-server endpoint.
+	Server *EndpointServer `json:"server,omitempty"`
+}
+
+// EndpointServer is #EndpointServer.
+type EndpointServer struct {
+	Command  []string     `json:"command"`
+	Replicas int          `json:"replicas"`
+	Slurm    SlurmOptions `json:"slurm"`
 }
 
 // Sampling is #Sampling.

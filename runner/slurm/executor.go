@@ -40,7 +40,14 @@ type Executor struct {
 	queue  map[string]Job
 }
 
-func init() { runner.RegisterExecutor("slurm", &Executor{}) }
+// defaultExecutor is the executor `mascot run` uses for slurm stages and
+// slurm-server endpoints.
+var defaultExecutor = &Executor{}
+
+func init() { runner.RegisterExecutor("slurm", defaultExecutor) }
+
+// Servers returns the starter of slurm-server endpoints for runner.Services.
+func Servers() runner.ServerStarter { return defaultExecutor }
 
 func (e *Executor) poll() time.Duration {
 	if e.Poll > 0 {

@@ -115,3 +115,13 @@ func (s *Server) Stop(ctx context.Context) error {
 	_ = os.Remove(s.File)
 	return s.cli.Cancel(ctx, s.JobID)
 }
+
+// StartEndpoint implements runner.ServerStarter: one server job per call,
+// its URL, and the function that scancels it.
+func (e *Executor) StartEndpoint(ctx context.Context, runDir, name string, command []string, opts schema.SlurmOptions) (string, func(context.Context) error, error) {
+	s, err := e.StartServer(ctx, runDir, ServerSpec{Name: name, Command: command, Options: opts})
+	if err != nil {
+		return "", nil, err
+	}
+	return s.URL, s.Stop, nil
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/runner/slurm"
 	"mascot.dev/mascot/runner/stages/train"
 )
 
@@ -20,7 +21,7 @@ func (selfPlugins) Command(name string) []string {
 }
 
 func services(trace bool) runner.Services {
-	return runner.Services{Plugins: selfPlugins{}, Trace: trace, Engine: newEngine()}
+	return runner.Services{Plugins: selfPlugins{}, Trace: trace, Engine: newEngine(), Servers: slurm.Servers()}
 }
 
 // newEngine returns the built-in engine (trainer/serve) for builtin endpoints.
