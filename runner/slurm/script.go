@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -45,7 +46,18 @@ forward() { kill -"$1" -- -"$child" 2>/dev/null; }
 # that started their own session (proctrack/linuxproc would miss them).
 stop() { kill -TERM $(tree "$child") 2>/dev/null; forward TERM; }
 trap stop TERM
-trap 'forward USR1' USR1
+# USR1 comes MASCOT_SLURM_SIGNAL seconds before the time limit: requeue the
+# job (at most three times) so it restarts and resumes (done units stay
+# done; training stages continue from their checkpoint).
+requeue() {
+  if [ "${SLURM_RESTART_COUNT:-0}" -lt 3 ] && [ -n "${SLURM_JOB_ID:-}" ]; then
+    echo "mascot job $SLURM_JOB_ID shard $i: time limit near, requeueing" >&2
+    scontrol requeue "${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}${SLURM_ARRAY_TASK_ID:+_$SLURM_ARRAY_TASK_ID}"
+  else
+    forward USR1
+  fi
+}
+trap requeue USR1
 trap 'forward INT' INT
 while :; do
   wait "$child"; rc=$?
@@ -61,7 +73,7 @@ exit "$rc"
 func Directives(s ScriptSpec) []string {
 	o := s.Options
 	d := []string{"--job-name=" + s.Name, "--output=" + s.Dir + "/logs/%A_%a.out", "--open-mode=append",
-		"--signal=B:USR1@120"}
+		"--signal=B:USR1@" + signalSeconds()}
 	if s.Chdir != "" {
 		d = append(d, "--chdir="+s.Chdir)
 	}
@@ -112,4 +124,15 @@ func commandLine(argv []string) string {
 // shq quotes s for the shell.
 func shq(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// signalSeconds is how long before its time limit a job gets SIGUSR1 (and
+// requeues itself): 120 s, or MASCOT_SLURM_SIGNAL.
+func signalSeconds() string {
+	if v := os.Getenv("MASCOT_SLURM_SIGNAL"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			return v
+		}
+	}
+	return "120"
 }

@@ -58,7 +58,10 @@ func (o Optim) options(n int, seed int64, out string, l *LoRA) train.Options {
 	opt := train.Options{Steps: steps, BatchSize: max(1, o.BatchSize), GradAccum: max(1, o.GradAccum),
 		Optim: optim.Config{LR: o.LR, WeightDecay: o.WeightDecay, MaxGradNorm: o.MaxGradNorm,
 			WarmupSteps: int(o.WarmupRatio * float64(steps)), TotalSteps: steps},
-		MaxLength: o.MaxLength, Seed: uint64(s), OutputDir: out}
+		MaxLength: o.MaxLength, Seed: uint64(s), OutputDir: out,
+		// Checkpoints sit beside the output in the run directory, so a Slurm
+		// job requeued before its time limit resumes where it stopped.
+		CheckpointDir: out + "-checkpoint", CheckpointEvery: o.CheckpointEvery}
 	if l != nil && l.R > 0 {
 		opt.LoRA = &autodiff.LoRAConfig{R: l.R, Alpha: l.Alpha, UseRSLoRA: l.RSLoRA, Dropout: l.Dropout, Targets: l.Targets}
 	}

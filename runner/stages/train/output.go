@@ -80,6 +80,9 @@ func artifact(kind string, res train.Result, meta map[string]any) results.Artifa
 		meta = map[string]any{}
 	}
 	meta["files"] = res.Files
+	if res.ResumedFrom > 0 {
+		meta["resumed_from"] = res.ResumedFrom // a requeued job resumed from its checkpoint
+	}
 	if len(res.Eval) > 0 {
 		meta["eval"] = res.Eval
 	}
