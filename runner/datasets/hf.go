@@ -7,35 +7,6 @@ import (
 	"strings"
 )
 
-// hubCaches lists the Hugging Face hub cache directories to search, in
-// the order huggingface_hub honours them, without duplicates.
-func hubCaches() []string {
-	var out []string
-	add := func(p string) {
-		if p == "" {
-			return
-		}
-		for _, o := range out {
-			if o == p {
-				return
-			}
-		}
-		out = append(out, p)
-	}
-	add(os.Getenv("HF_HUB_CACHE"))
-	add(os.Getenv("HUGGINGFACE_HUB_CACHE"))
-	if h := os.Getenv("HF_HOME"); h != "" {
-		add(filepath.Join(h, "hub"))
-	}
-	if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
-		add(filepath.Join(x, "huggingface", "hub"))
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		add(filepath.Join(home, ".cache", "huggingface", "hub"))
-	}
-	return out
-}
-
 // hfSnapshot finds the snapshot directory of dataset id ("org/name" or
 // "org/name@rev") under a hub cache root: refs/<rev> (default main) names
 // the commit; without refs the newest snapshot is used. On a miss it

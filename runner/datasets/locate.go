@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"mascot.dev/mascot/runner/hfhub"
 )
 
 // EnvDatasets names a directory holding one folder per dataset
@@ -70,7 +72,7 @@ func Locate(spec Spec) (string, error) {
 		hf = defaultHF[spec.Name]
 	}
 	if hf != "" {
-		for _, root := range hubCaches() {
+		for _, root := range hfhub.Roots() {
 			snap, why := hfSnapshot(root, hf)
 			if snap == "" {
 				nf.Looked = append(nf.Looked, why)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/runner/hfhub"
 	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/serve"
 	"mascot.dev/mascot/trainer/tokenizer"
@@ -52,7 +53,7 @@ func findModel(ref string) (string, error) {
 	}
 	name, rev, _ := strings.Cut(ref, "@")
 	var looked []string
-	for _, root := range hubCaches() {
+	for _, root := range hfhub.Roots() {
 		repo := filepath.Join(root, "models--"+strings.ReplaceAll(name, "/", "--"))
 		snaps := filepath.Join(repo, "snapshots")
 		if rev == "" {
@@ -84,33 +85,6 @@ func findModel(ref string) (string, error) {
 func isModelDir(d string) bool {
 	_, err := os.Stat(filepath.Join(d, "config.json"))
 	return err == nil
-}
-
-// hubCaches lists the HF hub cache roots in huggingface_hub's order.
-func hubCaches() []string {
-	var out []string
-	add := func(p string) {
-		for _, o := range out {
-			if o == p {
-				return
-			}
-		}
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	add(os.Getenv("HF_HUB_CACHE"))
-	add(os.Getenv("HUGGINGFACE_HUB_CACHE"))
-	if h := os.Getenv("HF_HOME"); h != "" {
-		add(filepath.Join(h, "hub"))
-	}
-	if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
-		add(filepath.Join(x, "huggingface", "hub"))
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		add(filepath.Join(home, ".cache", "huggingface", "hub"))
-	}
-	return out
 }
 
 // loadBase loads the model and tokenizer of dir.
