@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/tokenizer"
 	"mascot.dev/mascot/trainer/train"
 )
@@ -93,4 +94,32 @@ func pairUnit(env *runner.Env, pairsStage string, ref ModelRef, extra map[string
 type pairPayload struct {
 	units []string
 	base  baseModel
+}
+
+// pairJob is what the pair-trained kinds (reward model, DPO) start from:
+// the stored pairs, the base model with its tokenizer, and the stage's
+// output directory.
+type pairJob struct {
+	pairs []train.Pair
+	base  *qwen3.Model
+	tok   *tokenizer.Tokenizer
+	dir   string
+}
+
+// loadPairJob reads the pairs of p's units (an empty pairs stage is an
+// error naming it), loads the base model and creates the output directory.
+func loadPairJob(ctx context.Context, env *runner.Env, key, pairsStage string, p pairPayload) (pairJob, error) {
+	var j pairJob
+	var err error
+	if j.pairs, err = readPairs(ctx, env, p.units); err != nil {
+		return j, err
+	}
+	if len(j.pairs) == 0 {
+		return j, fmt.Errorf("stage %s: pairs stage %s holds no pairs", key, pairsStage)
+	}
+	if j.base, j.tok, err = loadBase(p.base.Dir); err != nil {
+		return j, err
+	}
+	j.dir, err = stageDir(env, key)
+	return j, err
 }

@@ -2,7 +2,6 @@ package train
 
 import (
 	"context"
-	"fmt"
 
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
@@ -42,29 +41,19 @@ func (s *rmStage) Units(ctx context.Context) ([]runner.Unit, error) {
 
 func (s *rmStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 	p := u.Payload.(pairPayload)
-	pairs, err := readPairs(ctx, s.env, p.units)
+	job, err := loadPairJob(ctx, s.env, s.key, s.cfg.Pairs, p)
 	if err != nil {
 		return nil, err
 	}
-	if len(pairs) == 0 {
-		return nil, fmt.Errorf("stage %s: pairs stage %s holds no pairs", s.key, s.cfg.Pairs)
-	}
+	pairs := job.pairs
 	if !s.cfg.MarginInLoss {
 		for i := range pairs {
 			pairs[i].Margin = 0
 		}
 	}
-	base, tk, err := loadBase(p.base.Dir)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := stageDir(s.env, s.key)
-	if err != nil {
-		return nil, err
-	}
-	opts := s.cfg.options(len(pairs), s.env.Seed(s.key), dir, s.cfg.LoRA)
+	opts := s.cfg.options(len(pairs), s.env.Seed(s.key), job.dir, s.cfg.LoRA)
 	opts.BaseModelName = p.base.ID
-	res, err := train.TrainRewardModel(ctx, train.RMJob{Options: opts, Base: base, Tokenizer: tok{tk}, Pairs: pairs,
+	res, err := train.TrainRewardModel(ctx, train.RMJob{Options: opts, Base: job.base, Tokenizer: tok{job.tok}, Pairs: pairs,
 		EvalPairs: pairs, CenterRewardsCoefficient: s.cfg.CenterRewardsCoefficient})
 	if err != nil {
 		return nil, err
