@@ -238,10 +238,27 @@ func fptr(v sql.NullFloat64) *float64 {
 
 // Artifacts returns the files a run's units produced.
 func (s *Store) Artifacts(ctx context.Context, runID string) ([]Artifact, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT a.id, a.unit_fp, COALESCE(a.run_id, ''), a.kind, a.path, a.sha256,
-		a.bytes, a.meta_json FROM artifacts a WHERE `+inRun("a")+` ORDER BY a.kind, a.path`, runID)
+	return s.queryArtifacts(ctx, `WHERE `+inRun("a")+` ORDER BY a.kind, a.path`, runID)
+}
+
+// UnitArtifacts returns the files the given units produced, in the order
+// they were recorded (what a stage hands to the stages that read it).
+func (s *Store) UnitArtifacts(ctx context.Context, fingerprints []string) ([]Artifact, error) {
+	if len(fingerprints) == 0 {
+		return nil, nil
+	}
+	arg, err := json.Marshal(fingerprints)
 	if err != nil {
-		return nil, fmt.Errorf("reading artifacts of run %s: %w", runID, err)
+		return nil, fmt.Errorf("encoding fingerprints: %w", err)
+	}
+	return s.queryArtifacts(ctx, `WHERE a.unit_fp IN (SELECT value FROM json_each(?)) ORDER BY a.id`, string(arg))
+}
+
+func (s *Store) queryArtifacts(ctx context.Context, where string, arg any) ([]Artifact, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT a.id, a.unit_fp, COALESCE(a.run_id, ''), a.kind, a.path, a.sha256,
+		a.bytes, a.meta_json FROM artifacts a `+where, arg)
+	if err != nil {
+		return nil, fmt.Errorf("reading artifacts: %w", err)
 	}
 	defer rows.Close()
 	var out []Artifact
@@ -249,7 +266,7 @@ func (s *Store) Artifacts(ctx context.Context, runID string) ([]Artifact, error)
 		var a Artifact
 		var meta string
 		if err := rows.Scan(&a.ID, &a.UnitFP, &a.RunID, &a.Kind, &a.Path, &a.SHA256, &a.Bytes, &meta); err != nil {
-			return nil, fmt.Errorf("reading artifacts of run %s: %w", runID, err)
+			return nil, fmt.Errorf("reading artifacts: %w", err)
 		}
 		a.Meta = json.RawMessage(meta)
 		out = append(out, a)

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -121,6 +120,3 @@ func fnv64(s string) uint64 {
 	}
 	return h
 }
-
-// Context carries nothing yet; kept so stage code reads naturally.
-var _ = context.Background

@@ -1,12 +1,9 @@
 package runner
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
-
-	"mascot.dev/mascot/results"
 )
 
 // topoOrder orders stages so every stage follows its dependencies; ties
@@ -74,29 +71,6 @@ func selectStages(order []string, deps map[string][]string, only, from string) (
 		}
 	}
 	return want, nil
-}
-
-// artifactsOf lists the artifacts recorded by the given units.
-func artifactsOf(ctx context.Context, s *results.Store, fps []string) ([]results.Artifact, error) {
-	if len(fps) == 0 {
-		return nil, nil
-	}
-	arg, _ := json.Marshal(fps)
-	rows, err := s.Reader().QueryContext(ctx, `SELECT id, unit_fp, COALESCE(run_id, ''), kind, path, sha256, bytes
-		FROM artifacts WHERE unit_fp IN (SELECT value FROM json_each(?)) ORDER BY id`, string(arg))
-	if err != nil {
-		return nil, fmt.Errorf("reading artifacts: %w", err)
-	}
-	defer rows.Close()
-	var out []results.Artifact
-	for rows.Next() {
-		var a results.Artifact
-		if err := rows.Scan(&a.ID, &a.UnitFP, &a.RunID, &a.Kind, &a.Path, &a.SHA256, &a.Bytes); err != nil {
-			return nil, fmt.Errorf("reading artifacts: %w", err)
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
 }
 
 func rawString(raw json.RawMessage, field string) string {

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/schema"
 )
 
 // PlanStage is one stage of a plan.
@@ -35,7 +35,7 @@ func Plan(ctx context.Context, opts Options) ([]PlanStage, error) {
 	for _, key := range r.order {
 		k := r.kinds[key]
 		ps := PlanStage{Key: key, Kind: k.Name, Inputs: r.deps[key], Fingerprint: r.fps[key], Units: -1,
-			Device: isTrainingKind(k.Name)}
+			Device: schema.IsTraining(k.Name)}
 		ps.Units, ps.Done, ps.Note = r.countUnits(ctx, key)
 		out = append(out, ps)
 	}
@@ -127,9 +127,3 @@ func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
 }
-
-func isTrainingKind(k string) bool {
-	return strings.HasPrefix(k, "train-") || k == "pretrain"
-}
-
-var _ = results.RunDone

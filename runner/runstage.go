@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 
-	"errors"
 	"fmt"
 	"golang.org/x/sync/singleflight"
 	"sync"
@@ -176,9 +175,6 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 		}(u)
 	}
 	wg.Wait()
-	if r.opts.Strict && firstErr != nil && !errors.Is(firstErr, context.Canceled) {
-		return int(ran.Load()), int(failed.Load()), firstErr
-	}
 	return int(ran.Load()), int(failed.Load()), firstErr
 }
 
@@ -204,7 +200,7 @@ func (r *run) concurrency(key string) int {
 
 // publish makes a finished stage visible to its dependants.
 func (r *run) publish(ctx context.Context, key string, fps []string) error {
-	arts, err := artifactsOf(ctx, r.opts.Store, fps)
+	arts, err := r.opts.Store.UnitArtifacts(ctx, fps)
 	if err != nil {
 		return err
 	}

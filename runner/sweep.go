@@ -110,7 +110,8 @@ func Expand(sw *schema.Sweep) ([]Variant, error) {
 }
 
 // SweepOptions configure a sweep: how to load the spec again per variant,
-// and the run options every child shares.
+// and the run options every child shares (Run.Loaded, when set, is the
+// spec loaded without the variants' overrides).
 type SweepOptions struct {
 	Arg  string
 	Load schema.Options
@@ -139,9 +140,12 @@ type SweepSummary struct {
 // when they reach one unit at the same time, through in-flight
 // de-duplication); rerunning the same sweep resumes like `run`.
 func Sweep(ctx context.Context, opts SweepOptions) (*SweepSummary, error) {
-	base, err := schema.Load(opts.Arg, opts.Load)
-	if err != nil {
-		return nil, err
+	base := opts.Run.Loaded // the CLI has loaded the spec already
+	if base == nil {
+		var err error
+		if base, err = schema.Load(opts.Arg, opts.Load); err != nil {
+			return nil, err
+		}
 	}
 	variants, err := Expand(base.Experiment.Sweep)
 	if err != nil {
