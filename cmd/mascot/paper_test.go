@@ -181,6 +181,11 @@ func TestPaperQMSumStage1AgainstFakeVLLM(t *testing.T) {
 	if pairs == 0 {
 		t.Errorf("no persona pairs built")
 	}
+	// `results show latest` is the persona_pairs run; its counters agree
+	// with the rows.
+	if got := d.Counters["num_pairs"]; got != int64(pairs) {
+		t.Errorf("results show counts num_pairs = %d, the pairs table holds %d", got, pairs)
+	}
 }
 
 // sharedDataset finds a file of ../shared/datasets (MASCOT_SHARED_DATASETS
