@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"mascot.dev/mascot/cmd/mascot/cli"
+	"mascot.dev/mascot/internal/testgate"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/web"
 )
@@ -22,6 +23,7 @@ import (
 // and takes under 10 % of the first run's time. The report shows the
 // speaker's training reward on held-out prompts rising under GRPO.
 func TestDemoEndToEnd(t *testing.T) {
+	testgate.Long(t, "the full demo twice: minutes and gigabytes on 2 cores")
 	dir := t.TempDir()
 	wd, _ := os.Getwd()
 	if err := os.Chdir(dir); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"mascot.dev/mascot/cmd/mascot/cli"
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/realdata"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/serve"
@@ -188,20 +189,13 @@ func TestPaperQMSumStage1AgainstFakeVLLM(t *testing.T) {
 	}
 }
 
-// sharedDataset finds a file of ../shared/datasets (MASCOT_SHARED_DATASETS
-// overrides); it fails, never skips, when the shared data is missing.
+// sharedDataset is a file of the real datasets shipped under
+// testdata/datasets (MASCOT_SHARED_DATASETS overrides the directory).
 func sharedDataset(t *testing.T, rel string) string {
 	t.Helper()
-	root := os.Getenv("MASCOT_SHARED_DATASETS")
-	if root == "" {
-		root = "../../../shared/datasets"
-	}
-	p, err := filepath.Abs(filepath.Join(root, rel))
+	p, err := filepath.Abs(realdata.File(t, rel))
 	if err != nil {
 		t.Fatal(err)
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("shared dataset %s: %v (set MASCOT_SHARED_DATASETS to the datasets directory)", rel, err)
 	}
 	return p
 }

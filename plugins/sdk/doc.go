@@ -2,7 +2,7 @@
 // metric in Go: implement Judge (or Metric) over plain Go values and call
 // ServeJudge (or ServeMetric) from main. The SDK hides go-plugin and gRPC;
 // authors in other languages implement plugins/proto/mascot/plugin/v1
-// directly with the handshake described in plugins/README (docs/readme).
+// directly with the handshake described in docs/plugins.md.
 //
 // Layer: plugin side. It shares plugins/internal/wire with plugins/host, so
 // the cookie, protocol version and conversions cannot drift.

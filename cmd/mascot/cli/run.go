@@ -82,6 +82,11 @@ invalidated before any work starts.`,
 			sum, err := runner.Execute(c.Context(), opts)
 			if sum != nil {
 				printSummary(c, sum, f.jsonOut)
+				if !f.jsonOut {
+					if perr := printArtifacts(c, opts.Store, sum.RunID); perr != nil && err == nil {
+						err = perr
+					}
+				}
 			}
 			return err
 		},
@@ -143,6 +148,25 @@ func printSummary(c *cobra.Command, s *runner.Summary, asJSON bool) {
 		fmt.Fprintln(w, "nothing to do: every unit was already done (cached)")
 	}
 	fmt.Fprintf(w, "database: %s\nrun directory: %s\n", s.Database, s.RunDir)
+}
+
+// printArtifacts lists the models, reward models and adapters the run
+// produced or reused, with the directory each lives in, so a user knows
+// what to pass to `mascot serve` or `vllm serve --lora-modules`.
+func printArtifacts(c *cobra.Command, store *results.Store, runID string) error {
+	arts, err := store.Artifacts(c.Context(), runID)
+	if err != nil {
+		return fmt.Errorf("listing the run's artifacts: %w", err)
+	}
+	if len(arts) == 0 {
+		return nil
+	}
+	w := c.OutOrStdout()
+	fmt.Fprintln(w, "models and adapters:")
+	for _, a := range arts {
+		fmt.Fprintf(w, "  %-14s %s\n", a.Kind, a.Path)
+	}
+	return nil
 }
 
 func init() { extraCommands = append(extraCommands, newRun) }

@@ -18,7 +18,7 @@ streaming, json_schema enforced by constrained decoding), /v1/completions,
 /v1/load_lora_adapter, /v1/unload_lora_adapter, /health and /metrics. It binds loopback
 unless --addr says otherwise. Flags: --model, --lora NAME=DIR, --addr, --served-model-name,
 --max-queue, --max-batch, --max-model-len.`,
-		Example: `  mascot serve --model runs/RUN/pretrain/model --addr 127.0.0.1:8008
+		Example: `  mascot serve --model runs/RUN/pretrain --addr 127.0.0.1:8008
   mascot serve --model ./qwen3-tiny --lora speaker=runs/RUN/speaker_grpo/adapter`,
 		DisableFlagParsing: true,
 		RunE: func(c *cobra.Command, args []string) error {
