@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
+
+	"mascot.dev/mascot/experiments/prompts"
 )
 
 // Score levels of ScoreGroup.
@@ -107,24 +110,26 @@ func (s *Store) StageUnits(ctx context.Context, runID string, stageKeys []string
 	return units, nil
 }
 
-// paperOrder is the order of the paper's criteria in its tables.
-var paperOrder = map[string]int{}
-
-func init() {
-	for i, c := range []string{
-		"emotional_expressiveness", "empathetic_support_quality", "consistency", "response_relevance",
-		"social_contribution", "fidelity", "originality_specificity", "relevance_coherence", "engagement_contribution",
-	} {
-		paperOrder[c] = i + 1
+// paperOrder ranks the rubric's criteria (experiments/prompts/criteria.cue)
+// in the paper's order, by id and by name (canonicalised).
+var paperOrder = sync.OnceValue(func() map[string]int {
+	m := map[string]int{}
+	for i, c := range prompts.Paper().All() {
+		m[canonCriterion(c.ID)] = i + 1
+		m[canonCriterion(c.Name)] = i + 1
 	}
-}
+	return m
+})
 
-// CriterionLess orders criteria as the paper's tables do (per-agent:
-// expressiveness, empathy, consistency, relevance, contribution; collective:
-// fidelity, originality, relevance & coherence, engagement), then others by
-// name. Names compare case- and punctuation-insensitively.
+// CriterionLess orders criteria as the rubric lists them, which is the
+// paper's order (per-agent: expressiveness, empathetic support,
+// consistency, relevance, social contribution; collective: fidelity,
+// originality, relevance & coherence, engagement), then others by name.
+// A criterion is known by its id or its name, case- and
+// punctuation-insensitively.
 func CriterionLess(a, b string) bool {
-	ka, kb := paperOrder[canonCriterion(a)], paperOrder[canonCriterion(b)]
+	order := paperOrder()
+	ka, kb := order[canonCriterion(a)], order[canonCriterion(b)]
 	switch {
 	case ka != 0 && kb != 0 && ka != kb:
 		return ka < kb
@@ -134,6 +139,16 @@ func CriterionLess(a, b string) bool {
 		return false
 	}
 	return a < b
+}
+
+// CriterionName is the rubric's display name of a criterion id ("Empathetic
+// Support Quality" for empathetic_support), or the id itself when the
+// rubric has no such criterion.
+func CriterionName(id string) string {
+	if c, ok := prompts.Paper().Lookup(id); ok {
+		return c.Name
+	}
+	return id
 }
 
 func canonCriterion(s string) string {
@@ -151,11 +166,8 @@ func canonCriterion(s string) string {
 				out = append(out, '_')
 			}
 			out, sep = append(out, byte(r-'A'+'a')), false
-		case r == '&':
-			// "Originality & Specificity" = originality_specificity
-			sep = true
 		default:
-			sep = true
+			sep = true // "Originality & Specificity" = originality_specificity
 		}
 	}
 	return string(out)

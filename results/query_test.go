@@ -152,9 +152,9 @@ func TestCandidatesPairsCurvesArtifacts(t *testing.T) {
 	}
 	err = s.CommitUnit(ctx, Unit{Fingerprint: "judge", Kind: "judge", StageKey: "judge", RunID: "r"}, func(tx *Tx) error {
 		_, err := tx.InsertJudgments([]Judgment{
-			{Judge: "j", Criterion: "Consistency", Score: 5, CandidateID: ids[0]},
+			{Judge: "j", Criterion: "persona_consistency", Score: 5, CandidateID: ids[0]},
 			{Judge: "j", Criterion: "Empathy", Score: 4, CandidateID: ids[0]},
-			{Judge: "j", Criterion: "Consistency", Score: 2, CandidateID: ids[1]},
+			{Judge: "j", Criterion: "persona_consistency", Score: 2, CandidateID: ids[1]},
 		})
 		return err
 	})

@@ -70,19 +70,19 @@ func scanFixture(t *testing.T, s *Store, pairs int) (judgeUnits []string, epsOf 
 			if err != nil {
 				return err
 			}
-			js := []Judgment{{Judge: "j1", Criterion: "Consistency", Score: 5, CandidateID: cand}}
+			js := []Judgment{{Judge: "j1", Criterion: "persona_consistency", Score: 5, CandidateID: cand}}
 			for k, id := range ids {
 				i := 2*u + k
 				for tn, tid := range turnIDs[k] {
 					for jn, judge := range []string{"j1", "j2"} {
-						js = append(js, Judgment{Judge: judge, Criterion: "Empathetic Support Quality",
+						js = append(js, Judgment{Judge: judge, Criterion: "empathetic_support",
 							Score: float64(1 + (i*3+tn*5+jn)%5), TurnID: tid})
 					}
 				}
-				js = append(js, Judgment{Judge: "j1", Criterion: "Consistency", Agent: "A",
+				js = append(js, Judgment{Judge: "j1", Criterion: "persona_consistency", Agent: "A",
 					Score: float64((i*7)%11) + 0.1*float64(i%3), ScaleMin: 0, ScaleMax: 10.3, EpisodeID: id})
 				if i%5 != 0 {
-					js = append(js, Judgment{Judge: "j1", Criterion: "Fidelity", Score: float64(i%9) / 3,
+					js = append(js, Judgment{Judge: "j1", Criterion: "fidelity", Score: float64(i%9) / 3,
 						ScaleMin: 2, ScaleMax: 2, EpisodeID: id})
 				}
 				if _, err := tx.InsertMetric(Metric{EpisodeID: id, System: systems[i%3], Name: "distinct_2",
@@ -103,7 +103,7 @@ func scanFixture(t *testing.T, s *Store, pairs int) (judgeUnits []string, epsOf 
 	}
 	err := s.CommitUnit(ctx, Unit{Fingerprint: "elsewhere", Kind: "judge", StageKey: "judge", RunID: "other"},
 		func(tx *Tx) error {
-			_, err := tx.InsertJudgment(Judgment{Judge: "j9", Criterion: "Fidelity", Score: 1, EpisodeID: epsOf[0][0]})
+			_, err := tx.InsertJudgment(Judgment{Judge: "j9", Criterion: "fidelity", Score: 1, EpisodeID: epsOf[0][0]})
 			return err
 		})
 	if err != nil {
@@ -185,14 +185,14 @@ func TestScoreGroupsEqualsReferenceScan(t *testing.T) {
 	// empathy = mean over j1, j2 of 100·(s−1)/4 with s = 1, 2 → 12.5;
 	// consistency 0/10 → 0; no Fidelity (i%5 == 0); distinct_2 = 0.
 	got, _ := s.ScoreGroups(ctx, "r", "none")
-	if v := valueOf(t, got, LevelAgent, "mascot", "Empathetic Support Quality", 1); v != 12.5 {
+	if v := valueOf(t, got, LevelAgent, "mascot", "empathetic_support", 1); v != 12.5 {
 		t.Errorf("empathy of episode 1 = %v, want 12.5", v)
 	}
-	if v := valueOf(t, got, LevelCollective, "mascot", "Fidelity", 1); !math.IsNaN(v) {
+	if v := valueOf(t, got, LevelCollective, "mascot", "fidelity", 1); !math.IsNaN(v) {
 		t.Errorf("fidelity of episode 1 = %v, want none", v)
 	}
 	// Episode 3 (i=2, few-shot): Fidelity raw 2/3 (degenerate scale).
-	if v := valueOf(t, got, LevelCollective, "few-shot", "Fidelity", 3); v != 2.0/3 {
+	if v := valueOf(t, got, LevelCollective, "few-shot", "fidelity", 3); v != 2.0/3 {
 		t.Errorf("fidelity of episode 3 = %v, want 2/3", v)
 	}
 }

@@ -212,47 +212,61 @@ func Sweep(ctx context.Context, opts SweepOptions) (*SweepSummary, error) {
 	return sum, firstErr
 }
 
-// showValues collects each table column's mean over all rows of a run, by
-// lower-cased column name ("overall", "empathetic support quality",
-// "self-bleu").
+// showValues sums a child run's report up to one number per column
+// (report.ColumnMeans: N-weighted over systems and splits), keyed by
+// criterion id, metric name or "<level> overall".
 func showValues(ctx context.Context, store *results.Store, runID string) map[string]float64 {
 	r, err := rep.Build(ctx, store, []string{runID}, rep.Options{Resamples: -1, SplitBy: "none"})
 	if err != nil {
 		return nil
 	}
-	out := map[string]float64{}
-	for _, t := range r.Tables {
-		for _, row := range t.Rows {
-			for i, c := range row.Cells {
-				if i < len(t.Criteria) && c.N > 0 {
-					name := strings.ToLower(t.Criteria[i])
-					if t.Level != results.LevelMetric && name == "overall" {
-						name = t.Level + " overall"
-					}
-					out[name] = c.Mean
-				}
-			}
+	return rep.ColumnMeans(r)
+}
+
+// sweepColumns resolves the columns to print: the shown names, each the
+// value key it names exactly, else every key ending in " "+name in sorted
+// order ("overall" gives "agent overall" and "collective overall"); with
+// nothing shown, every key of every child, sorted.
+func sweepColumns(s *SweepSummary) []string {
+	keys := map[string]bool{}
+	for _, c := range s.Children {
+		for k := range c.Values {
+			keys[k] = true
 		}
 	}
-	return out
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	if len(s.Show) == 0 {
+		return sorted
+	}
+	var cols []string
+	for _, name := range s.Show {
+		name = strings.ToLower(name)
+		if keys[name] {
+			cols = append(cols, name)
+			continue
+		}
+		n := len(cols)
+		for _, k := range sorted {
+			if strings.HasSuffix(k, " "+name) {
+				cols = append(cols, k)
+			}
+		}
+		if len(cols) == n {
+			cols = append(cols, name) // printed as "-"
+		}
+	}
+	return cols
 }
 
 // PrintSweep renders the summary table: one row per variant, the axis
-// values, then the shown columns.
+// values, then the shown columns. It is a function of the summary alone,
+// whose values are a function of the database.
 func PrintSweep(w io.Writer, s *SweepSummary) {
-	cols := s.Show
-	if len(cols) == 0 {
-		seen := map[string]bool{}
-		for _, c := range s.Children {
-			for k := range c.Values {
-				if !seen[k] {
-					seen[k] = true
-					cols = append(cols, k)
-				}
-			}
-		}
-		sort.Strings(cols)
-	}
+	cols := sweepColumns(s)
 	fmt.Fprintf(w, "sweep %s: %d variants, %d units ran, %d cached\n", s.ParentID, len(s.Children), s.Ran, s.Cached)
 	fmt.Fprintf(w, "%-48s %-24s", "VARIANT", "RUN")
 	for _, c := range cols {
@@ -266,7 +280,7 @@ func PrintSweep(w io.Writer, s *SweepSummary) {
 		}
 		fmt.Fprintf(w, "%-48s %-24s", c.Variant.Label(), id)
 		for _, col := range cols {
-			if v, ok := lookupValue(c.Values, col); ok {
+			if v, ok := c.Values[col]; ok {
 				fmt.Fprintf(w, " %14.2f", v)
 			} else {
 				fmt.Fprintf(w, " %14s", "-")
@@ -277,17 +291,4 @@ func PrintSweep(w io.Writer, s *SweepSummary) {
 		}
 		fmt.Fprintln(w)
 	}
-}
-
-func lookupValue(m map[string]float64, col string) (float64, bool) {
-	col = strings.ToLower(col)
-	if v, ok := m[col]; ok {
-		return v, true
-	}
-	for k, v := range m { // "overall" matches "agent overall"
-		if strings.HasSuffix(k, " "+col) {
-			return v, true
-		}
-	}
-	return 0, false
 }

@@ -20,8 +20,8 @@ func openStore(t testing.TB) *results.Store {
 }
 
 // judged describes one episode of the fixture: raw 1..5 scores per turn
-// for "Empathetic Support Quality" (turn judgments), one agent-level
-// "Consistency" score on the episode, and collective "Fidelity" scores.
+// for empathetic_support (turn judgments), one agent-level
+// persona_consistency score on the episode, and collective fidelity scores.
 type judged struct {
 	conv, system, valence string
 	empathy               []float64 // one per turn
@@ -60,11 +60,11 @@ func addRun(t testing.TB, s *results.Store, runID string, eps []judged) {
 		err = s.CommitUnit(ctx, judge, func(tx *results.Tx) error {
 			var js []results.Judgment
 			for k, sc := range e.empathy {
-				js = append(js, results.Judgment{Judge: "j1", Criterion: "Empathetic Support Quality", Score: sc, TurnID: turnIDs[k]})
+				js = append(js, results.Judgment{Judge: "j1", Criterion: "empathetic_support", Score: sc, TurnID: turnIDs[k]})
 			}
-			js = append(js, results.Judgment{Judge: "j1", Criterion: "Consistency", Agent: "The Anchor", Score: e.consistency, EpisodeID: epID})
+			js = append(js, results.Judgment{Judge: "j1", Criterion: "persona_consistency", Agent: "The Anchor", Score: e.consistency, EpisodeID: epID})
 			for k, sc := range e.fidelity {
-				js = append(js, results.Judgment{Judge: fmt.Sprintf("j%d", k), Criterion: "Fidelity", Score: sc, EpisodeID: epID})
+				js = append(js, results.Judgment{Judge: fmt.Sprintf("j%d", k), Criterion: "fidelity", Score: sc, EpisodeID: epID})
 			}
 			_, err := tx.InsertJudgments(js)
 			return err

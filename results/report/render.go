@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"mascot.dev/mascot/results"
 )
 
 // Formats accepted by Render and RenderComparison.
@@ -147,7 +149,10 @@ func renderGrid(w io.Writer, rep *Report, g grid) error {
 		return err
 	}
 	for _, t := range rep.Tables {
-		header := append([]string{"System", "Split", "N"}, t.Criteria...)
+		header := []string{"System", "Split", "N"}
+		for _, c := range t.Criteria {
+			header = append(header, results.CriterionName(c))
+		}
 		rows := make([][]string, len(t.Rows))
 		for i, r := range t.Rows {
 			row := []string{r.System, r.Split, strconv.Itoa(r.N)}

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"mascot.dev/mascot/results"
 )
 
 // RenderComparison writes a comparison as text, markdown, CSV or JSON.
@@ -53,7 +55,10 @@ func renderCompareGrid(w io.Writer, c *Comparison, g grid) error {
 	fmt.Fprintf(w, "A = %s\nB = %s\npaired on %s; cells: mean(A − B) [%.0f%% bootstrap CI] d=Cohen's d_z\n\n",
 		runLabel(c.A), runLabel(c.B), c.Pairing, 100*c.Options.Confidence)
 	for _, t := range c.Paired {
-		header := append([]string{"System", "Split", "N"}, t.Criteria...)
+		header := []string{"System", "Split", "N"}
+		for _, c := range t.Criteria {
+			header = append(header, results.CriterionName(c))
+		}
 		var rows [][]string
 		for _, r := range t.Rows {
 			row := []string{r.System, r.Split, strconv.Itoa(r.N)}

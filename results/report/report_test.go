@@ -120,13 +120,13 @@ func TestReportNumbersAgainstHandComputed(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb, row := findRow(t, rep, results.LevelAgent, "mascot", "positive")
-	if want := []string{"Empathetic Support Quality", "Consistency", Overall}; strings.Join(tb.Criteria, "|") != strings.Join(want, "|") {
+	if want := []string{"empathetic_support", "persona_consistency", Overall}; strings.Join(tb.Criteria, "|") != strings.Join(want, "|") {
 		t.Fatalf("columns %v", tb.Criteria)
 	}
 	if row.N != 4 {
 		t.Fatalf("n = %d", row.N)
 	}
-	emp, con, ov := cell(t, tb, row, "Empathetic Support Quality"), cell(t, tb, row, "Consistency"), cell(t, tb, row, Overall)
+	emp, con, ov := cell(t, tb, row, "empathetic_support"), cell(t, tb, row, "persona_consistency"), cell(t, tb, row, Overall)
 	near(t, "empathy mean", emp.Mean, 43.75)
 	near(t, "empathy std", emp.Std, 37.5) // sqrt(4218.75/3)
 	near(t, "consistency mean", con.Mean, 62.5)
@@ -146,7 +146,7 @@ func TestReportNumbersAgainstHandComputed(t *testing.T) {
 		}
 	}
 	tb, row = findRow(t, rep, results.LevelCollective, "mascot", "positive")
-	fid := cell(t, tb, row, "Fidelity")
+	fid := cell(t, tb, row, "fidelity")
 	near(t, "fidelity mean", fid.Mean, 46.875)
 	_, nrow := findRow(t, rep, results.LevelAgent, "mascot", "negative")
 	if nrow.N != 1 || nrow.Cells[0].Std != 0 || nrow.Cells[0].Mean != 50 || nrow.Cells[0].CILow != 50 {
@@ -162,7 +162,7 @@ func TestReportNumbersAgainstHandComputed(t *testing.T) {
 
 	withAll, _ := Build(context.Background(), s, []string{"A"}, Options{All: true, Resamples: -1})
 	tb, arow := findRow(t, withAll, results.LevelAgent, "mascot", "all")
-	near(t, "all-split empathy mean", cell(t, tb, arow, "Empathetic Support Quality").Mean, (75+75+0+25+50)/5.0)
+	near(t, "all-split empathy mean", cell(t, tb, arow, "empathetic_support").Mean, (75+75+0+25+50)/5.0)
 	if !math.IsNaN(arow.Cells[0].CILow) {
 		t.Error("CI computed with Resamples < 0")
 	}
@@ -316,7 +316,7 @@ func TestRenderers(t *testing.T) {
 	}
 	buf.Reset()
 	Render(&buf, rep, FormatMarkdown)
-	if !strings.Contains(buf.String(), "| System | Split | N | Empathetic Support Quality | Consistency | Overall |") {
+	if !strings.Contains(buf.String(), "| System | Split | N | Empathetic Support Quality | Consistency (Persona) | Overall |") {
 		t.Errorf("markdown:\n%s", buf.String())
 	}
 	buf.Reset()
@@ -327,7 +327,7 @@ func TestRenderers(t *testing.T) {
 	}
 	found := false
 	for _, r := range recs[1:] {
-		if r[2] == "agent" && r[4] == "positive" && r[5] == "Empathetic Support Quality" {
+		if r[2] == "agent" && r[4] == "positive" && r[5] == "empathetic_support" {
 			found = r[7] == "43.75" && r[8] == "37.5" && r[6] == "4"
 		}
 	}

@@ -37,11 +37,11 @@ func addTraining(t *testing.T, s *results.Store) {
 	}
 	judge := results.Unit{Fingerprint: "A-train-judge", Kind: "judge", StageKey: "judge_group", RunID: "A"}
 	err = s.CommitUnit(ctx, judge, func(tx *results.Tx) error {
-		js := []results.Judgment{{Judge: "j1", Criterion: "Consistency", Agent: "The Anchor", Score: 1, EpisodeID: evalEp}}
+		js := []results.Judgment{{Judge: "j1", Criterion: "persona_consistency", Agent: "The Anchor", Score: 1, EpisodeID: evalEp}}
 		for _, id := range ids {
 			js = append(js,
-				results.Judgment{Judge: "j1", Criterion: "Consistency", Agent: "The Anchor", Score: 1, EpisodeID: id},
-				results.Judgment{Judge: "j1", Criterion: "Fidelity", Score: 5, EpisodeID: id})
+				results.Judgment{Judge: "j1", Criterion: "persona_consistency", Agent: "The Anchor", Score: 1, EpisodeID: id},
+				results.Judgment{Judge: "j1", Criterion: "fidelity", Score: 5, EpisodeID: id})
 		}
 		if _, err := tx.InsertJudgments(js); err != nil {
 			return err
@@ -78,7 +78,7 @@ func TestReportScopedToUnits(t *testing.T) {
 	if row.N != 31 {
 		t.Fatalf("whole run: n = %d, want 31", row.N)
 	}
-	near(t, "whole-run consistency mean", cell(t, tb, row, "Consistency").Mean, 212.5/31)
+	near(t, "whole-run consistency mean", cell(t, tb, row, "persona_consistency").Mean, 212.5/31)
 	if wr, _ := WinRates(ctx, s, "A", 0); len(wr) != 2 {
 		t.Fatalf("whole run: %d win rates, want 2", len(wr))
 	}
@@ -92,7 +92,7 @@ func TestReportScopedToUnits(t *testing.T) {
 	if row.N != 4 {
 		t.Fatalf("scoped: n = %d, want 4", row.N)
 	}
-	emp, con, ov := cell(t, tb, row, "Empathetic Support Quality"), cell(t, tb, row, "Consistency"), cell(t, tb, row, Overall)
+	emp, con, ov := cell(t, tb, row, "empathetic_support"), cell(t, tb, row, "persona_consistency"), cell(t, tb, row, Overall)
 	near(t, "empathy mean", emp.Mean, 43.75)
 	near(t, "consistency mean", con.Mean, 62.5)
 	near(t, "overall mean", ov.Mean, 53.125)
@@ -103,7 +103,7 @@ func TestReportScopedToUnits(t *testing.T) {
 	if row.N != 4 {
 		t.Fatalf("scoped collective: n = %d, want 4", row.N)
 	}
-	near(t, "fidelity mean", cell(t, tb, row, "Fidelity").Mean, 46.875)
+	near(t, "fidelity mean", cell(t, tb, row, "fidelity").Mean, 46.875)
 	if len(rep.WinRates) != 0 {
 		t.Errorf("scoped report kept the training comparison: %+v", rep.WinRates)
 	}

@@ -79,7 +79,7 @@ func buildBench(b *testing.B, st *results.Store) {
 				if err != nil {
 					return err
 				}
-				for c, crit := range []string{"Fidelity", "Originality & Specificity", "Relevance & Coherence"} {
+				for c, crit := range []string{"fidelity", "originality_specificity", "relevance_coherence"} {
 					if _, err := tx.InsertJudgment(results.Judgment{Judge: "gpt-4o", Criterion: crit,
 						Score: float64(1 + (i+c)%5), EpisodeID: id, Rationale: "a short rationale"}); err != nil {
 						return err

@@ -105,10 +105,15 @@ func mostChanged(ctx context.Context, st *results.Store, a, b string, n int) ([]
 	}
 	sort.Slice(out, func(i, j int) bool {
 		di, dj := math.Abs(out[i].Delta), math.Abs(out[j].Delta)
-		if di != dj {
+		switch {
+		case di != dj:
 			return di > dj
+		case out[i].Key != out[j].Key:
+			return out[i].Key < out[j].Key
+		case out[i].System != out[j].System:
+			return out[i].System < out[j].System
 		}
-		return out[i].Key < out[j].Key
+		return out[i].A < out[j].A
 	})
 	if len(out) > n {
 		out = out[:n]

@@ -105,13 +105,13 @@ func seedEpisodes(t testing.TB, st *results.Store, runID string, shift float64) 
 				base++
 			}
 			base = min(base, 5)
-			for _, c := range []string{"Fidelity", "Engagement & Contribution"} {
+			for _, c := range []string{"fidelity", "engagement_contribution"} {
 				if _, err := tx.InsertJudgment(results.Judgment{Judge: "gpt-4o", Criterion: c, Score: base,
 					EpisodeID: e.ID, Rationale: "the group stays on the seeker's problem"}); err != nil {
 					return err
 				}
 			}
-			if _, err := tx.InsertJudgment(results.Judgment{Judge: "gpt-4o", Criterion: "Empathetic Support Quality",
+			if _, err := tx.InsertJudgment(results.Judgment{Judge: "gpt-4o", Criterion: "empathetic_support",
 				Agent: "The Anchor", Score: base, TurnID: e.Turns[1].ID,
 				Rationale: "acknowledges the loss before offering help"}); err != nil {
 				return err
@@ -135,7 +135,7 @@ func seedCandidates(t testing.TB, st *results.Store, runID string) {
 			return err
 		}
 		for i, sc := range []float64{5, 2} {
-			if _, err := tx.InsertJudgment(results.Judgment{Judge: "gpt-4o", Criterion: "Empathetic Support Quality",
+			if _, err := tx.InsertJudgment(results.Judgment{Judge: "gpt-4o", Criterion: "empathetic_support",
 				Score: sc, CandidateID: ids[i], Rationale: fmt.Sprintf("rationale for candidate %d", i)}); err != nil {
 				return err
 			}

@@ -34,19 +34,20 @@ func staticFS() fs.FS {
 type pageSet struct{ pages map[string]*template.Template }
 
 var funcs = template.FuncMap{
-	"f1":       func(x float64) string { return fmtF(x, 1) },
-	"f2":       func(x float64) string { return fmtF(x, 2) },
-	"f3":       func(x float64) string { return fmtF(x, 3) },
-	"pct":      func(x float64) string { return fmtF(100*x, 1) + "%" },
-	"time":     fmtTime,
-	"dur":      fmtDur,
-	"ms":       func(ms int64) string { return fmtDur(time.Duration(ms) * time.Millisecond) },
-	"short":    func(s string) string { return shorten(s, 12) },
-	"deref":    func(p *string) string { return derefStr(p) },
-	"fptr":     func(p *float64) string { return fptr(p) },
-	"add":      func(a, b int) int { return a + b },
-	"statusOK": func(s string) bool { return s == results.RunDone || s == "done" },
-	"lower":    strings.ToLower,
+	"f1":        func(x float64) string { return fmtF(x, 1) },
+	"f2":        func(x float64) string { return fmtF(x, 2) },
+	"f3":        func(x float64) string { return fmtF(x, 3) },
+	"pct":       func(x float64) string { return fmtF(100*x, 1) + "%" },
+	"time":      fmtTime,
+	"dur":       fmtDur,
+	"ms":        func(ms int64) string { return fmtDur(time.Duration(ms) * time.Millisecond) },
+	"short":     func(s string) string { return shorten(s, 12) },
+	"deref":     func(p *string) string { return derefStr(p) },
+	"fptr":      func(p *float64) string { return fptr(p) },
+	"add":       func(a, b int) int { return a + b },
+	"statusOK":  func(s string) bool { return s == results.RunDone || s == "done" },
+	"lower":     strings.ToLower,
+	"criterion": results.CriterionName,
 	"deref_int": func(p *int) int {
 		if p == nil {
 			return 0

@@ -82,23 +82,14 @@ func axisValues(raw json.RawMessage) map[string]string {
 	return out
 }
 
+// overallByLevel is each judged level's Overall, N-weighted over systems
+// and splits (report.ColumnMeans).
 func overallByLevel(rep *report.Report) map[string]float64 {
+	means := report.ColumnMeans(rep)
 	out := map[string]float64{}
-	for _, t := range rep.Tables {
-		oc := len(t.Criteria) - 1
-		if oc < 0 || t.Criteria[oc] != "Overall" {
-			continue
-		}
-		var sum float64
-		var n int
-		for _, row := range t.Rows {
-			if c := row.Cells[oc]; c.N > 0 {
-				sum += c.Mean * float64(c.N)
-				n += c.N
-			}
-		}
-		if n > 0 {
-			out[t.Level] = sum / float64(n)
+	for _, lv := range []string{results.LevelAgent, results.LevelCollective} {
+		if v, ok := means[lv+" overall"]; ok {
+			out[lv] = v
 		}
 	}
 	return out

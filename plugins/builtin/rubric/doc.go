@@ -2,7 +2,9 @@
 // rubric`. It scores items on the paper's criteria (rubric_version
 // "paper_v1": five per-agent criteria on candidates and turns, four
 // collective criteria on episodes or N-turn blocks) on a 1–5 scale, which
-// the host normalises to 0–100 as 100·(s−1)/4.
+// the host normalises to 0–100 as 100·(s−1)/4. The criteria, their ids,
+// names, descriptions, anchors and order come from the one rubric
+// definition, experiments/prompts/criteria.cue (package prompts).
 //
 // Each configured judge endpoint (any OpenAI-compatible server) scores every
 // item; the result holds each judge's scores and a pooled score (judge "",
