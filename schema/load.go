@@ -97,7 +97,7 @@ func (l *loader) load(arg string) (*Loaded, error) {
 	}
 	errs = append(errs, missing...)
 	if err := v.Validate(cue.Concrete(true)); err != nil {
-		errs = append(errs, anchor(tidy(dropTagNoise(l.rw.fromCUE(err), missing)), func(path string) string {
+		errs = append(errs, anchor(nameErrors(tidy(dropTagNoise(l.rw.fromCUE(err), missing)), identifierRule(sv)), func(path string) string {
 			return l.rw.pos(v.LookupPath(cue.ParsePath(path)).Pos())
 		})...)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"mascot.dev/mascot/internal/safepath"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 )
@@ -132,8 +133,12 @@ func (e *Executor) Detach(ctx context.Context, opts runner.Options) (*Detached, 
 	cwd, _ := os.Getwd()
 	var shardDBs, jobIDs []string // of the stages submitted so far, in order
 	for _, g := range stages {
+		dir, err := safepath.Join(base, g.Key)
+		if err != nil {
+			return nil, fmt.Errorf("choosing the directory of stage %q: %w", g.Key, err)
+		}
 		s := &DetachedStage{Key: g.Key, Kind: g.Kind, Shards: max(1, min(g.Slurm.ArrayParallelism, e.maxShards())),
-			Dir: filepath.Join(base, g.Key), Parents: g.Deps, After: append([]string(nil), jobIDs...)}
+			Dir: dir, Parents: g.Deps, After: append([]string(nil), jobIDs...)}
 		for _, sub := range []string{"logs", "shards"} {
 			if err := os.MkdirAll(filepath.Join(s.Dir, sub), 0o755); err != nil {
 				return nil, fmt.Errorf("creating stage directory: %w", err)

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"mascot.dev/mascot/internal/safepath"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 )
@@ -63,6 +64,9 @@ func (e *Executor) RunUnits(ctx context.Context, job *runner.ExecJob) (int, int,
 	log := job.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if err := safepath.Element(job.StageKey); err != nil {
+		return 0, len(job.Pending), fmt.Errorf("choosing the Slurm directory of stage %q: %w", job.StageKey, err)
 	}
 	stageDir := e.stageDir(job)
 	attempts, err := loadAttempts(stageDir)

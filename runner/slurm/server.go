@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"mascot.dev/mascot/internal/safepath"
 	"mascot.dev/mascot/schema"
 )
 
@@ -63,7 +64,11 @@ wait "$child"
 // it has published its endpoint in runDir/endpoints/<name>/<job id>.json;
 // a job that ends first is an error. Stop scancels it.
 func (e *Executor) StartServer(ctx context.Context, runDir string, s ServerSpec) (*Server, error) {
-	dir, err := filepath.Abs(filepath.Join(runDir, "endpoints", s.Name))
+	joined, err := safepath.Join(runDir, "endpoints", s.Name)
+	if err != nil {
+		return nil, fmt.Errorf("choosing the directory of endpoint %q: %w", s.Name, err)
+	}
+	dir, err := filepath.Abs(joined)
 	if err != nil {
 		return nil, err
 	}

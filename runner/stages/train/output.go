@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"mascot.dev/mascot/internal/safepath"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/trainer/train"
@@ -30,7 +31,11 @@ func artifactOf(out *runner.Output, kind string) (results.Artifact, bool) {
 // stageDir returns a fresh env.RunDir/<stage>/ directory (a previous
 // attempt's files are removed, so the hashes describe this run only).
 func stageDir(env *runner.Env, key string) (string, error) {
-	dir, err := filepath.Abs(filepath.Join(env.RunDir, key))
+	joined, err := safepath.Join(env.RunDir, key)
+	if err != nil {
+		return "", fmt.Errorf("choosing the output directory of stage %q: %w", key, err)
+	}
+	dir, err := filepath.Abs(joined)
 	if err != nil {
 		return "", err
 	}
