@@ -89,6 +89,12 @@ func WriteFile(path string, tensors map[string]*Tensor, dtype DType, meta map[st
 		return fmt.Errorf("creating %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
+	// CreateTemp makes the file 0600; weights are read by servers running
+	// as other users (vLLM), so they are 0644 like any written file.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
 	if err := Write(tmp, tensors, dtype, meta); err != nil {
 		tmp.Close()
 		return fmt.Errorf("writing %s: %w", path, err)

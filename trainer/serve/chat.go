@@ -12,8 +12,8 @@ import (
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	var req chatRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		writeError(w, badRequest("JSON decode error: "+err.Error()))
+	if aerr := decodeBody(r, &req); aerr != nil {
+		writeError(w, aerr)
 		return
 	}
 	b, view, aerr := s.resolve(req.Model)
@@ -39,6 +39,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		top = *req.TopLogprobs
 	}
 	j, aerr := s.newJob(r.Context(), jobSpec{f: &req.samplingFields, maxTokens: maxTok, topLogprobs: top}, b, view, prompt)
+	if aerr == nil {
+		aerr = s.checkBudget(b, []*job{j})
+	}
 	if aerr != nil {
 		writeError(w, aerr)
 		return

@@ -9,8 +9,8 @@ import (
 
 func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 	var req completionRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		writeError(w, badRequest("JSON decode error: "+err.Error()))
+	if aerr := decodeBody(r, &req); aerr != nil {
+		writeError(w, aerr)
 		return
 	}
 	b, view, aerr := s.resolve(req.Model)
@@ -46,6 +46,10 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 			writeError(w, aerr)
 			return
 		}
+	}
+	if aerr := s.checkBudget(b, jobs); aerr != nil {
+		writeError(w, aerr)
+		return
 	}
 	for _, j := range jobs {
 		if aerr := s.submit(j); aerr != nil {

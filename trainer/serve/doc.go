@@ -42,5 +42,9 @@
 //   - A model directory's tokenizer is tokenizer.json, or the byte-level
 //     demo tokenizer when a mascot.json sidecar says
 //     {"mascot_tokenizer": "bytes"} (WriteByteTokenizerMarker).
+//   - Hostile requests are 400s before they cost memory (limits.go): n is
+//     capped (Options.MaxN), bodies are cut off at Options.MaxBodyBytes,
+//     and n × (prompt + max_tokens) over a request's prompts is capped
+//     (Options.MaxRequestTokens).
 //   - The server binds 127.0.0.1 unless Options.Addr says otherwise.
 package serve

@@ -40,6 +40,9 @@ func (s *Server) newJob(ctx context.Context, spec jobSpec, b *bundle, view *qwen
 	if n < 1 {
 		return nil, badParam("n", "n must be at least 1.")
 	}
+	if aerr := s.checkN(n); aerr != nil {
+		return nil, aerr
+	}
 	if f.Temperature != nil {
 		if *f.Temperature < 0 {
 			return nil, badParam("temperature", "temperature must be non-negative.")

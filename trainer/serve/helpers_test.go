@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -219,4 +221,24 @@ func streamChunks(t testing.TB, url string, body any) ([]chunk, bool) {
 		chunks = append(chunks, c)
 	}
 	return chunks, done
+}
+
+// childEnv holds the JSON-encoded arguments of a `mascot serve` run in a
+// re-executed test binary (see TestMain).
+const childEnv = "MASCOT_SERVE_TEST_CHILD"
+
+// runChildIfAsked serves in this process when the test binary was
+// re-executed as a server; it returns false otherwise.
+func runChildIfAsked() bool {
+	raw := os.Getenv(childEnv)
+	if raw == "" {
+		return false
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		fmt.Fprintln(os.Stderr, "decoding", childEnv, err)
+		os.Exit(2)
+	}
+	os.Exit(Main(args, os.Stdout, os.Stderr))
+	return true
 }

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -46,8 +45,8 @@ func invalidInput(msg string) *apiError {
 // the adapter does not fit the model, 200 with a text body on success.
 func (s *Server) handleLoad(w http.ResponseWriter, r *http.Request) {
 	var req loraRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		writeError(w, badRequest("JSON decode error: "+err.Error()))
+	if aerr := decodeBody(r, &req); aerr != nil {
+		writeError(w, aerr)
 		return
 	}
 	if req.LoraName == "" || req.LoraPath == "" {
@@ -90,8 +89,8 @@ func (s *Server) handleLoad(w http.ResponseWriter, r *http.Request) {
 // handleUnload follows vLLM's unload_lora_adapter.
 func (s *Server) handleUnload(w http.ResponseWriter, r *http.Request) {
 	var req loraRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		writeError(w, badRequest("JSON decode error: "+err.Error()))
+	if aerr := decodeBody(r, &req); aerr != nil {
+		writeError(w, aerr)
 		return
 	}
 	if req.LoraName == "" {

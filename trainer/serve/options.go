@@ -28,9 +28,28 @@ type Options struct {
 	// MaxModelLen caps prompt plus completion tokens; default the config's
 	// max_position_embeddings.
 	MaxModelLen int
+	// MaxN caps a request's n (choices per prompt); default 128, OpenAI's
+	// own limit. More is a 400 before any work is done.
+	MaxN int
+	// MaxBodyBytes caps a request body; default 4 MiB (DefaultMaxBodyBytes).
+	// A longer body is a 400 once the limit is read, so a huge prompt never
+	// reaches the tokenizer.
+	MaxBodyBytes int64
+	// MaxRequestTokens caps the KV-cache tokens one request may hold at its
+	// end: the sum over its prompts of n × (prompt + max_tokens). Default
+	// DefaultRequestContexts × the model's context length. More is a 400.
+	MaxRequestTokens int
 	// Logger receives request and lifecycle logs; default discards.
 	Logger *slog.Logger
 }
+
+// Request limits (see Options): a hostile request is refused with a 400
+// before it can make the server allocate in proportion to it.
+const (
+	DefaultMaxN            = 128
+	DefaultMaxBodyBytes    = 4 << 20
+	DefaultRequestContexts = 32
+)
 
 func (o Options) withDefaults() Options {
 	if o.Addr == "" {
@@ -41,6 +60,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBatch <= 0 {
 		o.MaxBatch = 8
+	}
+	if o.MaxN <= 0 {
+		o.MaxN = DefaultMaxN
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -21,7 +21,7 @@ type Server struct {
 	opts   Options
 	log    *slog.Logger
 	eng    *engine
-	mux    *http.ServeMux
+	mux    http.Handler
 	loadMu sync.Mutex // serialises model and adapter loading
 
 	mu       sync.RWMutex
@@ -166,7 +166,7 @@ func (s *Server) resolve(name string) (*bundle, *qwen3.Model, *apiError) {
 	return nil, nil, e
 }
 
-func (s *Server) routes() *http.ServeMux {
+func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	mux.HandleFunc("GET /metrics", s.handleMetrics)
@@ -178,5 +178,5 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
 	})
-	return mux
+	return limitBodies(mux, s.opts.MaxBodyBytes)
 }

@@ -19,6 +19,7 @@ import (
 var testRoot string
 
 func TestMain(m *testing.M) {
+	runChildIfAsked()
 	dir, err := os.MkdirTemp("", "serve-test")
 	if err != nil {
 		panic(err)

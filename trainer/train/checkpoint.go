@@ -37,6 +37,10 @@ func saveCheckpoint(dir, kind string, step int, m *autodiff.Model, opt *optim.Op
 		return fmt.Errorf("writing checkpoint: %w", err)
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil { // CreateTemp's 0600 would hide it from other users
+		tmp.Close()
+		return fmt.Errorf("writing checkpoint: %w", err)
+	}
 	if err := gob.NewEncoder(tmp).Encode(&c); err != nil {
 		tmp.Close()
 		return fmt.Errorf("writing checkpoint: %w", err)

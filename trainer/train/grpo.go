@@ -144,7 +144,7 @@ type grpoRun struct {
 // log-probs.
 func (g *grpoRun) generate(ctx context.Context, gen int) error {
 	job := g.job
-	view, err := job.Base.WithAdapters(adapterOf(g.m, g.o.BaseModelName))
+	view, err := job.Base.WithAdapters(adapterOf(g.m, g.o))
 	if err != nil {
 		return fmt.Errorf("building sampling view: %w", err)
 	}

@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -57,7 +58,8 @@ func TestSFTLowersLossAndResumes(t *testing.T) {
 	opts := func(steps int, out, ckpt string, sink *[]float64) Options {
 		return Options{Steps: steps, BatchSize: 4, GradAccum: 2, Seed: 5,
 			Optim: optim.Config{LR: 2e-2, TotalSteps: 30}, LoRA: &autodiff.LoRAConfig{R: 4, Alpha: 8, Dropout: 0.05},
-			OutputDir: out, CheckpointDir: ckpt, CheckpointEvery: 5, BaseModelName: "tiny",
+			OutputDir: out, CheckpointDir: ckpt, CheckpointEvery: 5, BaseModelName: "Org/tiny",
+			BaseRevision: "r1", BaseFingerprint: "stage:abc",
 			OnStep: func(m Metrics) { *sink = append(*sink, m.Loss) }}
 	}
 	var losses []float64
@@ -78,6 +80,12 @@ func TestSFTLowersLossAndResumes(t *testing.T) {
 	ad, err := lora.Load(full.Dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c := ad.Config; c.BaseModelNameOrPath != "Org/tiny" || c.Revision == nil || *c.Revision != "r1" {
+		t.Errorf("adapter config names base %q revision %v, want Org/tiny r1", c.BaseModelNameOrPath, c.Revision)
+	}
+	if m, err := lora.ReadMeta(full.Dir); err != nil || m.Base != "stage:abc" || full.Files[lora.MetaFile] == "" {
+		t.Errorf("%s: %+v %v (files %v)", lora.MetaFile, m, err, full.Files)
 	}
 	var cont []float64
 	o := opts(1, filepath.Join(dir, "cont"), "", &cont)
@@ -100,10 +108,27 @@ func TestSFTLowersLossAndResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	assertWorldReadable(t, filepath.Join(ckpt, CheckpointFile), filepath.Join(full.Dir, lora.WeightsFile), filepath.Join(full.Dir, lora.ConfigFile))
 	if resumed.ResumedFrom != 10 || len(b) != 20 {
 		t.Fatalf("resumed from %d with %d more steps, want 10 and 20", resumed.ResumedFrom, len(b))
 	}
 	if resumed.Files["adapter_model.safetensors"] != full.Files["adapter_model.safetensors"] {
 		t.Error("a resumed run wrote a different adapter than the uninterrupted run")
+	}
+}
+
+// assertWorldReadable fails unless every path is 0644 or more open for
+// reading: a vLLM running as another user must read adapters and
+// checkpoints.
+func assertWorldReadable(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm()&0o644 != 0o644 {
+			t.Errorf("%s is %v, want 0644", p, st.Mode().Perm())
+		}
 	}
 }

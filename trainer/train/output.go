@@ -15,9 +15,13 @@ import (
 )
 
 // adapterOf returns the model's current LoRA adapter in PEFT form.
-func adapterOf(m *autodiff.Model, baseName string) *lora.Adapter {
+func adapterOf(m *autodiff.Model, o Options) *lora.Adapter {
 	lc := m.Options.LoRA
-	c := lora.NewConfig(baseName, lc.R, lc.Alpha, lc.TargetList())
+	c := lora.NewConfig(o.BaseModelName, lc.R, lc.Alpha, lc.TargetList())
+	if o.BaseRevision != "" {
+		rev := o.BaseRevision
+		c.Revision = &rev
+	}
 	c.LoraDropout = lc.Dropout
 	c.UseRSLoRA = lc.UseRSLoRA
 	return &lora.Adapter{Config: c, Weights: m.LoRAWeights()}
@@ -28,8 +32,13 @@ func adapterOf(m *autodiff.Model, baseName string) *lora.Adapter {
 func (s *session) writeOutput() error {
 	m := s.model
 	if m.Options.LoRA != nil {
-		if err := adapterOf(m, s.o.BaseModelName).Save(s.o.OutputDir); err != nil {
+		if err := adapterOf(m, s.o).Save(s.o.OutputDir); err != nil {
 			return fmt.Errorf("saving adapter: %w", err)
+		}
+		if s.o.BaseFingerprint != "" {
+			if err := lora.WriteMeta(s.o.OutputDir, lora.Meta{Base: s.o.BaseFingerprint}); err != nil {
+				return fmt.Errorf("saving adapter: %w", err)
+			}
 		}
 		s.res.Kind = "adapter"
 	} else {

@@ -38,8 +38,15 @@ type Options struct {
 	Seed uint64
 	// OutputDir receives the adapter or model directory.
 	OutputDir string
-	// BaseModelName goes into adapter_config.json base_model_name_or_path.
+	// BaseModelName goes into adapter_config.json base_model_name_or_path:
+	// the base's Hugging Face id, or its local directory, so that PEFT's
+	// AutoPeftModel can resolve it.
 	BaseModelName string
+	// BaseRevision, when set, goes into adapter_config.json revision.
+	BaseRevision string
+	// BaseFingerprint, when set, is written to lora.MetaFile beside the
+	// adapter (the runner's identity of the base, e.g. "stage:<sha256>").
+	BaseFingerprint string
 	// CheckpointDir, when set, holds the resumable training state.
 	CheckpointDir string
 	// CheckpointEvery writes a checkpoint every so many steps (default 10

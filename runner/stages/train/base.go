@@ -12,6 +12,7 @@ import (
 	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/serve"
 	"mascot.dev/mascot/trainer/tokenizer"
+	"mascot.dev/mascot/trainer/train"
 )
 
 // baseModel is a resolved base model: its directory and identity.
@@ -20,6 +21,25 @@ type baseModel struct {
 	// ID is what goes into the unit's inputs: "stage:<sha256>" or the
 	// base_model string.
 	ID string
+	// PeftName is adapter_config.json's base_model_name_or_path: the
+	// Hugging Face id of a hub base, else the base's absolute directory
+	// (AutoPeftModel resolves either); Revision is a hub base's "@rev".
+	PeftName, Revision string
+}
+
+// describe names the base in o: base_model_name_or_path and revision for
+// adapter_config.json, and the fingerprint for lora.MetaFile.
+func (b baseModel) describe(o *train.Options) {
+	o.BaseModelName, o.BaseRevision, o.BaseFingerprint = b.PeftName, b.Revision, b.ID
+}
+
+// localBase is a base read from dir, named by its absolute path.
+func localBase(dir, id string) (baseModel, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return baseModel{}, fmt.Errorf("resolving base model directory: %w", err)
+	}
+	return baseModel{Dir: dir, ID: id, PeftName: abs}, nil
 }
 
 // resolveBase finds the directory of a #ModelRef: the "model" artifact of
@@ -35,13 +55,17 @@ func resolveBase(env *runner.Env, ref ModelRef) (baseModel, error) {
 		if !ok {
 			return baseModel{}, fmt.Errorf("base stage %s recorded no model artifact", ref.BaseStage)
 		}
-		return baseModel{Dir: a.Path, ID: "stage:" + a.SHA256}, nil
+		return localBase(a.Path, "stage:"+a.SHA256)
 	case ref.BaseModel != "":
 		dir, err := findModel(ref.BaseModel)
 		if err != nil {
 			return baseModel{}, err
 		}
-		return baseModel{Dir: dir, ID: ref.BaseModel}, nil
+		if dir == ref.BaseModel {
+			return localBase(dir, ref.BaseModel)
+		}
+		name, rev, _ := strings.Cut(ref.BaseModel, "@")
+		return baseModel{Dir: dir, ID: ref.BaseModel, PeftName: name, Revision: rev}, nil
 	}
 	return baseModel{}, fmt.Errorf("neither base_model nor base_stage is set")
 }

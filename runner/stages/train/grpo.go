@@ -157,7 +157,7 @@ func (s *grpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, erro
 		return nil, err
 	}
 	opts := s.cfg.options(len(p.train), s.env.Seed(s.key), dir, &s.cfg.LoRA)
-	opts.BaseModelName = p.base.ID
+	p.base.describe(&opts)
 	opts.MaxLength = 0
 	ev := evaluator{tk: tok{tk}, reward: rf, n: max(2, s.cfg.NumGenerations), seed: opts.Seed,
 		params: sample.Params{Temperature: float32(s.cfg.Temperature), MaxTokens: s.cfg.MaxCompletionLength,

@@ -11,6 +11,7 @@ import (
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
+	"mascot.dev/mascot/trainer/lora"
 	"mascot.dev/mascot/trainer/qwen3"
 )
 
@@ -106,10 +107,28 @@ stages: `+candStage+`stages: pol: {kind: "train-grpo", policy: "speaker", prompt
 		t.Fatalf("held-out reward did not rise: %.3f → %.3f", before, after)
 	}
 	a := h.artifact("adapter")
-	for _, f := range []string{"adapter_config.json", "adapter_model.safetensors"} {
-		if _, err := os.Stat(filepath.Join(a.Path, f)); err != nil {
+	for _, f := range []string{"adapter_config.json", "adapter_model.safetensors", lora.MetaFile} {
+		st, err := os.Stat(filepath.Join(a.Path, f))
+		if err != nil {
 			t.Fatalf("adapter lacks %s: %v", f, err)
 		}
+		if st.Mode().Perm()&0o044 != 0o044 {
+			t.Errorf("%s is %v, want readable by group and others (a vLLM running as another user reads it)", f, st.Mode().Perm())
+		}
+	}
+	// adapter_config.json names the base as AutoPeftModel resolves it (the
+	// pretrain stage's model directory); the stage fingerprint is in
+	// mascot_adapter.json.
+	cfg, err := lora.ReadConfig(filepath.Join(a.Path, lora.ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre := h.artifact("model")
+	if !filepath.IsAbs(cfg.BaseModelNameOrPath) || cfg.BaseModelNameOrPath != mustAbs(t, pre.Path) {
+		t.Errorf("base_model_name_or_path %q, want the pretrained model's absolute directory %q", cfg.BaseModelNameOrPath, pre.Path)
+	}
+	if meta, err := lora.ReadMeta(a.Path); err != nil || meta.Base != "stage:"+pre.SHA256 {
+		t.Errorf("%s base %q (%v), want stage:%s", lora.MetaFile, meta.Base, err, pre.SHA256)
 	}
 	if n := h.count(`SELECT COUNT(*) FROM training_steps WHERE stage_key = 'pol' AND reward IS NOT NULL`); n == 0 {
 		t.Fatal("no GRPO step recorded a reward")
@@ -132,4 +151,13 @@ func (h *harness) rewards(stage string) []float64 {
 		out = append(out, v)
 	}
 	return out
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }

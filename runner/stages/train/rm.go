@@ -52,7 +52,7 @@ func (s *rmStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error)
 		}
 	}
 	opts := s.cfg.options(len(pairs), s.env.Seed(s.key), job.dir, s.cfg.LoRA)
-	opts.BaseModelName = p.base.ID
+	p.base.describe(&opts)
 	res, err := train.TrainRewardModel(ctx, train.RMJob{Options: opts, Base: job.base, Tokenizer: tok{job.tok}, Pairs: pairs,
 		EvalPairs: pairs, CenterRewardsCoefficient: s.cfg.CenterRewardsCoefficient})
 	if err != nil {

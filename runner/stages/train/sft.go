@@ -115,7 +115,7 @@ func (s *sftStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 		return nil, err
 	}
 	opts := s.cfg.options(len(p.examples), s.env.Seed(s.key), dir, &s.cfg.LoRA)
-	opts.BaseModelName = p.base.ID
+	p.base.describe(&opts)
 	res, err := train.TrainSFT(ctx, train.SFTJob{Options: opts, Base: base, Tokenizer: tok{tk}, Examples: p.examples})
 	if err != nil {
 		return nil, err
