@@ -157,6 +157,7 @@ func (s *grpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, erro
 		return nil, err
 	}
 	opts := s.cfg.options(len(p.train), s.env.Seed(s.key), dir, &s.cfg.LoRA)
+	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-grpo", u, opts.Steps, 0)
 	opts.BaseModelName = p.base.ID
 	opts.MaxLength = 0
 	ev := evaluator{tk: tok{tk}, reward: rf, n: max(2, s.cfg.NumGenerations), seed: opts.Seed,

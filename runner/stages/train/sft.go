@@ -115,6 +115,7 @@ func (s *sftStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 		return nil, err
 	}
 	opts := s.cfg.options(len(p.examples), s.env.Seed(s.key), dir, &s.cfg.LoRA)
+	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-sft", u, opts.Steps, 0)
 	opts.BaseModelName = p.base.ID
 	res, err := train.TrainSFT(ctx, train.SFTJob{Options: opts, Base: base, Tokenizer: tok{tk}, Examples: p.examples})
 	if err != nil {
