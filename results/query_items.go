@@ -194,11 +194,12 @@ type TrainingCurve struct {
 }
 
 // TrainingCurves returns a run's training curves, one per training unit,
-// ordered by stage key and step.
+// ordered by stage key and step: those of its committed units and those
+// its running units log step by step (live curves).
 func (s *Store) TrainingCurves(ctx context.Context, runID string) ([]TrainingCurve, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT ts.id, ts.unit_fp, COALESCE(ts.run_id, ''), ts.stage_key, ts.step,
 		ts.epoch, ts.loss, ts.reward, ts.kl, ts.lr, ts.grad_norm, ts.values_json, ts.created_at
-		FROM training_steps ts WHERE `+inRun("ts")+` ORDER BY ts.stage_key, ts.unit_fp, ts.step`, runID)
+		FROM training_steps ts WHERE (`+inRun("ts")+` OR ts.run_id = ?) ORDER BY ts.stage_key, ts.unit_fp, ts.step`, runID, runID)
 	if err != nil {
 		return nil, fmt.Errorf("reading training curves of run %s: %w", runID, err)
 	}

@@ -24,6 +24,7 @@ type Env struct {
 	Plugins PluginStarter
 
 	mu       sync.Mutex
+	status   func(stage, text string)
 	outputs  map[string]*Output
 	counters map[string]map[string]int64
 	closers  []func() error
@@ -34,6 +35,17 @@ type Env struct {
 type PluginStarter interface {
 	// Command returns the argv that serves a built-in plugin.
 	Command(name string) []string
+}
+
+// Status shows what a running stage is doing (a training stage's step,
+// loss and ETA): on a terminal beside the stage's bar, redrawn live; in a
+// log as "stage KEY: TEXT" lines, at most one per StatusLogEvery per stage
+// (the latest is printed when the stage finishes). Outside a run it does
+// nothing.
+func (e *Env) Status(stage, text string) {
+	if e.status != nil {
+		e.status(stage, text)
+	}
 }
 
 // Output returns a finished stage's output.

@@ -177,6 +177,7 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 	r.env = &Env{Store: r.opts.Store, RunID: runID, RunDir: envDir, Exp: exp, Log: r.opts.Log,
 		Strict: r.opts.Strict, Out: r.opts.Out}
 	r.prog = newProgress(r.opts.Progress)
+	r.env.status = r.prog.status
 	runErr := r.startServices(ctx)
 	if runErr == nil {
 		runErr = r.schedule(ctx)

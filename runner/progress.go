@@ -28,6 +28,40 @@ type bar struct {
 	start                      time.Time
 	finished                   bool
 	lastDecile                 int
+	// detail is the stage's latest Status text; logged is when a detail
+	// was last printed to a log, pending that a newer one was not.
+	detail  string
+	logged  time.Time
+	pending bool
+}
+
+// StatusLogEvery is the least time between two Status lines of a stage
+// in a log (not a terminal).
+const StatusLogEvery = 10 * time.Second
+
+// status records a stage's detail text (Env.Status).
+func (p *progress) status(name, text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var b *bar
+	for _, x := range p.bars {
+		if x.name == name {
+			b = x
+		}
+	}
+	if b == nil {
+		return
+	}
+	b.detail = text
+	if p.w == nil || p.tty {
+		return
+	}
+	if now := time.Now(); now.Sub(b.logged) >= StatusLogEvery {
+		fmt.Fprintf(p.w, "stage %s: %s\n", name, text)
+		b.logged, b.pending = now, false
+	} else {
+		b.pending = true
+	}
 }
 
 func newProgress(w io.Writer) *progress {
@@ -64,6 +98,10 @@ func (b *bar) finish() {
 	p := b.p
 	if p.w != nil && !p.tty {
 		p.mu.Lock()
+		if b.pending {
+			fmt.Fprintf(p.w, "stage %s: %s\n", b.name, b.detail)
+			b.pending = false
+		}
 		fmt.Fprintf(p.w, "stage %s: done %s\n", b.name, b.line())
 		p.mu.Unlock()
 	}
@@ -139,7 +177,11 @@ func (p *progress) draw() {
 		if x.total > 0 {
 			fill = width * (x.cached + x.ran + x.failed) / x.total
 		}
-		fmt.Fprintf(&b, "\x1b[2K%-22s [%s%s] %s\n", x.name, strings.Repeat("#", fill), strings.Repeat(".", width-fill), x.line())
+		line := x.line()
+		if x.detail != "" && !x.finished {
+			line += " · " + x.detail
+		}
+		fmt.Fprintf(&b, "\x1b[2K%-22s [%s%s] %s\n", x.name, strings.Repeat("#", fill), strings.Repeat(".", width-fill), line)
 	}
 	p.drawn = len(p.bars)
 	io.WriteString(p.w, b.String())

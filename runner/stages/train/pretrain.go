@@ -92,6 +92,7 @@ func (s *pretrain) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 	}
 	seqLen := min(max(8, s.cfg.MaxLength), 256)
 	opts := s.cfg.options(len(lines), s.env.Seed(s.key), dir, nil)
+	opts.OnStep = reportSteps(ctx, s.env, s.key, "pretrain", u, opts.Steps, 0)
 	bt := tokenizer.NewByteLevel()
 	res, err := train.Pretrain(ctx, train.PretrainJob{Options: opts, Config: s.modelConfig(seqLen),
 		Tokenizer: tok{bt}, Texts: lines, SeqLen: seqLen})

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"mascot.dev/mascot/runner/stages/train"
@@ -15,9 +16,17 @@ import (
 
 func TestPretrainServedByEngine(t *testing.T) {
 	h := newHarness(t, writeSpec(t, ""), nil)
+	var log bytes.Buffer
+	h.opts.Progress = &log
 	first := h.run()
 	if first.Ran != 1 {
 		t.Fatalf("first run ran %d units, want 1", first.Ran)
+	}
+	// The progress log shows training steps as they run (the first at once, the last at the end).
+	for _, want := range []string{"stage pre: step=1/30 loss=", "stage pre: step=30/30 loss="} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("progress log lacks %q:\n%s", want, log.String())
+		}
 	}
 	a := h.artifact("model")
 	for _, f := range []string{"config.json", "model.safetensors", "mascot.json"} {

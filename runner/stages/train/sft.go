@@ -116,6 +116,7 @@ func (s *sftStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 	}
 	opts := s.cfg.options(len(p.examples), s.env.Seed(s.key), dir, &s.cfg.LoRA)
 	p.base.describe(&opts)
+	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-sft", u, opts.Steps, 0)
 	res, err := train.TrainSFT(ctx, train.SFTJob{Options: opts, Base: base, Tokenizer: tok{tk}, Examples: p.examples})
 	if err != nil {
 		return nil, err

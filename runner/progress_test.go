@@ -1,0 +1,34 @@
+package runner
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// In a log, a stage's Status lines are throttled: the first is printed at
+// once, later ones within StatusLogEvery are held back, and the latest
+// held-back one is printed when the stage finishes, before its "done" line.
+func TestStatusLinesInALog(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf)
+	b := p.add("grpo", 1, 0)
+	p.status("grpo", "step 1/3 loss=0.5")
+	p.status("grpo", "step 2/3 loss=0.4")
+	p.status("grpo", "step 3/3 loss=0.3")
+	p.status("other", "not a stage of this run")
+	b.inc()
+	b.finish()
+	p.stop()
+	got := buf.String()
+	for _, want := range []string{"stage grpo: step 1/3 loss=0.5\n", "stage grpo: step 3/3 loss=0.3\nstage grpo: done"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("log lacks %q:\n%s", want, got)
+		}
+	}
+	for _, bad := range []string{"step 2/3", "not a stage"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("log has %q, which should have been held back:\n%s", bad, got)
+		}
+	}
+}
