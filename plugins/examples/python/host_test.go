@@ -3,6 +3,7 @@ package python_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os/exec"
 	"slices"
 	"strings"
@@ -101,5 +102,18 @@ func TestPythonJudgeRunByHand(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "is a mascot plugin") {
 		t.Fatalf("run by hand: %v\n%s", err, out)
+	}
+}
+
+// TestPythonJudgePinnedByScript: a sha256 pin covers the script the
+// shebang runs (the command's first word), not the interpreter, so an
+// edited script is refused before it starts.
+func TestPythonJudgePinnedByScript(t *testing.T) {
+	pythonPath := stubs(t)
+	stale := strings.Repeat("0", 64)
+	_, err := host.StartJudge(context.Background(), host.Config{Name: "pylength", Command: script(t),
+		Env: []string{"PYTHONPATH=" + pythonPath}, SHA256: stale})
+	if !errors.Is(err, host.ErrChecksumMismatch) || !strings.Contains(err.Error(), "lengthjudge.py") {
+		t.Fatalf("stale pin: %v", err)
 	}
 }
