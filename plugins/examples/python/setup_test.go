@@ -1,0 +1,63 @@
+package python_test
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"mascot.dev/mascot/internal/testgate"
+)
+
+// interpreter is the Python the plugin's shebang names: Debian's, which sees
+// the apt-installed grpc modules (a pyenv python3 on PATH does not).
+const interpreter = "/usr/bin/python3"
+
+// stubs checks that the interpreter and its modules are there and generates
+// the Python stubs into a temporary directory with genstubs.sh, returning
+// that directory (the plugin's PYTHONPATH). Without the modules the test
+// skips, unless MASCOT_FULL=1 (CI), where it fails.
+func stubs(t *testing.T) string {
+	t.Helper()
+	probe := exec.Command(interpreter, "-c", "import grpc, google.protobuf, grpc_tools, cryptography")
+	out, err := probe.CombinedOutput()
+	testgate.Need(t, err == nil, fmt.Sprintf("the Python plugin needs %s with its grpc modules; install them with "+
+		"apt-get install python3-grpcio python3-protobuf python3-grpc-tools python3-cryptography (%v: %s)",
+		interpreter, err, bytes.TrimSpace(out)))
+	dir := t.TempDir()
+	if out, err := exec.Command("./genstubs.sh", dir).CombinedOutput(); err != nil {
+		t.Fatalf("generating the Python stubs: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// script is the absolute path of the plugin script.
+func script(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs("lengthjudge.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// syncBuffer collects the plugin's stderr and the host's warnings, which
+// arrive from go-plugin's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
