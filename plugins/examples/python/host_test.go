@@ -1,13 +1,19 @@
 package python_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"mascot.dev/mascot/plugins/host"
 )
@@ -116,4 +122,69 @@ func TestPythonJudgePinnedByScript(t *testing.T) {
 	if !errors.Is(err, host.ErrChecksumMismatch) || !strings.Contains(err.Error(), "lengthjudge.py") {
 		t.Fatalf("stale pin: %v", err)
 	}
+}
+
+// TestPythonJudgeRestarted kills the Python process between calls: the host
+// starts a new one, replays the last accepted Configure (target 4, not the
+// default 40) and answers the call.
+func TestPythonJudgeRestarted(t *testing.T) {
+	pythonPath := stubs(t)
+	ctx := context.Background()
+	j, err := host.StartJudge(ctx, host.Config{Name: "pylength", Command: script(t),
+		Env: []string{"PYTHONPATH=" + pythonPath}, RestartBackoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if ds, err := j.Configure(ctx, json.RawMessage(`{"target_words": 4}`)); err != nil || len(ds) > 0 {
+		t.Fatalf("configure: %v %v", ds, err)
+	}
+	pid := childPID(t, "lengthjudge.py")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	res, err := j.Score(ctx, []host.Item{{ID: "on", Response: "one two three four"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Results[0]; r.Failed || r.Scores[0].Normalized != 100 || j.Restarts() != 1 {
+		t.Fatalf("after a kill: %+v, %d restarts", r, j.Restarts())
+	}
+	if childPID(t, "lengthjudge.py") == pid {
+		t.Fatal("the killed process still answers")
+	}
+}
+
+// childPID is the pid of this test's only child process whose command line
+// contains name (Linux /proc).
+func childPID(t *testing.T, name string) int {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []int
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // the process is gone
+		}
+		// pid (comm) state ppid ...; comm may hold spaces, so split after ')'.
+		fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(fields) < 2 || fields[1] != strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join(filepath.Dir(p), "cmdline"))
+		if err == nil && bytes.Contains(cmdline, []byte(name)) {
+			pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			found = append(found, pid)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d child processes run %s, want 1: %v", len(found), name, found)
+	}
+	return found[0]
 }

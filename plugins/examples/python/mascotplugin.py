@@ -120,6 +120,8 @@ def serve(register):
         cert_field = "|" + base64.b64encode(cert_der).decode().rstrip("=")
     else:
         port = server.add_insecure_port("127.0.0.1:0")
+    if not port:
+        _fail("cannot listen on 127.0.0.1")
     server.start()
     sys.stdout.write("%d|%d|tcp|127.0.0.1:%d|grpc%s\n" % (CORE_PROTOCOL_VERSION, APP_PROTOCOL_VERSION, port, cert_field))
     sys.stdout.flush()

@@ -3,6 +3,7 @@ package python_test
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -15,10 +16,10 @@ import (
 // the apt-installed grpc modules (a pyenv python3 on PATH does not).
 const interpreter = "/usr/bin/python3"
 
-// stubs checks that the interpreter and its modules are there and generates
-// the Python stubs into a temporary directory with genstubs.sh, returning
-// that directory (the plugin's PYTHONPATH). Without the modules the test
-// skips, unless MASCOT_FULL=1 (CI), where it fails.
+// stubs checks that the interpreter and its modules are there and returns
+// the directory of the Python stubs (the plugin's PYTHONPATH), generated once
+// per test binary with genstubs.sh. Without the modules the test skips,
+// unless MASCOT_FULL=1 (CI), where it fails.
 func stubs(t *testing.T) string {
 	t.Helper()
 	probe := exec.Command(interpreter, "-c", "import grpc, google.protobuf, grpc_tools, cryptography")
@@ -26,11 +27,36 @@ func stubs(t *testing.T) string {
 	testgate.Need(t, err == nil, fmt.Sprintf("the Python plugin needs %s with its grpc modules; install them with "+
 		"apt-get install python3-grpcio python3-protobuf python3-grpc-tools python3-cryptography (%v: %s)",
 		interpreter, err, bytes.TrimSpace(out)))
-	dir := t.TempDir()
-	if out, err := exec.Command("./genstubs.sh", dir).CombinedOutput(); err != nil {
-		t.Fatalf("generating the Python stubs: %v\n%s", err, out)
+	stubsOnce.Do(func() {
+		stubsDir, stubsErr = os.MkdirTemp("", "mascot-pystubs-")
+		if stubsErr != nil {
+			return
+		}
+		if out, err := exec.Command("./genstubs.sh", stubsDir).CombinedOutput(); err != nil {
+			stubsErr = fmt.Errorf("generating the Python stubs: %v\n%s", err, out)
+		}
+	})
+	if stubsErr != nil {
+		t.Fatal(stubsErr)
 	}
-	return dir
+	return stubsDir
+}
+
+var (
+	stubsOnce sync.Once
+	stubsDir  string
+	stubsErr  error
+)
+
+// TestMain removes the generated stubs after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if stubsDir != "" {
+		if err := os.RemoveAll(stubsDir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	}
+	os.Exit(code)
 }
 
 // script is the absolute path of the plugin script.
