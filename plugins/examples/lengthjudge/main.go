@@ -5,7 +5,7 @@
 // Build it, then point a judge stage at the binary:
 //
 //	go build -o lengthjudge ./plugins/examples/lengthjudge
-//	judge: {plugin: {command: "./lengthjudge"}, options: {target_words: 40}}
+//	judges: length: {plugin: "lengthjudge", command: ["./lengthjudge"], options: {target_words: 40}}
 package main
 
 import (
@@ -42,7 +42,7 @@ func (j *judge) Describe(context.Context) (sdk.JudgeInfo, error) {
 		Name: "lengthjudge", Version: "1", RubricVersion: "length_v1",
 		Criteria: []sdk.Criterion{{ID: "conciseness", Name: "Conciseness", Level: "agent",
 			Description: "How close the response is to the target length.",
-			Anchors:     []sdk.Anchor{{Score: 1, Text: "three or more times off"}, {Score: 5, Text: "on target"}}}},
+			Anchors:     []sdk.Anchor{{Score: 1, Text: "four or more times off"}, {Score: 5, Text: "on target"}}}},
 		Scale: sdk.Scale{Min: 1, Max: 5},
 	}, nil
 }
