@@ -64,7 +64,8 @@ func (m *meanOfMeans) closeCriterion() {
 	m.sum, m.n = new(big.Rat), 0
 }
 
-// score is the mean of the criterion means (0 without rows).
+// score is the mean of the criterion means (0 without rows); call it once,
+// after the last add.
 func (m *meanOfMeans) score() *big.Rat {
 	if m.n > 0 {
 		m.closeCriterion()

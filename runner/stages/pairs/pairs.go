@@ -20,7 +20,7 @@ type Config struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "pairs", Version: "1", Definition: "#Pairs",
+	runner.Register(runner.Kind{Name: "pairs", Version: "2", Definition: "#Pairs",
 		Summary: "chosen/rejected pairs from judged candidates (score-margin filter)", New: New})
 }
 
