@@ -24,9 +24,14 @@
 //     trained tokens are exactly those a sampler would emit after the
 //     prompt; an EOS is appended to completions that lack one (TRL appends
 //     eos for plain-text data).
-//   - Reward-model and DPO pairs longer than MaxLength are dropped, as TRL
-//     does; SFT examples are truncated from the right; pretraining text is
-//     one EOS-separated token stream cut into SeqLen chunks.
+//   - Reward-model pairs longer than MaxLength are dropped (TRL's
+//     RewardTrainer); DPO sequences and SFT examples keep their first
+//     MaxLength tokens (TRL's truncation_mode "keep_start"); pretraining
+//     text is one EOS-separated token stream cut into SeqLen chunks.
+//   - The reward model and DPO train without LoRA dropout (TRL's
+//     disable_dropout=True for both); SFT and GRPO apply it (TRL leaves
+//     dropout on there). The differences from TRL that remain are listed
+//     in docs/readme/trainer-training.md.
 //   - GRPO: one generation batch (BatchSize prompts × GroupSize
 //     completions) feeds NumIterations optimizer steps, each over GradAccum
 //     micro-batches (TRL's steps_per_generation = gradient_accumulation_steps);

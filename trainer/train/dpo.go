@@ -32,9 +32,9 @@ func TrainDPO(ctx context.Context, job DPOJob) (Result, error) {
 	if job.Base == nil {
 		return Result{}, fmt.Errorf("training dpo: no base model")
 	}
-	pairs := encodePairs(job.Tokenizer, job.Pairs, o.MaxLength)
+	pairs := encodePairs(job.Tokenizer, job.Pairs, o.MaxLength, keepStart)
 	if len(pairs) == 0 {
-		return Result{}, fmt.Errorf("training dpo: no pair fits within max length %d", o.MaxLength)
+		return Result{}, fmt.Errorf("training dpo: no pair with a non-empty prompt")
 	}
 	m, err := newPolicy(job.Base, o, false)
 	if err != nil {
@@ -75,7 +75,7 @@ func TrainDPO(ctx context.Context, job DPOJob) (Result, error) {
 				}
 				met.Tokens += 2 * n * ref.T
 			}
-			ro := autodiff.RunOptions{Dropout: true, DropoutSeed: s.dropoutSeed(k, j)}
+			ro := autodiff.RunOptions{} // no LoRA dropout: TRL's disable_dropout=True
 			out, err := m.Forward(b, ro)
 			if err != nil {
 				return s.res, fmt.Errorf("dpo step %d: %w", k+1, err)

@@ -13,17 +13,35 @@ type encodedPair struct {
 	margin           float64
 }
 
-// encodePairs tokenises pairs, appending EOS to completions, and drops
-// pairs longer than maxLen (TRL drops rather than truncates). Pairs with an
+// overLong is what encodePairs does with a sequence longer than maxLen.
+type overLong int
+
+const (
+	// dropOverLong drops the pair, as TRL's RewardTrainer does.
+	dropOverLong overLong = iota
+	// keepStart keeps each sequence's first maxLen tokens, as TRL's
+	// DPOTrainer does (truncation_mode "keep_start"); a completion cut to
+	// nothing adds nothing to either log-prob.
+	keepStart
+)
+
+// encodePairs tokenises pairs, appending EOS to completions, and drops or
+// truncates sequences longer than maxLen (0 = no limit). Pairs with an
 // empty prompt are dropped, since position start−1 must exist.
-func encodePairs(tok Tokenizer, pairs []Pair, maxLen int) []encodedPair {
+func encodePairs(tok Tokenizer, pairs []Pair, maxLen int, long overLong) []encodedPair {
 	var out []encodedPair
 	for _, p := range pairs {
 		pr := tok.Encode(p.Prompt)
 		c := append(append([]int(nil), pr...), withEOS(tok.Encode(p.Chosen), tok.EOS())...)
 		r := append(append([]int(nil), pr...), withEOS(tok.Encode(p.Rejected), tok.EOS())...)
-		if len(pr) == 0 || maxLen > 0 && (len(c) > maxLen || len(r) > maxLen) {
+		if len(pr) == 0 {
 			continue
+		}
+		if maxLen > 0 && (len(c) > maxLen || len(r) > maxLen) {
+			if long == dropOverLong {
+				continue
+			}
+			c, r = c[:min(len(c), maxLen)], r[:min(len(r), maxLen)]
 		}
 		out = append(out, encodedPair{chosen: c, rejected: r, start: len(pr), margin: p.Margin})
 	}

@@ -32,7 +32,7 @@ func TrainRewardModel(ctx context.Context, job RMJob) (Result, error) {
 	if job.Base == nil {
 		return Result{}, fmt.Errorf("training reward model: no base model")
 	}
-	pairs := encodePairs(job.Tokenizer, job.Pairs, o.MaxLength)
+	pairs := encodePairs(job.Tokenizer, job.Pairs, o.MaxLength, dropOverLong)
 	if len(pairs) == 0 {
 		return Result{}, fmt.Errorf("training reward model: no pair fits within max length %d", o.MaxLength)
 	}
@@ -55,7 +55,7 @@ func TrainRewardModel(ctx context.Context, job RMJob) (Result, error) {
 		for j := 0; j < o.GradAccum; j++ {
 			idx := s.pick(len(pairs), k, j)
 			b := pairBatch(pairs, idx, T)
-			ro := autodiff.RunOptions{Dropout: true, DropoutSeed: s.dropoutSeed(k, j)}
+			ro := autodiff.RunOptions{} // no LoRA dropout: TRL's disable_dropout=True
 			out, err := m.Forward(b, ro)
 			if err != nil {
 				return s.res, fmt.Errorf("reward model step %d: %w", k+1, err)
@@ -97,7 +97,7 @@ func TrainRewardModel(ctx context.Context, job RMJob) (Result, error) {
 			return s.res, err
 		}
 	}
-	if eval := encodePairs(job.Tokenizer, job.EvalPairs, o.MaxLength); len(eval) > 0 {
+	if eval := encodePairs(job.Tokenizer, job.EvalPairs, o.MaxLength, dropOverLong); len(eval) > 0 {
 		acc, margin, err := evalRM(m, eval, pad, o.BatchSize)
 		if err != nil {
 			return s.res, err

@@ -6,8 +6,15 @@
 // candidate's score is the mean over criteria of its criterion scores on
 // the raw 1–5 scale, each criterion's score being the mean over the judge
 // rows of that candidate (per-model and pooled rows; the pooled score is
-// their mean, so it does not shift the mean). Every pair of candidates whose
-// scores differ by at least margin gives one pair (higher = chosen), so a
+// their mean, so it does not shift the mean). Scores are compared on the
+// judge's own scale, in exact rational arithmetic (exact.go): each stored
+// score is read as the simplest fraction it rounds from (4, 7/2, 17/5,
+// 11/3), the means are exact, and so is the margin (1.0 → 1). A gap equal
+// to the margin is therefore kept; in float64 2.8 − 1.8 is
+// 0.9999999999999998 and such pairs were dropped. The stored scores and
+// margin are the exact values rounded once to float64. Every pair of
+// candidates whose scores differ by at least margin gives one pair
+// (higher = chosen), so a
 // query gives at most K·(K−1)/2 pairs; max_per_query keeps the pairs with
 // the largest margins (ties broken by candidate ids, deterministic).
 //

@@ -26,38 +26,51 @@ func (s *stage) groupUnits(ctx context.Context) ([]runner.Unit, error) {
 		return nil, err
 	}
 	fps, _ := json.Marshal(out.Units)
-	rows, err := s.env.Store.Reader().QueryContext(ctx, `WITH per AS (
-			SELECT j.unit_fp AS fp, e.conv_id AS cx, e.id AS eid, j.criterion AS crit, AVG(j.score) AS v
-			FROM judgments j JOIN episodes e ON e.id = j.episode_id
-			WHERE j.unit_fp IN (SELECT value FROM json_each(?)) AND j.agent = ''
-			GROUP BY j.unit_fp, e.id, j.criterion)
-		SELECT fp, cx, eid, AVG(v) FROM per GROUP BY fp, eid ORDER BY cx, eid`, string(fps))
+	rows, err := s.env.Store.Reader().QueryContext(ctx, `SELECT j.unit_fp, e.conv_id, e.id, j.criterion, j.score
+		FROM judgments j JOIN episodes e ON e.id = j.episode_id
+		WHERE j.unit_fp IN (SELECT value FROM json_each(?)) AND j.agent = ''
+		ORDER BY e.conv_id, e.id, j.unit_fp, j.criterion, j.id`, string(fps))
 	if err != nil {
 		return nil, fmt.Errorf("reading judged episodes of %s: %w", s.cfg.Judged, err)
 	}
 	defer rows.Close()
 	byCtx := map[string]*group{}
 	var order []string
+	var g *group
+	var acc *meanOfMeans
+	var lastFP string
+	var lastID int64
+	flush := func() {
+		if acc != nil {
+			g.episodes = append(g.episodes, Scored{ID: lastID, Score: acc.score()})
+		}
+	}
 	for rows.Next() {
-		var fp, cx string
-		var e Scored
-		if err := rows.Scan(&fp, &cx, &e.ID, &e.Score); err != nil {
+		var fp, cx, crit string
+		var id int64
+		var score float64
+		if err := rows.Scan(&fp, &cx, &id, &crit, &score); err != nil {
 			return nil, fmt.Errorf("reading judged episodes of %s: %w", s.cfg.Judged, err)
 		}
-		g := byCtx[cx]
+		if acc == nil || fp != lastFP || id != lastID {
+			flush()
+			acc, lastFP, lastID = newMeanOfMeans(), fp, id
+		}
+		g = byCtx[cx]
 		if g == nil {
 			g = &group{contextID: cx}
 			byCtx[cx] = g
 			order = append(order, cx)
 		}
-		g.episodes = append(g.episodes, e)
 		if !contains(g.units, fp) {
 			g.units = append(g.units, fp)
 		}
+		acc.add(crit, score)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading judged episodes of %s: %w", s.cfg.Judged, err)
 	}
+	flush()
 	units := make([]runner.Unit, 0, len(order))
 	for _, cx := range order {
 		g := byCtx[cx]
@@ -80,7 +93,7 @@ func contains(xs []string, x string) bool {
 // so each paired episode is stored as a candidate of kind "block" (text =
 // its transcript, meta = its episode id) owned by this unit.
 func (s *stage) runGroup(ctx context.Context, g *group) (runner.Commit, error) {
-	ps := Select(g.episodes, s.cfg.Margin, s.cfg.MaxPerQuery)
+	ps := Select(g.episodes, exact(s.cfg.Margin), s.cfg.MaxPerQuery)
 	s.env.Count(s.key, "num_pairs", int64(len(ps)))
 	if len(ps) == 0 {
 		s.env.Count(s.key, "num_queries_without_pairs", 1)
@@ -115,7 +128,7 @@ func (s *stage) runGroup(ctx context.Context, g *group) (runner.Commit, error) {
 		rows := make([]results.Pair, len(ps))
 		for i, p := range ps {
 			rows[i] = results.Pair{ContextID: g.contextID, ChosenID: cand[p.Chosen.ID], RejectedID: cand[p.Rejected.ID],
-				ChosenScore: p.Chosen.Score, RejectedScore: p.Rejected.Score, Margin: p.Chosen.Score - p.Rejected.Score}
+				ChosenScore: float(p.Chosen.Score), RejectedScore: float(p.Rejected.Score), Margin: float(p.gap())}
 		}
 		_, err = tx.InsertPairs(rows)
 		return err

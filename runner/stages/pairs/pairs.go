@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"sort"
 
 	"mascot.dev/mascot/results"
@@ -19,7 +20,7 @@ type Config struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "pairs", Version: "1", Definition: "#Pairs",
+	runner.Register(runner.Kind{Name: "pairs", Version: "2", Definition: "#Pairs",
 		Summary: "chosen/rejected pairs from judged candidates (score-margin filter)", New: New})
 }
 
@@ -56,10 +57,17 @@ func New(env *runner.Env, st schema.Stage) (runner.Stage, error) {
 	return s, nil
 }
 
-// Scored is one judged candidate: its id and its mean score over criteria.
+// Scored is one judged candidate: its id and its mean score over criteria,
+// exact on the judge's scale (see exact).
 type Scored struct {
 	ID    int64
-	Score float64
+	Score *big.Rat
+}
+
+// float is r as stored in the pairs table.
+func float(r *big.Rat) float64 {
+	f, _ := r.Float64()
+	return f
 }
 
 // query is one unit's payload.
@@ -77,34 +85,48 @@ func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
 		return nil, err
 	}
 	fps, _ := json.Marshal(out.Units)
-	rows, err := s.env.Store.Reader().QueryContext(ctx, `WITH per AS (
-			SELECT j.unit_fp AS fp, c.context_id AS cx, c.persona AS persona, c.id AS cid, j.criterion AS crit, AVG(j.score) AS v
-			FROM judgments j JOIN candidates c ON c.id = j.candidate_id
-			WHERE j.unit_fp IN (SELECT value FROM json_each(?))
-			GROUP BY j.unit_fp, c.id, j.criterion)
-		SELECT fp, cx, persona, cid, AVG(v) FROM per GROUP BY fp, cid ORDER BY fp, cid`, string(fps))
+	rows, err := s.env.Store.Reader().QueryContext(ctx, `SELECT j.unit_fp, c.context_id, c.persona, c.id, j.criterion, j.score
+		FROM judgments j JOIN candidates c ON c.id = j.candidate_id
+		WHERE j.unit_fp IN (SELECT value FROM json_each(?))
+		ORDER BY j.unit_fp, c.id, j.criterion, j.id`, string(fps))
 	if err != nil {
 		return nil, fmt.Errorf("reading judged candidates of %s: %w", s.cfg.Judged, err)
 	}
 	defer rows.Close()
 	var units []runner.Unit
 	var q *query
-	var last string
+	var acc *meanOfMeans
+	var lastFP string
+	var lastID int64
+	flush := func() {
+		if acc != nil {
+			q.candidates = append(q.candidates, Scored{ID: lastID, Score: acc.score()})
+		}
+	}
 	for rows.Next() {
-		var fp, cx, persona string
-		var c Scored
-		if err := rows.Scan(&fp, &cx, &persona, &c.ID, &c.Score); err != nil {
+		var fp, cx, persona, crit string
+		var id int64
+		var score float64
+		if err := rows.Scan(&fp, &cx, &persona, &id, &crit, &score); err != nil {
 			return nil, fmt.Errorf("reading judged candidates of %s: %w", s.cfg.Judged, err)
 		}
-		if q == nil || fp != last {
+		if q == nil || fp != lastFP || id != lastID {
+			flush()
+			acc, lastID = newMeanOfMeans(), id
+		}
+		if q == nil || fp != lastFP {
 			q = &query{contextID: cx, persona: persona}
-			last = fp
+			lastFP = fp
 			units = append(units, runner.Unit{Key: cx + "/" + persona,
 				Inputs: map[string]any{"judge_unit": fp, "context": cx, "persona": persona}, Payload: q})
 		}
-		q.candidates = append(q.candidates, c)
+		acc.add(crit, score)
 	}
-	return units, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading judged candidates of %s: %w", s.cfg.Judged, err)
+	}
+	flush()
+	return units, nil
 }
 
 func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
@@ -112,7 +134,7 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 		return s.runGroup(ctx, g)
 	}
 	q := u.Payload.(*query)
-	ps := Select(q.candidates, s.cfg.Margin, s.cfg.MaxPerQuery)
+	ps := Select(q.candidates, exact(s.cfg.Margin), s.cfg.MaxPerQuery)
 	s.env.Count(s.key, "num_pairs", int64(len(ps)))
 	if len(ps) == 0 {
 		s.env.Count(s.key, "num_queries_without_pairs", 1)
@@ -120,7 +142,7 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 	rows := make([]results.Pair, len(ps))
 	for i, p := range ps {
 		rows[i] = results.Pair{ContextID: q.contextID, Persona: q.persona, ChosenID: p.Chosen.ID, RejectedID: p.Rejected.ID,
-			ChosenScore: p.Chosen.Score, RejectedScore: p.Rejected.Score, Margin: p.Chosen.Score - p.Rejected.Score}
+			ChosenScore: float(p.Chosen.Score), RejectedScore: float(p.Rejected.Score), Margin: float(p.gap())}
 	}
 	return func(tx *results.Tx) error {
 		_, err := tx.InsertPairs(rows)
@@ -133,26 +155,30 @@ type Pair struct {
 	Chosen, Rejected Scored
 }
 
+// gap is the chosen score minus the rejected score, exactly.
+func (p Pair) gap() *big.Rat { return new(big.Rat).Sub(p.Chosen.Score, p.Rejected.Score) }
+
 // Select returns every pair whose score gap is at least margin (chosen =
 // higher score), largest gap first, at most max pairs (0 = no cap; the cap
-// never exceeds K·(K−1)/2, the number of unordered pairs).
-func Select(cands []Scored, margin float64, max int) []Pair {
+// never exceeds K·(K−1)/2, the number of unordered pairs). Scores and
+// margin are exact, so a gap equal to the margin is kept.
+func Select(cands []Scored, margin *big.Rat, max int) []Pair {
 	var out []Pair
 	for i := 0; i < len(cands); i++ {
 		for j := i + 1; j < len(cands); j++ {
 			a, b := cands[i], cands[j]
-			if b.Score > a.Score {
+			if b.Score.Cmp(a.Score) > 0 {
 				a, b = b, a
 			}
-			if a.Score-b.Score >= margin && a.Score != b.Score {
-				out = append(out, Pair{Chosen: a, Rejected: b})
+			p := Pair{Chosen: a, Rejected: b}
+			if g := p.gap(); g.Sign() > 0 && g.Cmp(margin) >= 0 {
+				out = append(out, p)
 			}
 		}
 	}
 	sort.SliceStable(out, func(x, y int) bool {
-		gx, gy := out[x].Chosen.Score-out[x].Rejected.Score, out[y].Chosen.Score-out[y].Rejected.Score
-		if gx != gy {
-			return gx > gy
+		if c := out[x].gap().Cmp(out[y].gap()); c != 0 {
+			return c > 0
 		}
 		if out[x].Chosen.ID != out[y].Chosen.ID {
 			return out[x].Chosen.ID < out[y].Chosen.ID

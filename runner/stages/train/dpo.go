@@ -18,7 +18,7 @@ type DPOConfig struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "train-dpo", Version: "1", Definition: "#TrainDPO",
+	runner.Register(runner.Kind{Name: "train-dpo", Version: "2", Definition: "#TrainDPO",
 		Summary: "DPO LoRA adapter on stored preference pairs", New: newDPO})
 }
 

@@ -161,3 +161,28 @@ func mustAbs(t *testing.T, p string) string {
 	}
 	return abs
 }
+
+// TestTrainingDefaultsMatchTRL checks the CUE defaults that TRL fixes: the
+// reward model's learning rate is RewardConfig's 1e-4, DPO's is
+// DPOConfig's 1e-6, GRPO's GRPOConfig's 1e-6 and SFT's SFTConfig's 2e-5.
+func TestTrainingDefaultsMatchTRL(t *testing.T) {
+	l := writeSpec(t, `stages: `+candStage+`stages: {
+	rm: {kind: "train-reward-model", pairs: "cand", base_stage: "pre"}
+	dpo: {kind: "train-dpo", pairs: "cand", base_stage: "pre"}
+	pol: {kind: "train-grpo", policy: "speaker", prompts: "cand", rewards: ["fmt"], base_stage: "pre"}
+	sft: {kind: "train-sft", dataset: "es", base_stage: "pre"}
+}
+rewards: fmt: {kind: "format"}
+`)
+	for stage, want := range map[string]float64{"rm": 1e-4, "dpo": 1e-6, "pol": 1e-6, "sft": 2e-5} {
+		var c struct {
+			LR float64 `json:"lr"`
+		}
+		if err := l.Experiment.Stages[stage].Decode(&c); err != nil {
+			t.Fatal(err)
+		}
+		if c.LR != want {
+			t.Errorf("%s: default lr %g, want TRL's %g", stage, c.LR, want)
+		}
+	}
+}

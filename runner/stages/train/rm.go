@@ -19,7 +19,7 @@ type RMConfig struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "train-reward-model", Version: "1", Definition: "#TrainRewardModel",
+	runner.Register(runner.Kind{Name: "train-reward-model", Version: "2", Definition: "#TrainRewardModel",
 		Summary: "Bradley-Terry reward model on stored pairs (merged sequence-classification checkpoint)", New: newRM})
 }
 
