@@ -382,15 +382,18 @@ func (e *engine) sampleOne(s *seq) (int, bool) {
 		s.sent = safe
 	}
 	s.pending = nil
-	j.out.put(ev)
 	if finish == "" {
+		j.out.put(ev)
 		return tok, true
 	}
+	// The gauges change before the last event goes out, so a client that
+	// reads /metrics after its response sees its request finished.
 	j.left--
 	if j.left == 0 {
 		e.running.Add(-1)
 		e.finished.Add(1)
 		e.finishedOK.Add(1)
 	}
+	j.out.put(ev)
 	return 0, false
 }
