@@ -21,7 +21,7 @@ func TestAdamWMatchesHandComputation(t *testing.T) {
 		g := []float64{3, 4}[i] / (5 + 1e-6)
 		m := 0.1 * g
 		v := 0.001 * g * g
-		want := x*(1-0.1*0.01) - 0.1/0.1*m/(math.Sqrt(v)/math.Sqrt(0.001)+1e-8)
+		want := x*(1-0.1*0.01) - 0.1*(m/(1-0.9))/(math.Sqrt(v/(1-0.999))+1e-8) // bias-corrected, step 1
 		if math.Abs(float64(p.Value[i])-want) > 1e-6 {
 			t.Errorf("value[%d] = %g, want %g", i, p.Value[i], want)
 		}

@@ -126,10 +126,9 @@ type frame struct {
 	need     uint8
 	cLo, cHi byte
 	// number
-	neg     bool
-	val     int64
-	nd, fd  int
-	matched int
+	neg    bool
+	val    int64
+	nd, fd int
 }
 
 func newFrame(n *node) frame {
