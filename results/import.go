@@ -95,7 +95,7 @@ func importLines(r io.Reader, tx *Tx) (int, error) {
 		if err != nil {
 			return n, fmt.Errorf("line %d: %w", line, err)
 		}
-		e.Idx, e.Mode = line, "imported"
+		e.Idx, e.Mode = line, ModeImported
 		deriveSplit(e)
 		if _, err := tx.InsertEpisode(*e); err != nil {
 			return n, fmt.Errorf("line %d: %w", line, err)

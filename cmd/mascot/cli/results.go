@@ -178,9 +178,15 @@ func newReport() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "report RUN...",
 		Short: "Paper-style tables: per system x split x criterion mean ± std with bootstrap CIs",
+		Long: `Paper-style tables of one or more runs. A run's report covers its evaluation
+episodes (every episode not generated to train from); --include-training adds
+the training-time episodes (modes independent, branching) as rows of their own,
+labelled "(training: MODE)". --stages restricts the report to what the named
+stages recorded, training stages included.`,
 		Example: `  mascot report latest
   mascot report RUN_A RUN_B --format markdown --split-by valence
-  mascot report latest --stages judge_eval_agent,metrics_eval`,
+  mascot report latest --stages judge_eval_agent,metrics_eval
+  mascot report latest --include-training`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return invalid("report needs at least one RUN (see mascot results ls)")
@@ -223,6 +229,8 @@ func newReport() *cobra.Command {
 	c.Flags().StringVar(&opts.SplitBy, "split-by", "auto", "auto | valence | domain | none")
 	c.Flags().IntVar(&opts.Resamples, "resamples", 1000, "bootstrap resamples (negative: no CIs)")
 	c.Flags().Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
+	c.Flags().BoolVar(&opts.IncludeTraining, "include-training", false,
+		"also report the training-time episodes (independent, branching), in rows labelled with their mode")
 	c.Flags().StringSliceVar(&stages, "stages", nil,
 		"only the results of these stage keys (e.g. judge_eval_agent,metrics_eval); N counts the episodes they scored")
 	return c
