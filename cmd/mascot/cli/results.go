@@ -239,11 +239,17 @@ stages recorded, training stages included.`,
 func newExport() *cobra.Command {
 	var f storeFlags
 	var format, out string
+	var opts results.ExportOptions
 	c := &cobra.Command{
-		Use:     "export RUN",
-		Short:   "Export a run's conversations as MASCOT JSONL with run_config.json and run_summary.json",
-		Example: `  mascot export latest --format mascot-jsonl --out exported/`,
-		Args:    exactArgs(1),
+		Use:   "export RUN",
+		Short: "Export a run's conversations as MASCOT JSONL with run_config.json and run_summary.json",
+		Long: `Export a run's evaluation conversations as MASCOT JSONL. Every record carries
+"stage" (the stage key that generated it) and "mode" (eval, independent,
+branching or imported); --include-training also writes the training-time
+episodes (modes independent and branching). mascot import keeps both keys.`,
+		Example: `  mascot export latest --format mascot-jsonl --out exported/
+  mascot export latest --include-training`,
+		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if format != "mascot-jsonl" {
 				return invalid("unknown export format %q (want mascot-jsonl)", format)
@@ -260,20 +266,31 @@ func newExport() *cobra.Command {
 			if out == "" {
 				out = "export-" + r.ID
 			}
-			res, err := s.ExportJSONL(c.Context(), r.ID, out)
+			res, err := s.ExportJSONL(c.Context(), r.ID, out, opts)
 			if err != nil {
 				return err
 			}
 			if f.jsonOut {
 				return printJSON(c.OutOrStdout(), res)
 			}
-			fmt.Fprintf(c.OutOrStdout(), "exported %d episodes to %s\n", res.Episodes, res.Path)
+			if opts.IncludeTraining {
+				fmt.Fprintf(c.OutOrStdout(), "exported %d episodes (%d of them training-time) to %s\n", res.Episodes,
+					res.Training, res.Path)
+				return nil
+			}
+			fmt.Fprintf(c.OutOrStdout(), "exported %d evaluation episodes to %s\n", res.Episodes, res.Path)
+			if res.LeftOut > 0 {
+				fmt.Fprintf(c.OutOrStdout(), "left out %d training-time episodes (--include-training exports them)\n",
+					res.LeftOut)
+			}
 			return nil
 		},
 	}
 	f.add(c)
 	c.Flags().StringVar(&format, "format", "mascot-jsonl", "export format")
 	c.Flags().StringVar(&out, "out", "", "output directory (default export-RUN)")
+	c.Flags().BoolVar(&opts.IncludeTraining, "include-training", false,
+		"also export the training-time episodes (modes independent, branching)")
 	return c
 }
 
