@@ -16,31 +16,65 @@ const (
 	RunSummaryFile    = "run_summary.json"
 )
 
+// Keys ExportJSONL adds to every record (beside the MASCOT JSONL schema):
+// the stage key that generated the episode and its mode (ModeEval,
+// ModeIndependent, ModeBranching, ModeImported). A record that already has
+// them (an imported export) keeps its own values, so export, import and
+// export again give the same records.
+const (
+	RecordStageKey = "stage"
+	RecordModeKey  = "mode"
+)
+
+// ExportOptions select what ExportJSONL writes.
+type ExportOptions struct {
+	// IncludeTraining also writes the run's training-time episodes
+	// (TrainingModes); by default only its evaluation episodes are written.
+	IncludeTraining bool `json:"include_training"`
+}
+
 // ExportResult says what ExportJSONL wrote.
 type ExportResult struct {
 	Dir      string `json:"dir"`
-	Path     string `json:"path"` // the JSONL file
-	Episodes int    `json:"episodes"`
+	Path     string `json:"path"`     // the JSONL file
+	Episodes int    `json:"episodes"` // records written
+	// Training counts the training-time episodes written (with
+	// IncludeTraining), LeftOut those not written (without).
+	Training int `json:"training_episodes"`
+	LeftOut  int `json:"training_left_out"`
 }
 
-// ForEachEpisode streams a run's episodes with their turns, ordered by id,
-// without loading the run into memory.
+// ForEachEpisode streams a run's episodes (all of them) with their turns,
+// ordered by id, without loading the run into memory.
 func (s *Store) ForEachEpisode(ctx context.Context, runID string, fn func(*Episode) error) error {
-	erows, err := s.r.QueryContext(ctx, `SELECT `+episodeColumns+` FROM episodes e WHERE `+inRun("e")+
-		` ORDER BY e.id`, runID)
+	return s.forEachEpisode(ctx, runID, true, func(e *Episode, _ string) error { return fn(e) })
+}
+
+// forEachEpisode streams the run's evaluation episodes, and its
+// training-time ones when training is set, each with the run's stage key
+// of the unit that generated it.
+func (s *Store) forEachEpisode(ctx context.Context, runID string, training bool, fn func(*Episode, string) error) error {
+	only := ``
+	if !training {
+		only = ` AND ` + evaluationSQL("e")
+	}
+	erows, err := s.r.QueryContext(ctx, `SELECT `+episodeColumns+`, COALESCE((SELECT ru.stage_key FROM run_units ru
+		WHERE ru.run_id = ? AND ru.fingerprint = e.unit_fp), '') FROM episodes e WHERE `+inRun("e")+only+
+		` ORDER BY e.id`, runID, runID)
 	if err != nil {
 		return fmt.Errorf("reading episodes of run %s: %w", runID, err)
 	}
 	defer erows.Close()
 	trows, err := s.r.QueryContext(ctx, `SELECT `+turnColumns+` FROM turns t JOIN episodes e ON e.id = t.episode_id
-		WHERE `+inRun("e")+` ORDER BY t.episode_id, t.turn_idx`, runID)
+		WHERE `+inRun("e")+only+` ORDER BY t.episode_id, t.turn_idx`, runID)
 	if err != nil {
 		return fmt.Errorf("reading turns of run %s: %w", runID, err)
 	}
 	defer trows.Close()
 	var pending *Turn
 	for erows.Next() {
-		e, err := scanEpisode(erows)
+		var stage string
+		e, err := scanEpisode(withStage{erows, &stage})
 		if err != nil {
 			return fmt.Errorf("reading episodes of run %s: %w", runID, err)
 		}
@@ -61,7 +95,7 @@ func (s *Store) ForEachEpisode(ctx context.Context, runID string, fn func(*Episo
 			e.Turns = append(e.Turns, *pending)
 			pending = nil
 		}
-		if err := fn(e); err != nil {
+		if err := fn(e, stage); err != nil {
 			return err
 		}
 	}
@@ -71,11 +105,21 @@ func (s *Store) ForEachEpisode(ctx context.Context, runID string, fn func(*Episo
 	return trows.Err()
 }
 
-// ExportJSONL writes a run's episodes to dir/conversations.jsonl in the
-// MASCOT JSONL format (schema_version 1.0, metadata block), with
+// withStage scans the episode columns and then the stage key.
+type withStage struct {
+	sc    interface{ Scan(...any) error }
+	stage *string
+}
+
+func (w withStage) Scan(dest ...any) error { return w.sc.Scan(append(dest, w.stage)...) }
+
+// ExportJSONL writes a run's evaluation episodes (and with
+// opts.IncludeTraining its training-time ones) to dir/conversations.jsonl
+// in the MASCOT JSONL format (schema_version 1.0, metadata block), each
+// record with its stage and mode (RecordStageKey, RecordModeKey), with
 // run_config.json (the resolved config) and run_summary.json (counters,
 // timing, status) beside it. Files are written whole or not at all.
-func (s *Store) ExportJSONL(ctx context.Context, runID, dir string) (ExportResult, error) {
+func (s *Store) ExportJSONL(ctx context.Context, runID, dir string, opts ExportOptions) (ExportResult, error) {
 	res := ExportResult{Dir: dir, Path: filepath.Join(dir, ConversationsFile)}
 	run, err := s.GetRun(ctx, runID)
 	if err != nil {
@@ -85,18 +129,30 @@ func (s *Store) ExportJSONL(ctx context.Context, runID, dir string) (ExportResul
 		return res, fmt.Errorf("creating export directory: %w", err)
 	}
 	err = writeAtomic(res.Path, func(w *bufio.Writer) error {
-		return s.ForEachEpisode(ctx, runID, func(e *Episode) error {
+		return s.forEachEpisode(ctx, runID, opts.IncludeTraining, func(e *Episode, stage string) error {
+			if err := labelRecord(e, stage); err != nil {
+				return err
+			}
 			line, err := EncodeRecord(e)
 			if err != nil {
 				return err
 			}
 			w.Write(line)
 			res.Episodes++
+			if IsTrainingMode(e.Mode) {
+				res.Training++
+			}
 			return w.WriteByte('\n')
 		})
 	})
 	if err != nil {
 		return res, fmt.Errorf("exporting run %s: %w", runID, err)
+	}
+	if !opts.IncludeTraining {
+		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes e WHERE `+inRun("e")+` AND NOT (`+
+			evaluationSQL("e")+`)`, runID).Scan(&res.LeftOut); err != nil {
+			return res, fmt.Errorf("exporting run %s: counting training episodes: %w", runID, err)
+		}
 	}
 	if err := writeJSONFile(filepath.Join(dir, RunConfigFile), run.ConfigJSON); err != nil {
 		return res, err
@@ -109,6 +165,25 @@ func (s *Store) ExportJSONL(ctx context.Context, runID, dir string) (ExportResul
 		return res, err
 	}
 	return res, nil
+}
+
+// labelRecord adds the stage and mode keys to an episode's record unless
+// it carries them already.
+func labelRecord(e *Episode, stage string) error {
+	if e.Extra == nil {
+		e.Extra = map[string]json.RawMessage{}
+	}
+	for k, v := range map[string]string{RecordStageKey: stage, RecordModeKey: e.Mode} {
+		if _, ok := e.Extra[k]; ok {
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encoding %s of episode %d: %w", k, e.ID, err)
+		}
+		e.Extra[k] = b
+	}
+	return nil
 }
 
 // Summary builds the run_summary.json object: the summary the runner stored

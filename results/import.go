@@ -30,7 +30,11 @@ func jsonUnmarshalString(raw json.RawMessage, s *string) error { return json.Unm
 // and summary. The file is one unit whose fingerprint is the hash of its
 // bytes: importing the same file again creates a run that reuses the rows.
 // Valence and domain are taken from the record's own keys, else derived
-// from initial_emotion (ValenceOf) or meeting (DomainOfMeeting).
+// from initial_emotion (ValenceOf) or meeting (DomainOfMeeting). A record's
+// "mode" key (ExportJSONL writes one) becomes the episode's mode, so an
+// exported training episode is a training episode of the imported run;
+// without one the mode is ModeImported. The keys stay on the record, so
+// exporting the imported run writes them back unchanged.
 func (s *Store) ImportJSONL(ctx context.Context, path, runName string) (ImportResult, error) {
 	var res ImportResult
 	data, err := os.ReadFile(path)
@@ -95,7 +99,14 @@ func importLines(r io.Reader, tx *Tx) (int, error) {
 		if err != nil {
 			return n, fmt.Errorf("line %d: %w", line, err)
 		}
-		e.Idx, e.Mode = line, "imported"
+		e.Idx, e.Mode = line, ModeImported
+		if raw, ok := e.Extra[RecordModeKey]; ok {
+			var m string
+			if err := json.Unmarshal(raw, &m); err != nil || m == "" {
+				return n, fmt.Errorf("line %d: %q must be a non-empty string, not %s", line, RecordModeKey, raw)
+			}
+			e.Mode = m // an exported record keeps its population
+		}
 		deriveSplit(e)
 		if _, err := tx.InsertEpisode(*e); err != nil {
 			return n, fmt.Errorf("line %d: %w", line, err)

@@ -33,7 +33,8 @@ func readLines(t *testing.T, path string) []any {
 // TestImportExportRoundTrip imports a file holding every field of the
 // schema (ED, QMSum and ESConv shapes, user turns, null directive, keys
 // outside the schema, a record missing optional keys) and checks that the
-// export equals it record by record as JSON values.
+// export equals it record by record as JSON values, plus the stage and mode
+// every export adds (stage "import", mode "imported").
 func TestImportExportRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
@@ -54,7 +55,7 @@ func TestImportExportRoundTrip(t *testing.T) {
 		t.Fatalf("import %+v", res)
 	}
 	out := t.TempDir()
-	ex, err := s.ExportJSONL(ctx, res.RunID, out)
+	ex, err := s.ExportJSONL(ctx, res.RunID, out, ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +63,9 @@ func TestImportExportRoundTrip(t *testing.T) {
 		t.Fatalf("exported %d", ex.Episodes)
 	}
 	want, got := readLines(t, src), readLines(t, ex.Path)
+	for _, w := range want {
+		w.(map[string]any)[RecordStageKey], w.(map[string]any)[RecordModeKey] = "import", ModeImported
+	}
 	if len(want) != len(got) {
 		t.Fatalf("%d records, want %d", len(got), len(want))
 	}

@@ -22,13 +22,16 @@ const (
 // judged value is the mean over judges (and turns, or agents) of the
 // normalised score 100·(s−min)/(max−min).
 type ScoreGroup struct {
-	Level    string      `json:"level"`
-	System   string      `json:"system"`
-	Split    string      `json:"split"`
-	Criteria []string    `json:"criteria"`
-	Episodes []int64     `json:"episodes"`
-	Keys     []string    `json:"keys"` // conv_id + "#" + sample_idx, for pairing runs
-	Values   [][]float64 `json:"values"`
+	Level  string `json:"level"`
+	System string `json:"system"`
+	Split  string `json:"split"`
+	// Population is empty for evaluation episodes, else the training mode
+	// of the group's episodes (ModeIndependent, ModeBranching).
+	Population string      `json:"population,omitempty"`
+	Criteria   []string    `json:"criteria"`
+	Episodes   []int64     `json:"episodes"`
+	Keys       []string    `json:"keys"` // conv_id + "#" + sample_idx, for pairing runs
+	Values     [][]float64 `json:"values"`
 }
 
 // splitExpr is the SQL for the split column of episodes aliased e.
@@ -46,36 +49,52 @@ func splitExpr(splitBy string) (string, error) {
 	return "", fmt.Errorf("unknown split %q (want auto, valence, domain or none)", splitBy)
 }
 
-// ScoreGroups returns a run's per-episode values grouped by level, system
-// and split (splitBy: auto = valence, else domain; valence; domain; none).
-// Episodes are the run's (through run_units); values come from the run's
-// judgments (of the episodes or of their turns) and per-episode metrics.
-// Built for 100k-episode runs: episode lists come back packed per group,
-// and the value rows are read by parallel workers over ranges of the run's
-// units into dense arrays (see scores_scan.go).
+// ScoreGroups returns the per-episode values of a run's evaluation
+// episodes grouped by level, system and split (splitBy: auto = valence,
+// else domain; valence; domain; none). Episodes are the run's (through
+// run_units) whose mode is not a training mode (TrainingModes); values
+// come from the run's judgments (of the episodes or of their turns) and
+// per-episode metrics. Built for 100k-episode runs: episode lists come back
+// packed per group, and the value rows are read by parallel workers over
+// ranges of the run's units into dense arrays (see scores_scan.go).
 func (s *Store) ScoreGroups(ctx context.Context, runID, splitBy string) ([]ScoreGroup, error) {
-	return s.ScoreGroupsOf(ctx, runID, splitBy, nil)
+	return s.ScoreGroupsIn(ctx, runID, splitBy, Scope{})
 }
 
-// ScoreGroupsOf is ScoreGroups restricted to the values (judgments and
-// metrics) recorded by the given units; nil units means the whole run.
-// When restricted, a group holds only the run's episodes that have at
-// least one value at its level, so a pipeline's evaluation report does not
-// count the episodes of its training stages.
+// Scope selects what a score query covers.
+type Scope struct {
+	// Units, when non-nil, restricts the values (judgments and metrics) to
+	// those recorded by these unit fingerprints; a group then holds only
+	// the episodes with at least one value at its level, so a pipeline's
+	// evaluation report does not count the episodes of its training
+	// stages. Naming units includes training-time episodes they scored.
+	Units []string
+	// IncludeTraining adds the run's training-time episodes, in groups of
+	// their own (ScoreGroup.Population), never mixed with evaluation ones.
+	IncludeTraining bool
+}
+
+// ScoreGroupsOf is ScoreGroups restricted to the values recorded by the
+// given units (Scope.Units); nil units means the run's evaluation episodes.
 func (s *Store) ScoreGroupsOf(ctx context.Context, runID, splitBy string, units []string) ([]ScoreGroup, error) {
+	return s.ScoreGroupsIn(ctx, runID, splitBy, Scope{Units: units})
+}
+
+// ScoreGroupsIn is ScoreGroups over the given scope.
+func (s *Store) ScoreGroupsIn(ctx context.Context, runID, splitBy string, scope Scope) ([]ScoreGroup, error) {
 	split, err := splitExpr(splitBy)
 	if err != nil {
 		return nil, err
 	}
-	eg, err := s.episodeGroups(ctx, runID, split)
+	eg, err := s.episodeGroups(ctx, runID, split, scope.IncludeTraining || scope.Units != nil)
 	if err != nil {
 		return nil, err
 	}
-	cols, err := s.scanValues(ctx, runID, units, eg)
+	cols, err := s.scanValues(ctx, runID, scope.Units, eg)
 	if err != nil {
 		return nil, err
 	}
-	return assembleGroups(eg, cols, units != nil), nil
+	return assembleGroups(eg, cols, scope.Units != nil), nil
 }
 
 // StageUnits returns the fingerprints of the units the run records for the

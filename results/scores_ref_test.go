@@ -15,13 +15,13 @@ import (
 // (one (episode, tag, normalised value) row per judgment through
 // database/sql), as the reference the faster scan is checked against.
 
-// refScoreGroups is ScoreGroups computed the old way (whole run only).
+// refScoreGroups is ScoreGroups computed the old way (no unit scope).
 func (s *Store) refScoreGroups(ctx context.Context, runID, splitBy string) ([]ScoreGroup, error) {
 	split, err := splitExpr(splitBy)
 	if err != nil {
 		return nil, err
 	}
-	eg, err := s.episodeGroups(ctx, runID, split)
+	eg, err := s.episodeGroups(ctx, runID, split, false)
 	if err != nil {
 		return nil, err
 	}

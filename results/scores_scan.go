@@ -61,17 +61,24 @@ func (eg *epGroups) densify() {
 
 type epGroup struct {
 	system, split string
-	start, end    int // positions [start, end)
+	population    string // empty: evaluation; else the training mode
+	start, end    int    // positions [start, end)
 	ids           []int64
 	keys          []string
 }
 
-// episodeGroups reads the run's episodes packed per group (one row each).
-func (s *Store) episodeGroups(ctx context.Context, runID, split string) (*epGroups, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT e.system, `+split+` AS sp,
+// episodeGroups reads the run's episodes packed per group (one row each):
+// its evaluation episodes, and with training its training-time episodes in
+// groups of their own.
+func (s *Store) episodeGroups(ctx context.Context, runID, split string, training bool) (*epGroups, error) {
+	only := ` AND ` + evaluationSQL("e")
+	if training {
+		only = ``
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT e.system, `+split+` AS sp, `+populationSQL("e")+` AS pop,
 		group_concat(e.id, ',' ORDER BY e.id), group_concat(e.conv_id || '#' || e.sample_idx, char(31) ORDER BY e.id)
-		FROM run_units ru JOIN episodes e ON e.unit_fp = ru.fingerprint WHERE ru.run_id = ?
-		GROUP BY e.system, sp ORDER BY e.system, sp`, runID)
+		FROM run_units ru JOIN episodes e ON e.unit_fp = ru.fingerprint WHERE ru.run_id = ?`+only+`
+		GROUP BY e.system, sp, pop ORDER BY pop, e.system, sp`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("grouping episodes of run %s: %w", runID, err)
 	}
@@ -80,7 +87,7 @@ func (s *Store) episodeGroups(ctx context.Context, runID, split string) (*epGrou
 	for rows.Next() {
 		var g epGroup
 		var ids, keys string
-		if err := rows.Scan(&g.system, &g.split, &ids, &keys); err != nil {
+		if err := rows.Scan(&g.system, &g.split, &g.population, &ids, &keys); err != nil {
 			return nil, fmt.Errorf("grouping episodes of run %s: %w", runID, err)
 		}
 		g.keys = strings.Split(keys, "\x1f")
@@ -354,7 +361,7 @@ func accumulate(rows driver.Rows, eg *epGroups, cols *columns) error {
 var levelNames = [numLevels]string{LevelAgent, LevelCollective, LevelMetric}
 
 // assembleGroups cuts the columns into ScoreGroups, ordered by level,
-// system and split. When scored, a group keeps only the episodes with at
+// population (evaluation first), system and split. When scored, a group keeps only the episodes with at
 // least one value at its level.
 func assembleGroups(eg *epGroups, cols *columns, scored bool) []ScoreGroup {
 	var out []ScoreGroup
@@ -369,7 +376,7 @@ func assembleGroups(eg *epGroups, cols *columns, scored bool) []ScoreGroup {
 			for i := range keep {
 				keep[i] = !scored
 			}
-			sg := ScoreGroup{Level: levelNames[lv], System: g.system, Split: g.split}
+			sg := ScoreGroup{Level: levelNames[lv], System: g.system, Split: g.split, Population: g.population}
 			var used []*column
 			for _, crit := range crits {
 				c := byCrit[crit]

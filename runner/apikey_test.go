@@ -55,7 +55,8 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 	if sum.Ran != 6 {
 		t.Fatalf("ran %d units, want 6 (the key must have been sent)", sum.Ran)
 	}
-	if _, err := store.ExportJSONL(context.Background(), sum.RunID, filepath.Join(dir, "export")); err != nil {
+	if _, err := store.ExportJSONL(context.Background(), sum.RunID, filepath.Join(dir, "export"),
+		results.ExportOptions{IncludeTraining: true}); err != nil {
 		t.Fatal(err)
 	}
 	store.Close()

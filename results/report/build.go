@@ -28,6 +28,11 @@ type Options struct {
 	// actually scored at its level, and human preferences (which no unit
 	// records) are left out. Nil: everything of the run.
 	Units []string `json:"units,omitempty"`
+	// IncludeTraining adds rows for the run's training-time episodes
+	// (results.TrainingModes), labelled with their mode (Row.Population)
+	// and never pooled with the evaluation rows. Without it, and without
+	// Units, a report covers the run's evaluation episodes only.
+	IncludeTraining bool `json:"include_training,omitempty"`
 }
 
 func (o Options) withDefaults() Options {
@@ -75,8 +80,11 @@ type Table struct {
 type Row struct {
 	System string `json:"system"`
 	Split  string `json:"split"`
-	N      int    `json:"n"` // episodes
-	Cells  []Stat `json:"cells"`
+	// Population is empty for evaluation episodes, else the training mode
+	// of the row's episodes ("independent", "branching").
+	Population string `json:"population,omitempty"`
+	N          int    `json:"n"` // episodes
+	Cells      []Stat `json:"cells"`
 }
 
 var levelTitles = map[string]string{
@@ -95,12 +103,13 @@ func Build(ctx context.Context, st *results.Store, runIDs []string, opts Options
 			return nil, fmt.Errorf("building report: %w", err)
 		}
 		rep.Runs = append(rep.Runs, RunInfo{ID: run.ID, Name: run.Name, ConfigName: run.ConfigName, Status: run.Status})
-		groups, err := st.ScoreGroupsOf(ctx, id, opts.SplitBy, opts.Units)
+		groups, err := st.ScoreGroupsIn(ctx, id, opts.SplitBy,
+			results.Scope{Units: opts.Units, IncludeTraining: opts.IncludeTraining})
 		if err != nil {
 			return nil, fmt.Errorf("building report: %w", err)
 		}
 		rep.Tables = append(rep.Tables, tablesOf(id, groups, opts)...)
-		wr, err := WinRatesOf(ctx, st, id, opts.Confidence, opts.Units)
+		wr, err := winRatesIn(ctx, st, id, opts.Confidence, opts.Units, opts.IncludeTraining || opts.Units != nil)
 		if err != nil {
 			return nil, err
 		}
@@ -128,6 +137,9 @@ func tablesOf(runID string, groups []results.ScoreGroup, opts Options) []Table {
 	for _, lv := range levels {
 		gs := byLevel[lv]
 		sort.Slice(gs, func(a, b int) bool {
+			if gs[a].Population != gs[b].Population {
+				return gs[a].Population < gs[b].Population // evaluation ("") first
+			}
 			if gs[a].System != gs[b].System {
 				return gs[a].System < gs[b].System
 			}
@@ -163,11 +175,11 @@ type cellJob struct {
 // seed, so one pass of draws serves every column of the batch, with the
 // very numbers separate passes give.
 func shareDraws(cells []cellJob) [][]cellJob {
-	type key struct{ system, split string }
+	type key struct{ population, system, split string }
 	var out [][]cellJob
 	at := map[key][]int{}
 	for _, c := range cells {
-		k := key{c.g.System, c.g.Split}
+		k := key{c.g.Population, c.g.System, c.g.Split}
 		placed := false
 		for _, b := range at[k] {
 			if slices.Equal(out[b][0].g.Episodes, c.g.Episodes) {
@@ -191,7 +203,8 @@ func rowsOf(batch []cellJob, opts Options) {
 	width := 0
 	for i, c := range batch {
 		mats[i] = sampleMatrix(c.g, c.cols, c.withOverall)
-		*c.row = Row{System: c.g.System, Split: c.g.Split, N: len(c.g.Episodes), Cells: statsOf(mats[i], len(c.cols))}
+		*c.row = Row{System: c.g.System, Split: c.g.Split, Population: c.g.Population, N: len(c.g.Episodes),
+			Cells: statsOf(mats[i], len(c.cols))}
 		width += len(c.cols)
 	}
 	if opts.Resamples <= 0 {
@@ -313,16 +326,17 @@ func statsOf(m [][]float64, cols int) []Stat {
 	return cells
 }
 
-// mergeSplits builds, per (level, system), a group "all" of every split.
+// mergeSplits builds, per (level, population, system), a group "all" of
+// every split.
 func mergeSplits(groups []results.ScoreGroup) []results.ScoreGroup {
-	type key struct{ level, system string }
+	type key struct{ level, population, system string }
 	merged := map[key]*results.ScoreGroup{}
 	var order []key
 	for _, g := range groups {
-		k := key{g.Level, g.System}
+		k := key{g.Level, g.Population, g.System}
 		m, ok := merged[k]
 		if !ok {
-			m = &results.ScoreGroup{Level: g.Level, System: g.System, Split: "all"}
+			m = &results.ScoreGroup{Level: g.Level, System: g.System, Split: "all", Population: g.Population}
 			merged[k] = m
 			order = append(order, k)
 		}
@@ -336,7 +350,7 @@ func mergeSplits(groups []results.ScoreGroup) []results.ScoreGroup {
 		m.Values = make([][]float64, len(m.Criteria))
 		for ci, c := range m.Criteria {
 			for _, g := range groups {
-				if g.Level != k.level || g.System != k.system {
+				if g.Level != k.level || g.Population != k.population || g.System != k.system {
 					continue
 				}
 				j := indexOf(g.Criteria, c)

@@ -5,14 +5,21 @@
 // three-way judgments and of human preferences. Renderers write terminal
 // text, markdown, CSV and JSON.
 //
-// Layer: report reads through results (results.ScoreGroupsOf: values
+// Layer: report reads through results (results.ScoreGroupsIn: values
 // packed one row per unit, summed per episode and criterion in dense
 // arrays) and is used by the CLI (`mascot report`, `mascot results
 // compare`), the report stage and the web viewer. It never writes.
 //
-// Scope: Options.Units restricts a report to the judgments, comparisons
-// and metrics recorded by those units (a pipeline's evaluation stages);
-// a row's N is then the episodes they scored at its level. Nil: the run.
+// Scope: a report covers the run's evaluation episodes (every episode
+// whose mode is not in results.TrainingModes) and the comparisons of
+// those episodes. Options.IncludeTraining adds the training-time episodes
+// as rows of their own (Row.Population: their mode), never pooled with
+// evaluation rows. Options.Units restricts a report to the judgments,
+// comparisons and metrics recorded by those units (a pipeline's
+// evaluation stages); a row's N is then the episodes they scored at its
+// level, training-time ones in rows of their own. Compare pairs
+// evaluation episodes only. Columns follow the rubric's order
+// (experiments/prompts/criteria.cue, results.CriterionLess).
 //
 // Statistics, exactly:
 //   - A sample is an episode. Its value for a criterion is the mean over

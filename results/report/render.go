@@ -155,7 +155,7 @@ func renderGrid(w io.Writer, rep *Report, g grid) error {
 		}
 		rows := make([][]string, len(t.Rows))
 		for i, r := range t.Rows {
-			row := []string{r.System, r.Split, strconv.Itoa(r.N)}
+			row := []string{SystemLabel(r.System, r.Population), r.Split, strconv.Itoa(r.N)}
 			for _, c := range r.Cells {
 				row = append(row, fmtStat(c))
 			}
@@ -171,7 +171,8 @@ func renderGrid(w io.Writer, rep *Report, g grid) error {
 		header := []string{"Run", "Source", "Kind", "Criterion", "System", "Shown", "Wins", "Ties", "Win rate"}
 		var rows [][]string
 		for _, wr := range rep.WinRates {
-			rows = append(rows, []string{wr.RunID, wr.Source, wr.Kind, wr.Criterion, wr.System, strconv.Itoa(wr.Shown),
+			rows = append(rows, []string{wr.RunID, wr.Source, wr.Kind, wr.Criterion, SystemLabel(wr.System, wr.Population),
+				strconv.Itoa(wr.Shown),
 				strconv.Itoa(wr.Wins), strconv.Itoa(wr.Ties),
 				fmt.Sprintf("%s%% [%s, %s]", f1(100*wr.Rate), f1(100*wr.CILow), f1(100*wr.CIHigh))})
 		}
@@ -183,6 +184,15 @@ func renderGrid(w io.Writer, rep *Report, g grid) error {
 	return nil
 }
 
+// SystemLabel is how tables name a row's system: the system, with
+// "(training: MODE)" for rows of training-time episodes.
+func SystemLabel(system, population string) string {
+	if population == "" {
+		return system
+	}
+	return system + " (training: " + population + ")"
+}
+
 func csvNum(x float64) string {
 	if math.IsNaN(x) {
 		return ""
@@ -192,9 +202,10 @@ func csvNum(x float64) string {
 
 // CSVHeader is the header of Render's CSV output (long format: one line
 // per cell; win-rate lines put source in level, kind in split, shown in n
-// and the rate in mean).
+// and the rate in mean; population is empty for evaluation episodes, else
+// the training mode).
 var CSVHeader = []string{"table", "run_id", "level", "system", "split", "criterion", "n", "mean", "std",
-	"ci_low", "ci_high", "wins", "ties"}
+	"ci_low", "ci_high", "wins", "ties", "population"}
 
 func renderCSV(w io.Writer, rep *Report) error {
 	cw := csv.NewWriter(w)
@@ -203,13 +214,14 @@ func renderCSV(w io.Writer, rep *Report) error {
 		for _, r := range t.Rows {
 			for i, c := range r.Cells {
 				cw.Write([]string{"score", t.RunID, t.Level, r.System, r.Split, t.Criteria[i], strconv.Itoa(c.N),
-					csvNum(c.Mean), csvNum(c.Std), csvNum(c.CILow), csvNum(c.CIHigh), "", ""})
+					csvNum(c.Mean), csvNum(c.Std), csvNum(c.CILow), csvNum(c.CIHigh), "", "", r.Population})
 			}
 		}
 	}
 	for _, wr := range rep.WinRates {
 		cw.Write([]string{"win_rate", wr.RunID, wr.Source, wr.System, wr.Kind, wr.Criterion, strconv.Itoa(wr.Shown),
-			csvNum(wr.Rate), "", csvNum(wr.CILow), csvNum(wr.CIHigh), strconv.Itoa(wr.Wins), strconv.Itoa(wr.Ties)})
+			csvNum(wr.Rate), "", csvNum(wr.CILow), csvNum(wr.CIHigh), strconv.Itoa(wr.Wins), strconv.Itoa(wr.Ties),
+			wr.Population})
 	}
 	cw.Flush()
 	return cw.Error()

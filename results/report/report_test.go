@@ -91,7 +91,7 @@ func findRow(t *testing.T, rep *Report, level, system, split string) (Table, Row
 			continue
 		}
 		for _, r := range tb.Rows {
-			if r.System == system && r.Split == split {
+			if r.System == system && r.Split == split && r.Population == "" {
 				return tb, r
 			}
 		}

@@ -1,17 +1,19 @@
 package report
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"mascot.dev/mascot/results"
 )
 
 // addTraining adds to run A what a pipeline's training stages record: 27
-// branching episodes judged collectively and per agent, extra judgments of
-// the evaluation episodes (Consistency 1 → 0 on c1), and a group
-// comparison.
+// branching episodes judged collectively and per agent, an extra judgment
+// of an evaluation episode (persona_consistency 1 → 0 on c1), and a
+// comparison of two branching episodes.
 func addTraining(t *testing.T, s *results.Store) {
 	t.Helper()
 	ctx := context.Background()
@@ -24,7 +26,7 @@ func addTraining(t *testing.T, s *results.Store) {
 	err := s.CommitUnit(ctx, gen, func(tx *results.Tx) error {
 		for i := range 27 {
 			id, err := tx.InsertEpisode(results.Episode{Idx: i, ConvID: fmt.Sprintf("t%d", i), System: "mascot",
-				Valence: "positive", Turns: []results.Turn{{AgentName: "The Anchor", Response: "r"}}})
+				Valence: "positive", Mode: results.ModeBranching, Turns: []results.Turn{{AgentName: "The Anchor", Response: "r"}}})
 			if err != nil {
 				return err
 			}
@@ -47,7 +49,7 @@ func addTraining(t *testing.T, s *results.Store) {
 			return err
 		}
 		_, err := tx.InsertComparison(results.Comparison{Judge: "j1", ContextID: "g", Systems: []string{"mascot", "x"},
-			Choice: "x"})
+			EpisodeIDs: ids[:2], Choice: "x"})
 		return err
 	})
 	if err != nil {
@@ -55,9 +57,84 @@ func addTraining(t *testing.T, s *results.Store) {
 	}
 }
 
+// TestWholeRunReportIsEvaluation: a run's report covers its evaluation
+// episodes by default: the 27 branching episodes of its training stages
+// neither count in N nor move the means, and their comparison is not
+// tallied. Asked for, they come as rows and win rates of their own,
+// labelled with their mode.
+func TestWholeRunReportIsEvaluation(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	addRun(t, s, "A", fixtureA)
+	addTraining(t, s)
+
+	whole, err := Build(ctx, s, []string{"A"}, Options{Resamples: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tb := range whole.Tables {
+		for _, r := range tb.Rows {
+			if r.Population != "" || r.N > 4 {
+				t.Errorf("%s row %s/%s/%q: n = %d, want evaluation rows of at most 4", tb.Level, r.System, r.Split,
+					r.Population, r.N)
+			}
+		}
+	}
+	tb, row := findRow(t, whole, results.LevelAgent, "mascot", "positive")
+	// persona_consistency of c1 = mean(75, 0) (a training judge also judged it).
+	near(t, "consistency mean", cell(t, tb, row, "persona_consistency").Mean, (37.5+25+50+100)/4)
+	tb, row = findRow(t, whole, results.LevelCollective, "mascot", "positive")
+	near(t, "fidelity mean", cell(t, tb, row, "fidelity").Mean, 46.875)
+	if len(whole.WinRates) != 0 {
+		t.Errorf("whole run tallied the training comparison: %+v", whole.WinRates)
+	}
+
+	with, err := Build(ctx, s, []string{"A"}, Options{Resamples: -1, IncludeTraining: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, row = findRow(t, with, results.LevelAgent, "mascot", "positive")
+	if row.N != 4 {
+		t.Errorf("with training: evaluation n = %d, want 4", row.N)
+	}
+	tr := findPopulationRow(t, with, results.LevelAgent, results.ModeBranching)
+	if tr.N != 27 || tr.System != "mascot" || cell(t, tb, tr, "persona_consistency").Mean != 0 {
+		t.Errorf("training row %+v, want 27 branching episodes scored 0", tr)
+	}
+	if len(with.WinRates) != 2 || with.WinRates[0].Population != results.ModeBranching {
+		t.Errorf("with training: win rates %+v, want 2 labelled branching", with.WinRates)
+	}
+	var md bytes.Buffer
+	if err := Render(&md, with, FormatMarkdown); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| mascot (training: branching) | positive | 27 |") {
+		t.Errorf("markdown does not label the training row:\n%s", md.String())
+	}
+}
+
+// findPopulationRow returns the row of a level's table holding the given
+// population.
+func findPopulationRow(t *testing.T, rep *Report, level, population string) Row {
+	t.Helper()
+	for _, tb := range rep.Tables {
+		if tb.Level != level {
+			continue
+		}
+		for _, r := range tb.Rows {
+			if r.Population == population {
+				return r
+			}
+		}
+	}
+	t.Fatalf("no %s row of population %q", level, population)
+	return Row{}
+}
+
 // TestReportScopedToUnits: a report restricted to the evaluation judge
 // units gives fixture A's hand-computed numbers although the run also
-// holds training judgments; the whole-run report does not.
+// holds training judgments; restricted to a training unit, it shows what
+// that unit scored, training episodes in rows of their own.
 func TestReportScopedToUnits(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
@@ -68,27 +145,12 @@ func TestReportScopedToUnits(t *testing.T) {
 		t.Fatalf("eval units %v %v", evalUnits, err)
 	}
 
-	whole, err := Build(ctx, s, []string{"A"}, Options{Resamples: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, row := findRow(t, whole, results.LevelAgent, "mascot", "positive")
-	// 4 eval + 27 training episodes; Consistency of c1 = mean(75, 0) = 37.5,
-	// training episodes 0: (37.5+25+50+100 + 27·0)/31.
-	if row.N != 31 {
-		t.Fatalf("whole run: n = %d, want 31", row.N)
-	}
-	near(t, "whole-run consistency mean", cell(t, tb, row, "persona_consistency").Mean, 212.5/31)
-	if wr, _ := WinRates(ctx, s, "A", 0); len(wr) != 2 {
-		t.Fatalf("whole run: %d win rates, want 2", len(wr))
-	}
-
 	opts := Options{Resamples: 2000, Seed: 42, Units: evalUnits}
 	rep, err := Build(ctx, s, []string{"A"}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, row = findRow(t, rep, results.LevelAgent, "mascot", "positive")
+	tb, row := findRow(t, rep, results.LevelAgent, "mascot", "positive")
 	if row.N != 4 {
 		t.Fatalf("scoped: n = %d, want 4", row.N)
 	}
@@ -108,14 +170,18 @@ func TestReportScopedToUnits(t *testing.T) {
 		t.Errorf("scoped report kept the training comparison: %+v", rep.WinRates)
 	}
 
-	// Scoped to the training units only: the 27 branching episodes and c1.
+	// Scoped to the training unit only: c1, and the 27 branching episodes
+	// in a row of their own.
 	train, err := Build(ctx, s, []string{"A"}, Options{Resamples: -1, Units: []string{"A-train-judge"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, row = findRow(t, train, results.LevelAgent, "mascot", "positive")
-	if row.N != 28 {
-		t.Errorf("training scope: n = %d, want 28", row.N)
+	if row.N != 1 {
+		t.Errorf("training scope: evaluation n = %d, want 1 (c1)", row.N)
+	}
+	if tr := findPopulationRow(t, train, results.LevelAgent, results.ModeBranching); tr.N != 27 {
+		t.Errorf("training scope: branching n = %d, want 27", tr.N)
 	}
 	if len(train.WinRates) != 2 {
 		t.Errorf("training scope: %d win rates, want 2", len(train.WinRates))

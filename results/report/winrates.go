@@ -10,22 +10,26 @@ import (
 
 // WinRate is how often a system won the comparisons that showed it.
 type WinRate struct {
-	RunID     string  `json:"run_id"`
-	Source    string  `json:"source"` // judge name, or "human"
-	Kind      string  `json:"kind"`   // pairwise | three-way | N-way
-	Criterion string  `json:"criterion,omitempty"`
-	System    string  `json:"system"`
-	Shown     int     `json:"shown"`
-	Wins      int     `json:"wins"`
-	Ties      int     `json:"ties"`
-	Rate      float64 `json:"rate"` // wins / shown
-	CILow     float64 `json:"ci_low"`
-	CIHigh    float64 `json:"ci_high"`
+	RunID     string `json:"run_id"`
+	Source    string `json:"source"` // judge name, or "human"
+	Kind      string `json:"kind"`   // pairwise | three-way | N-way
+	Criterion string `json:"criterion,omitempty"`
+	// Population is empty for comparisons of evaluation episodes, else the
+	// training mode of the episodes compared.
+	Population string  `json:"population,omitempty"`
+	System     string  `json:"system"`
+	Shown      int     `json:"shown"`
+	Wins       int     `json:"wins"`
+	Ties       int     `json:"ties"`
+	Rate       float64 `json:"rate"` // wins / shown
+	CILow      float64 `json:"ci_low"`
+	CIHigh     float64 `json:"ci_high"`
 }
 
 // Choice is one comparison outcome, from a judge or a human rater.
 type Choice struct {
 	Source, Criterion string
+	Population        string // empty: evaluation; else a training mode
 	Systems           []string
 	Choice            string
 }
@@ -43,14 +47,15 @@ func kindOf(n int) string {
 // TallyWins counts wins per (source, kind, criterion, system) with Wilson
 // intervals at the given confidence.
 func TallyWins(runID string, choices []Choice, confidence float64) []WinRate {
-	type key struct{ source, kind, crit, system string }
+	type key struct{ population, source, kind, crit, system string }
 	acc := map[key]*WinRate{}
 	for _, c := range choices {
 		for _, s := range c.Systems {
-			k := key{c.Source, kindOf(len(c.Systems)), c.Criterion, s}
+			k := key{c.Population, c.Source, kindOf(len(c.Systems)), c.Criterion, s}
 			w := acc[k]
 			if w == nil {
-				w = &WinRate{RunID: runID, Source: k.source, Kind: k.kind, Criterion: k.crit, System: s}
+				w = &WinRate{RunID: runID, Source: k.source, Kind: k.kind, Criterion: k.crit, Population: k.population,
+					System: s}
 				acc[k] = w
 			}
 			w.Shown++
@@ -71,6 +76,9 @@ func TallyWins(runID string, choices []Choice, confidence float64) []WinRate {
 	}
 	sort.Slice(out, func(a, b int) bool {
 		x, y := out[a], out[b]
+		if x.Population != y.Population {
+			return x.Population < y.Population
+		}
 		if x.Source != y.Source {
 			return x.Source < y.Source
 		}
@@ -85,19 +93,32 @@ func TallyWins(runID string, choices []Choice, confidence float64) []WinRate {
 	return out
 }
 
-// WinRates tallies a run's comparisons and the human preferences recorded
-// for it.
+// WinRates tallies a run's comparisons of evaluation episodes and the
+// human preferences recorded for it.
 func WinRates(ctx context.Context, st *results.Store, runID string, confidence float64) ([]WinRate, error) {
-	return WinRatesOf(ctx, st, runID, confidence, nil)
+	return winRatesIn(ctx, st, runID, confidence, nil, false)
 }
 
 // WinRatesOf is WinRates restricted to the comparisons recorded by the
-// given units, without human preferences; nil units means WinRates.
+// given units (whatever episodes they compared), without human
+// preferences; nil units means WinRates.
 func WinRatesOf(ctx context.Context, st *results.Store, runID string, confidence float64, units []string) ([]WinRate, error) {
+	return winRatesIn(ctx, st, runID, confidence, units, units != nil)
+}
+
+// winRatesIn tallies the comparisons of the units (nil: the run's), with
+// the comparisons of training-time episodes labelled by their mode when
+// training is set and left out otherwise. A comparison belongs to the
+// training population when any episode it compared is training-time.
+func winRatesIn(ctx context.Context, st *results.Store, runID string, confidence float64, units []string, training bool) ([]WinRate, error) {
 	if confidence == 0 {
 		confidence = 0.95
 	}
 	cs, err := st.Comparisons(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	modes, err := st.TrainingEpisodes(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +137,18 @@ func WinRatesOf(ctx context.Context, st *results.Store, runID string, confidence
 		if units != nil && !in[c.UnitFP] {
 			continue
 		}
-		choices = append(choices, Choice{Source: c.Judge, Criterion: c.Criterion, Systems: c.Systems, Choice: c.Choice})
+		pop := results.PopulationEvaluation
+		for _, id := range c.EpisodeIDs {
+			if m, ok := modes[id]; ok {
+				pop = m
+				break
+			}
+		}
+		if pop != results.PopulationEvaluation && !training {
+			continue
+		}
+		choices = append(choices, Choice{Source: c.Judge, Criterion: c.Criterion, Population: pop, Systems: c.Systems,
+			Choice: c.Choice})
 	}
 	for _, p := range hp {
 		choices = append(choices, Choice{Source: "human", Systems: p.Systems, Choice: p.Choice})

@@ -14,7 +14,8 @@ type reportData struct {
 }
 
 func (s *server) reportOptions(r *http.Request) report.Options {
-	o := report.Options{SplitBy: r.URL.Query().Get("split"), Resamples: s.opts.Resample}
+	o := report.Options{SplitBy: r.URL.Query().Get("split"), Resamples: s.opts.Resample,
+		IncludeTraining: r.URL.Query().Get("training") == "1"}
 	if o.SplitBy == "" {
 		o.SplitBy = "auto"
 	}
@@ -22,7 +23,9 @@ func (s *server) reportOptions(r *http.Request) report.Options {
 }
 
 // reportPage is GET /runs/{id}/report: the tables of `mascot report` with
-// mean ± std and bootstrap CIs, and win rates (judges and humans).
+// mean ± std and bootstrap CIs, and win rates (judges and humans), over the
+// run's evaluation episodes; ?training=1 adds the training-time episodes in
+// rows labelled with their mode.
 func (s *server) reportPage(w http.ResponseWriter, r *http.Request) error {
 	run, err := s.st.GetRun(r.Context(), r.PathValue("id"))
 	if err != nil {

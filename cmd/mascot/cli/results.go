@@ -178,9 +178,15 @@ func newReport() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "report RUN...",
 		Short: "Paper-style tables: per system x split x criterion mean ± std with bootstrap CIs",
+		Long: `Paper-style tables of one or more runs. A run's report covers its evaluation
+episodes (every episode not generated to train from); --include-training adds
+the training-time episodes (modes independent, branching) as rows of their own,
+labelled "(training: MODE)". --stages restricts the report to what the named
+stages recorded, training stages included.`,
 		Example: `  mascot report latest
   mascot report RUN_A RUN_B --format markdown --split-by valence
-  mascot report latest --stages judge_eval_agent,metrics_eval`,
+  mascot report latest --stages judge_eval_agent,metrics_eval
+  mascot report latest --include-training`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return invalid("report needs at least one RUN (see mascot results ls)")
@@ -223,6 +229,8 @@ func newReport() *cobra.Command {
 	c.Flags().StringVar(&opts.SplitBy, "split-by", "auto", "auto | valence | domain | none")
 	c.Flags().IntVar(&opts.Resamples, "resamples", 1000, "bootstrap resamples (negative: no CIs)")
 	c.Flags().Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
+	c.Flags().BoolVar(&opts.IncludeTraining, "include-training", false,
+		"also report the training-time episodes (independent, branching), in rows labelled with their mode")
 	c.Flags().StringSliceVar(&stages, "stages", nil,
 		"only the results of these stage keys (e.g. judge_eval_agent,metrics_eval); N counts the episodes they scored")
 	return c
@@ -231,11 +239,17 @@ func newReport() *cobra.Command {
 func newExport() *cobra.Command {
 	var f storeFlags
 	var format, out string
+	var opts results.ExportOptions
 	c := &cobra.Command{
-		Use:     "export RUN",
-		Short:   "Export a run's conversations as MASCOT JSONL with run_config.json and run_summary.json",
-		Example: `  mascot export latest --format mascot-jsonl --out exported/`,
-		Args:    exactArgs(1),
+		Use:   "export RUN",
+		Short: "Export a run's conversations as MASCOT JSONL with run_config.json and run_summary.json",
+		Long: `Export a run's evaluation conversations as MASCOT JSONL. Every record carries
+"stage" (the stage key that generated it) and "mode" (eval, independent,
+branching or imported); --include-training also writes the training-time
+episodes (modes independent and branching). mascot import keeps both keys.`,
+		Example: `  mascot export latest --format mascot-jsonl --out exported/
+  mascot export latest --include-training`,
+		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if format != "mascot-jsonl" {
 				return invalid("unknown export format %q (want mascot-jsonl)", format)
@@ -252,20 +266,31 @@ func newExport() *cobra.Command {
 			if out == "" {
 				out = "export-" + r.ID
 			}
-			res, err := s.ExportJSONL(c.Context(), r.ID, out)
+			res, err := s.ExportJSONL(c.Context(), r.ID, out, opts)
 			if err != nil {
 				return err
 			}
 			if f.jsonOut {
 				return printJSON(c.OutOrStdout(), res)
 			}
-			fmt.Fprintf(c.OutOrStdout(), "exported %d episodes to %s\n", res.Episodes, res.Path)
+			if opts.IncludeTraining {
+				fmt.Fprintf(c.OutOrStdout(), "exported %d episodes (%d of them training-time) to %s\n", res.Episodes,
+					res.Training, res.Path)
+				return nil
+			}
+			fmt.Fprintf(c.OutOrStdout(), "exported %d evaluation episodes to %s\n", res.Episodes, res.Path)
+			if res.LeftOut > 0 {
+				fmt.Fprintf(c.OutOrStdout(), "left out %d training-time episodes (--include-training exports them)\n",
+					res.LeftOut)
+			}
 			return nil
 		},
 	}
 	f.add(c)
 	c.Flags().StringVar(&format, "format", "mascot-jsonl", "export format")
 	c.Flags().StringVar(&out, "out", "", "output directory (default export-RUN)")
+	c.Flags().BoolVar(&opts.IncludeTraining, "include-training", false,
+		"also export the training-time episodes (modes independent, branching)")
 	return c
 }
 

@@ -1,7 +1,25 @@
 // Package benchdb builds the synthetic results databases the benchmarks of
-// results and results/report run on: a run of N episodes over 4 systems × 3
-// valences, 5 turns each, with 5 per-agent and 4 collective judgments per
-// episode, written through the public API in units of 100 episodes.
+// results, results/report and results/web run on, shaped like a real
+// pipeline run (paper/empathetic) and written through the public API, one
+// unit commit at a time, as the runner writes them:
+//
+//   - stage eval (episodes, mode eval): one unit per episode, 4 systems ×
+//     3 valences, 5 turns (3 agent turns with a directive, 2 user turns),
+//     one trace row (llm_calls) per turn;
+//   - judge_eval_agent: one unit per episode, 5 criteria × 2 judgment rows
+//     (the judge model's and the pooled one) per agent turn, one trace row;
+//   - judge_eval_collective: one unit per episode, 4 criteria × 2 rows on
+//     the episode, one trace row;
+//   - metrics_eval: one unit per 1000 episodes, self-bleu and distinct-2
+//     per episode;
+//   - branching (mode branching, training-time): one episode per 10
+//     evaluation episodes, with judge_branching's collective judgments;
+//   - candidates: one unit per 20 evaluation episodes holding 8 candidates,
+//     each judged on the 5 per-agent criteria × 2 rows (judge_candidates),
+//     and persona_pairs: 4 pairs per candidates unit.
+//
+// Criterion ids come from the rubric (experiments/prompts). A second run,
+// RunB, links every unit of the first (a cached rerun), for comparisons.
 // Databases are cached under the OS temp dir, keyed by size and version.
 package benchdb
 
@@ -11,26 +29,38 @@ import (
 	"os"
 	"path/filepath"
 
+	"mascot.dev/mascot/experiments/prompts"
 	"mascot.dev/mascot/results"
 )
 
-// RunID is the id of the benchmark run.
-const RunID = "bench"
-
-const version = 1
-
-// PerUnit is the number of episodes each generation/judge unit holds.
-const PerUnit = 100
-
-var (
-	systems   = []string{"mascot", "zero-shot", "few-shot-cot", "multiagent-esc"}
-	valences  = []string{"positive", "negative", "neutral"}
-	agentCrit = []string{"Emotional Expressiveness", "Empathetic Support Quality", "Consistency",
-		"Response Relevance", "Social Contribution"}
-	collCrit = []string{"Fidelity", "Originality & Specificity", "Relevance & Coherence", "Engagement & Contribution"}
+// RunID is the id of the benchmark run; RunB reuses all its units.
+const (
+	RunID = "bench"
+	RunB  = "bench-b"
 )
 
-// Path returns (building it first if needed) a database with n episodes.
+const version = 2
+
+// Shape of the run, per evaluation episode.
+const (
+	AgentTurns      = 3
+	UserTurns       = 2
+	JudgeRows       = 2    // judge model + pooled
+	BranchingEvery  = 10   // one branching episode per this many evaluation episodes
+	CandidatesEvery = 20   // one candidates unit per this many evaluation episodes
+	CandidatesK     = 8    // candidates per candidates unit
+	PairsPerUnit    = 4    // persona pairs per candidates unit
+	MetricsPerUnit  = 1000 // episodes per metrics unit
+)
+
+var (
+	systems  = []string{"mascot", "zero-shot", "few-shot-cot", "multiagent-esc"}
+	valences = []string{"positive", "negative", "neutral"}
+	judges   = [JudgeRows]string{"rubric/gemma-3-27b-it", "rubric"}
+)
+
+// Path returns (building it first if needed) a database with n evaluation
+// episodes.
 func Path(n int) (string, error) {
 	path := filepath.Join(os.TempDir(), fmt.Sprintf("mascot-benchdb-v%d-%d.db", version, n))
 	if _, err := os.Stat(path); err == nil {
@@ -40,8 +70,8 @@ func Path(n int) (string, error) {
 	for _, suf := range []string{"", "-wal", "-shm"} {
 		os.Remove(tmp + suf)
 	}
-	if err := build(tmp, n); err != nil {
-		return "", err
+	if err := Build(tmp, n); err != nil {
+		return "", fmt.Errorf("building benchmark database: %w", err)
 	}
 	for _, suf := range []string{"-wal", "-shm"} {
 		os.Remove(tmp + suf)
@@ -49,62 +79,49 @@ func Path(n int) (string, error) {
 	return path, os.Rename(tmp, path)
 }
 
-func build(path string, n int) error {
+// Build writes the benchmark runs with n evaluation episodes into a new
+// database at path.
+func Build(path string, n int) error {
 	ctx := context.Background()
 	s, err := results.Open(path)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if err := s.CreateRun(ctx, results.Run{ID: RunID, Name: "bench", ConfigName: "bench"}); err != nil {
+	b := &builder{s: s, ctx: ctx, rubric: prompts.Paper(), stageUnits: map[string][]string{}}
+	if err := s.CreateRun(ctx, results.Run{ID: RunID, Name: "bench", ConfigName: "paper/empathetic"}); err != nil {
 		return err
 	}
-	for u := 0; u*PerUnit < n; u++ {
-		ids := make([]int64, 0, PerUnit)
-		gen := results.Unit{Fingerprint: fmt.Sprintf("gen-%d", u), Kind: "episodes", StageKey: "gen", RunID: RunID}
-		err := s.CommitUnit(ctx, gen, func(tx *results.Tx) error {
-			for i := u * PerUnit; i < min(n, (u+1)*PerUnit); i++ {
-				ep := results.Episode{Idx: i, ConvID: fmt.Sprintf("conv-%06d", i), System: systems[i%len(systems)],
-					Dataset: "empathetic_dialogues", Valence: valences[(i/len(systems))%len(valences)]}
-				for k := range 5 {
-					ep.Turns = append(ep.Turns, results.Turn{TurnIdx: k, AgentName: "The Anchor",
-						Response: fmt.Sprintf("turn %d of conversation %d, some text to make it realistic", k, i)})
-				}
-				id, err := tx.InsertEpisode(ep)
-				if err != nil {
-					return err
-				}
-				ids = append(ids, id)
-			}
-			return nil
-		})
-		if err != nil {
+	for i := range n {
+		if err := b.evalEpisode(i); err != nil {
 			return err
 		}
-		judge := results.Unit{Fingerprint: fmt.Sprintf("judge-%d", u), Kind: "judge", StageKey: "judge", RunID: RunID}
-		err = s.CommitUnit(ctx, judge, func(tx *results.Tx) error {
-			for k, id := range ids {
-				seed := u*PerUnit + k
-				for c, crit := range agentCrit {
-					sc := float64(1 + (seed*7+c*3)%5)
-					if _, err := tx.InsertJudgment(results.Judgment{Judge: "gpt-4o", Criterion: crit, Agent: "The Anchor",
-						Score: sc, EpisodeID: id}); err != nil {
-						return err
-					}
-				}
-				for c, crit := range collCrit {
-					sc := float64(1 + (seed*11+c*5)%5)
-					if _, err := tx.InsertJudgment(results.Judgment{Judge: "gpt-4o", Criterion: crit, Score: sc,
-						EpisodeID: id}); err != nil {
-						return err
-					}
-				}
+		if i%BranchingEvery == 0 {
+			if err := b.branchingEpisode(i / BranchingEvery); err != nil {
+				return err
 			}
-			return nil
-		})
-		if err != nil {
+		}
+		if i%CandidatesEvery == 0 {
+			if err := b.candidates(i / CandidatesEvery); err != nil {
+				return err
+			}
+		}
+	}
+	for u := 0; u*MetricsPerUnit < n; u++ {
+		if err := b.metrics(u, min(n, (u+1)*MetricsPerUnit)); err != nil {
 			return err
 		}
 	}
-	return nil
+	if err := s.FinishRun(ctx, RunID, results.RunDone, "{}"); err != nil {
+		return err
+	}
+	if err := s.CreateRun(ctx, results.Run{ID: RunB, Name: "bench-b", ConfigName: "paper/empathetic"}); err != nil {
+		return err
+	}
+	for _, stage := range b.stages {
+		if _, err := s.LinkUnits(ctx, RunB, stage, b.stageUnits[stage]); err != nil {
+			return err
+		}
+	}
+	return s.FinishRun(ctx, RunB, results.RunDone, "{}")
 }

@@ -5,16 +5,18 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 
+	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner/datasets"
 	"mascot.dev/mascot/runner/dialogue"
 	"mascot.dev/mascot/schema"
 )
 
-// Modes of the stage.
+// Modes of the stage, stored as Episode.Mode; results decides from them
+// which episodes are training-time (results.TrainingModes).
 const (
-	ModeIndependent = "independent"
-	ModeBranching   = "branching"
-	ModeEval        = "eval"
+	ModeIndependent = results.ModeIndependent
+	ModeBranching   = results.ModeBranching
+	ModeEval        = results.ModeEval
 )
 
 // Config is #Episodes.

@@ -99,7 +99,8 @@ func (h *harness) count(q string, args ...any) int {
 // export exports a run and returns its records as generic JSON objects.
 func (h *harness) export(runID string) []map[string]any {
 	h.t.Helper()
-	res, err := h.store.ExportJSONL(context.Background(), runID, h.t.TempDir())
+	res, err := h.store.ExportJSONL(context.Background(), runID, h.t.TempDir(),
+		results.ExportOptions{IncludeTraining: true})
 	if err != nil {
 		h.t.Fatalf("exporting: %v", err)
 	}

@@ -1,0 +1,78 @@
+package results
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Episode modes (Episode.Mode): how an episode was generated.
+const (
+	ModeIndependent = "independent" // training: independent samples per context (group reward data)
+	ModeBranching   = "branching"   // training: branching rollouts (Director GRPO prompts)
+	ModeEval        = "eval"        // evaluation on the test split
+	ModeImported    = "imported"    // read from a MASCOT JSONL file
+)
+
+// TrainingModes are the modes of training-time episodes: the ones a
+// pipeline generates to train from. Every other episode (eval, imported,
+// or a mode not recorded) belongs to the evaluation population, which is
+// what reports, comparisons and exports cover by default.
+var TrainingModes = []string{ModeIndependent, ModeBranching}
+
+// IsTrainingMode reports whether an episode of this mode is training-time.
+func IsTrainingMode(mode string) bool {
+	for _, m := range TrainingModes {
+		if m == mode {
+			return true
+		}
+	}
+	return false
+}
+
+// PopulationEvaluation is the population label of evaluation episodes; a
+// training-time episode's label is its mode.
+const PopulationEvaluation = ""
+
+// populationSQL is the SQL of the population label of episodes aliased a:
+// empty for evaluation, else the training mode.
+func populationSQL(a string) string {
+	return `(CASE WHEN ` + a + `.mode IN (` + trainingModesSQL() + `) THEN ` + a + `.mode ELSE '' END)`
+}
+
+// evaluationSQL is the SQL condition "episode a is an evaluation episode".
+func evaluationSQL(a string) string {
+	return a + `.mode NOT IN (` + trainingModesSQL() + `)`
+}
+
+func trainingModesSQL() string {
+	q := make([]string, len(TrainingModes))
+	for i, m := range TrainingModes {
+		q[i] = "'" + m + "'"
+	}
+	return strings.Join(q, ", ")
+}
+
+// TrainingEpisodes returns the mode of each training-time episode of a
+// run, by episode id (for labelling comparisons of those episodes).
+func (s *Store) TrainingEpisodes(ctx context.Context, runID string) (map[int64]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT e.id, e.mode FROM run_units ru JOIN episodes e ON e.unit_fp = ru.fingerprint
+		WHERE ru.run_id = ? AND NOT (`+evaluationSQL("e")+`)`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("reading training episodes of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var mode string
+		if err := rows.Scan(&id, &mode); err != nil {
+			return nil, fmt.Errorf("reading training episodes of run %s: %w", runID, err)
+		}
+		out[id] = mode
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading training episodes of run %s: %w", runID, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,38 @@
+package report
+
+import (
+	"context"
+	"io"
+	"testing"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/internal/benchdb"
+)
+
+// BenchmarkCompare100k measures `mascot results compare` of the benchmark
+// pipeline run with its cached rerun: 100,000 paired evaluation episodes
+// per side, 1000 bootstrap resamples per cell, text rendering.
+func BenchmarkCompare100k(b *testing.B) {
+	path, err := benchdb.Path(100_000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := results.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	defer benchdb.ReportCPU(b)()
+	for b.Loop() {
+		c, err := Compare(context.Background(), s, benchdb.RunID, benchdb.RunB, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(c.Paired) != 3 || c.Paired[0].Rows[0].N != 8334 {
+			b.Fatalf("%d paired tables", len(c.Paired))
+		}
+		if err := RenderComparison(io.Discard, c, FormatText); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package web
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/internal/benchdb"
+)
+
+// BenchmarkPipelinePages100k measures server-side rendering of the pages of
+// the benchmark pipeline run (benchdb: 100,000 evaluation episodes, one
+// unit each, 3.8 million judgment rows, candidates, pairs and trace rows),
+// and of its comparison with a cached rerun of it. One iteration per page
+// is enough for the slow ones: run with -benchtime 1x.
+func BenchmarkPipelinePages100k(b *testing.B) {
+	path, err := benchdb.Path(100_000)
+	must(b, err)
+	st, err := results.Open(path)
+	must(b, err)
+	b.Cleanup(func() { st.Close() })
+	var mid int64
+	must(b, st.Reader().QueryRow(`SELECT id FROM episodes WHERE mode = 'eval' ORDER BY id LIMIT 1 OFFSET 50000`).Scan(&mid))
+	h, err := NewHandler(st, Options{})
+	must(b, err)
+	run := "/runs/" + benchdb.RunID
+	for _, c := range []struct{ name, path string }{
+		{"runs_list", "/"},
+		{"run", run},
+		{"conversations_first", run + "/episodes"},
+		{"conversation", "/episodes/" + strconv.FormatInt(mid, 10) + "?run=" + benchdb.RunID},
+		{"candidates", run + "/candidates"},
+		{"report", run + "/report"},
+		{"report_with_training", run + "/report?training=1"},
+		{"compare", "/compare?a=" + benchdb.RunID + "&b=" + benchdb.RunB},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			defer benchdb.ReportCPU(b)()
+			req := httptest.NewRequest(http.MethodGet, c.path, nil)
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("%s: %d\n%s", c.path, rec.Code, rec.Body)
+				}
+			}
+		})
+	}
+}
