@@ -66,7 +66,7 @@ func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
 				case !exists[ref.Target](name):
 					msg = fmt.Sprintf("unknown %s %q (%s)", singular(ref.Target), name, known(ref.Target))
 				case ref.Target == "stages" && len(ref.Reads) > 0 && !slices.Contains(ref.Reads, e.Stages[name].Kind):
-					msg = fmt.Sprintf("stage %q is a %s stage, but a %s stage's %s must name a stage of kind %s",
+					msg = fmt.Sprintf("stage %q has kind %s, but %s.%s must name a stage of kind %s",
 						name, e.Stages[name].Kind, st.Kind, ref.Field, orList(ref.Reads))
 				default:
 					continue
@@ -114,7 +114,7 @@ func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
 		if st, ok := e.Stages[ms]; !ok {
 			msg = fmt.Sprintf("unknown stage %q (%s)", ms, known("stages"))
 		} else if !slices.Contains(ModelKinds(), st.Kind) {
-			msg = fmt.Sprintf("stage %q is a %s stage, but an endpoint's model_stage must name a stage of kind %s",
+			msg = fmt.Sprintf("stage %q has kind %s, but model_stage must name a stage of kind %s",
 				ms, st.Kind, orList(ModelKinds()))
 		} else {
 			continue
