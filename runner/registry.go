@@ -48,20 +48,15 @@ func (r *Registry) Add(k Kind) error {
 	if _, dup := r.kinds[k.Name]; dup {
 		return fmt.Errorf("stage kind %q registered twice", k.Name)
 	}
-	if !known(k.Name) {
+	decl, ok := schema.LookupKind(k.Name)
+	if !ok {
 		return fmt.Errorf("stage kind %q has no CUE definition in the schema", k.Name)
+	}
+	if k.Definition != "" && k.Definition != decl.Definition {
+		return fmt.Errorf("stage kind %q names definition %s, the schema declares %s", k.Name, k.Definition, decl.Definition)
 	}
 	r.kinds[k.Name] = k
 	return nil
-}
-
-func known(name string) bool {
-	for _, k := range schema.Kinds() {
-		if k == name {
-			return true
-		}
-	}
-	return false
 }
 
 // Lookup returns the kind named name.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/schema"
 )
 
 // inflight de-duplicates units executing concurrently in this process.
@@ -185,7 +186,8 @@ func (r *run) concurrency(key string) int {
 		return st.Concurrency
 	}
 	best := 0
-	for _, f := range []string{"endpoint", "speaker", "director"} {
+	decl, _ := schema.LookupKind(st.Kind)
+	for _, f := range decl.Endpoints {
 		if name := rawString(st.Raw, f); name != "" {
 			if ep, ok := exp.Endpoints[name]; ok && ep.Concurrency > best {
 				best = ep.Concurrency

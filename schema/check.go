@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -58,7 +59,16 @@ func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
 		_ = json.Unmarshal(st.Raw, &fields)
 		for _, ref := range StageRefs(st.Kind) {
 			for i, name := range refNames(fields[ref.Field], ref.List) {
-				if exists[ref.Target](name) && !(ref.Target == "stages" && name == key) {
+				var msg string
+				switch {
+				case ref.Target == "stages" && name == key:
+					msg = fmt.Sprintf("stage %q names itself", name)
+				case !exists[ref.Target](name):
+					msg = fmt.Sprintf("unknown %s %q (%s)", singular(ref.Target), name, known(ref.Target))
+				case ref.Target == "stages" && len(ref.Reads) > 0 && !slices.Contains(ref.Reads, e.Stages[name].Kind):
+					msg = fmt.Sprintf("stage %q has kind %s, but %s.%s must name a stage of kind %s",
+						name, e.Stages[name].Kind, st.Kind, ref.Field, orList(ref.Reads))
+				default:
 					continue
 				}
 				path := cue.MakePath(cue.Str("stages"), cue.Str(key), cue.Str(ref.Field))
@@ -66,10 +76,6 @@ func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
 				if ref.List {
 					path = cue.MakePath(cue.Str("stages"), cue.Str(key), cue.Str(ref.Field), cue.Index(i))
 					shown = fmt.Sprintf("%s.%d", shown, i)
-				}
-				msg := fmt.Sprintf("unknown %s %q (%s)", singular(ref.Target), name, known(ref.Target))
-				if name == key {
-					msg = fmt.Sprintf("stage %q names itself", name)
 				}
 				errs = append(errs, Error{Path: shown, Msg: msg, Positions: at(path)})
 			}
@@ -84,16 +90,37 @@ func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
 	for _, name := range keys(e.Rosters) {
 		seen := map[string]int{}
 		for i, a := range e.Rosters[name].Agents {
-			if j, dup := seen[a.Name]; dup {
+			if j, dup := seen[agentKey(a.Name)]; dup {
+				msg := fmt.Sprintf("duplicate agent name %q (also agents.%d)", a.Name, j)
+				if other := e.Rosters[name].Agents[j].Name; other != a.Name {
+					msg = fmt.Sprintf("agent name %q is agents.%d's %q up to case and spacing", a.Name, j, other)
+				}
 				errs = append(errs, Error{
 					Path: fmt.Sprintf("rosters.%s.agents.%d.name", name, i),
-					Msg:  fmt.Sprintf("duplicate agent name %q (also agents.%d)", a.Name, j),
+					Msg:  msg,
 					Positions: at(cue.MakePath(cue.Str("rosters"), cue.Str(name), cue.Str("agents"),
 						cue.Index(i), cue.Str("name"))),
 				})
 			}
-			seen[a.Name] = i
+			seen[agentKey(a.Name)] = i
 		}
+	}
+	for _, name := range keys(e.Endpoints) {
+		ms := e.Endpoints[name].ModelStage
+		if ms == "" {
+			continue
+		}
+		var msg string
+		if st, ok := e.Stages[ms]; !ok {
+			msg = fmt.Sprintf("unknown stage %q (%s)", ms, known("stages"))
+		} else if !slices.Contains(ModelKinds(), st.Kind) {
+			msg = fmt.Sprintf("stage %q has kind %s, but model_stage must name a stage of kind %s",
+				ms, st.Kind, orList(ModelKinds()))
+		} else {
+			continue
+		}
+		errs = append(errs, Error{Path: "endpoints." + name + ".model_stage", Msg: msg,
+			Positions: at(cue.MakePath(cue.Str("endpoints"), cue.Str(name), cue.Str("model_stage")))})
 	}
 	for _, name := range keys(e.Judges) {
 		if ep := e.Judges[name].Endpoint; ep != "" && !exists["endpoints"](ep) {
@@ -189,7 +216,7 @@ func Dependencies(e *Experiment) map[string][]string {
 			ep = append(ep, e.Metrics[m].Endpoint)
 		}
 		for _, n := range ep {
-			if m := e.Endpoints[n].ModelStage; m != "" && m != key {
+			if m := e.Endpoints[n].ModelStage; m != "" && m != key && e.Stages[m].Kind != "" {
 				set[m] = true
 			}
 		}
@@ -216,6 +243,20 @@ func refNames(raw json.RawMessage, list bool) []string {
 		return nil
 	}
 	return []string{s}
+}
+
+// agentKey is an agent name as people tell agents apart: case and runs
+// of white space do not count ("The Anchor" and "the  anchor" are one agent).
+func agentKey(name string) string {
+	return strings.ToLower(strings.Join(strings.Fields(name), " "))
+}
+
+// orList renders kinds as "a, b or c".
+func orList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
 }
 
 func singular(target string) string {

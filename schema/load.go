@@ -97,9 +97,12 @@ func (l *loader) load(arg string) (*Loaded, error) {
 	}
 	errs = append(errs, missing...)
 	if err := v.Validate(cue.Concrete(true)); err != nil {
-		errs = append(errs, anchor(nameErrors(tidy(dropTagNoise(l.rw.fromCUE(err), missing)), identifierRule(sv)), func(path string) string {
+		errs = append(errs, anchor(pluginErrors(nameErrors(tidy(dropTagNoise(l.rw.fromCUE(err), missing)), identifierRule(sv)), sv), func(path string) string {
 			return l.rw.pos(v.LookupPath(cue.ParsePath(path)).Pos())
 		})...)
+	}
+	if len(errs) == 0 {
+		errs = intRange(v, l.rw)
 	}
 	if len(errs) > 0 {
 		return nil, errs

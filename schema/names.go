@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -54,4 +55,55 @@ func oneLabel(s string) (string, bool) {
 		return u, err == nil
 	}
 	return s, s != "" && !strings.Contains(s, ".")
+}
+
+var (
+	pluginPath  = regexp.MustCompile(`^(judges|metrics)\.(.+)\.plugin$`)
+	quotedValue = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+)
+
+// pluginErrors turns a plugin name outside #BuiltinJudge or #BuiltinMetric
+// (with no command to run instead) into one message that lists the
+// built-in plugins, read from the schema.
+func pluginErrors(errs Errors, schemaValue cue.Value) Errors {
+	for i, e := range errs {
+		m := pluginPath.FindStringSubmatch(e.Path)
+		if m == nil {
+			continue
+		}
+		def, what := "#BuiltinMetric", "metric"
+		if m[1] == "judges" {
+			def, what = "#BuiltinJudge", "judge"
+		}
+		builtins := map[string]bool{}
+		b, err := format.Node(schemaValue.LookupPath(cue.ParsePath(def)).Syntax())
+		if err != nil {
+			continue
+		}
+		var names []string
+		for _, q := range quotedValue.FindAllString(string(b), -1) {
+			builtins[q] = true
+			names = append(names, q)
+		}
+		given := ""
+		for _, q := range quotedValue.FindAllString(e.Msg, -1) {
+			if !builtins[q] {
+				given = q
+				break
+			}
+		}
+		if given == "" {
+			continue
+		}
+		errs[i].Msg = fmt.Sprintf("unknown %s plugin %s (built-in: %s; a third-party plugin needs command)",
+			what, given, strings.Join(names, ", "))
+		var user []string // schema positions vary with CUE's evaluation order
+		for _, p := range e.Positions {
+			if !strings.HasPrefix(p, ImportPrefix+"/") {
+				user = append(user, p)
+			}
+		}
+		errs[i].Positions = user
+	}
+	return errs
 }

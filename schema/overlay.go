@@ -49,6 +49,9 @@ func embeddedFiles() (map[string][]byte, error) {
 	if err := add(experiments.Files, "experiments"); err != nil {
 		return nil, err
 	}
+	for rel, b := range kindFiles() {
+		out[rel] = b
+	}
 	return out, nil
 }
 

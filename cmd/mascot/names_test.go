@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"sort"
 	"strings"
 	"testing"
 
 	"mascot.dev/mascot/cmd/mascot/cli"
+	"mascot.dev/mascot/plugins/builtin"
 	"mascot.dev/mascot/schema"
 )
 
@@ -40,5 +42,31 @@ func TestEveryEmbeddedExperimentValidatesAndPlans(t *testing.T) {
 		if !strings.Contains(out.String(), "STAGE") {
 			t.Errorf("plan %s printed no table:\n%s", n, out.String())
 		}
+	}
+}
+
+// TestSchemaBuiltinPluginsAreCompiledIn keeps the plugin names the schema
+// accepts without a command equal to the plugins the binary serves.
+func TestSchemaBuiltinPluginsAreCompiledIn(t *testing.T) {
+	judges, metrics, err := schema.BuiltinPlugins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromSchema []string
+	for _, n := range judges {
+		if builtin.Kind(n) != "judge" {
+			t.Errorf("schema judge plugin %q is not a built-in judge", n)
+		}
+		fromSchema = append(fromSchema, n)
+	}
+	for _, n := range metrics {
+		if builtin.Kind(n) != "metric" {
+			t.Errorf("schema metric plugin %q is not a built-in metric", n)
+		}
+		fromSchema = append(fromSchema, n)
+	}
+	sort.Strings(fromSchema)
+	if got, want := strings.Join(fromSchema, ","), strings.Join(builtin.Names(), ","); got != want {
+		t.Errorf("schema built-ins %s, binary serves %s", got, want)
 	}
 }
