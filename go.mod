@@ -14,6 +14,7 @@ require (
 	golang.org/x/sync v0.25.0
 	golang.org/x/text v0.44.0
 	gonum.org/v1/gonum v0.17.0
+	gonum.org/v1/netlib v0.0.0-20220323200511-14de99971b2d
 	google.golang.org/grpc v1.85.0
 	google.golang.org/protobuf v1.36.12
 	gorgonia.org/gorgonia v0.9.18

@@ -11,13 +11,18 @@
 // # Graph
 //
 // A Model compiles one graph per (batch, length, forward|backward) shape
-// and keeps up to MaxGraphs of them. Rows are right-padded to T, flattened
+// and keeps up to MaxGraphs of them, dropping graphs of other shapes once
+// their batch tokens pass MaxCachedTokens (a graph holds its last pass's
+// activations). Rows are right-padded to T, flattened
 // to N = B·T tokens, and run through: embedding gather → per layer
 // RMSNorm, q/k/v projections (+LoRA), per-head q_norm/k_norm, rotate-half
 // RoPE (a constant [d,d] permutation matrix plus cos/sin tables), attention
 // per (batch, kv head) with the H/K query heads of a group stacked (GQA
-// without copying kv heads), d^-0.5 scaling, additive causal+padding mask,
-// softmax, o projection, residual, RMSNorm, SwiGLU MLP (+LoRA), residual →
+// without copying kv heads), d^-0.5 scaling, then one fused causal
+// attention op (attention.go: keys past the position or the row's length
+// are skipped, the softmax keeps one log-sum-exp per query row and the
+// backward recomputes the probabilities, so no [T, T] matrix is ever
+// stored and memory grows with T, not T²), o projection, residual, RMSNorm, SwiGLU MLP (+LoRA), residual →
 // final RMSNorm → tied or separate LM head (logits divided by a
 // temperature input) → log-softmax → the log-prob of each next token; or,
 // for reward models, the score head at every position. LoRA adds
@@ -60,6 +65,14 @@
 // and trainer/qwen3's reference (logits and score, with and without LoRA,
 // within 1e-4); every layer's gradient matches central differences in
 // float64 (Options.Float64).
+//
+// # BLAS (-tags openblas)
+//
+// Matrix products run on gonum's pure-Go BLAS by default. Built with
+// `-tags openblas` (cgo and libopenblas-dev, apt-get install
+// libopenblas-dev), gorgonia runs them on OpenBLAS through gonum's netlib
+// binding; TestOpenBLASMatchesGonum checks both paths agree and the
+// benchmarks report GFLOP/s for each against that BLAS's sgemm peak.
 //
 // # GPU (-tags cuda): documented, not verified
 //

@@ -21,7 +21,8 @@ type graph struct {
 	g   *G.ExprGraph
 	vm  G.VM
 
-	ids, targets, mask  *G.Node // inputs
+	ids, targets        *G.Node // inputs
+	attn                *attnRun
 	loraScale, invTemp  *G.Node
 	dropMasks           map[string]*G.Node
 	seedLogP, seedScore *G.Node
@@ -60,7 +61,7 @@ func (m *Model) build(key graphKey) (*graph, error) {
 	gr.ids = G.NewVector(g, tensor.Int, G.WithShape(N), G.WithName("ids"))
 	gr.targets = G.NewVector(g, tensor.Int, G.WithShape(N), G.WithName("targets"))
 	grp := d.H / d.K
-	gr.mask = G.NewTensor(g, dt, 3, G.WithShape(B*d.K, grp*T, T), G.WithName("mask"))
+	gr.attn = &attnRun{}
 	gr.loraScale = G.NewScalar(g, dt, G.WithName("lora_scale"))
 	gr.invTemp = G.NewScalar(g, dt, G.WithName("inv_temp"))
 	b.loraScale = gr.loraScale
@@ -105,9 +106,10 @@ func (m *Model) build(key graphKey) (*graph, error) {
 		q3 := b.must(G.Reshape(b.must(G.Transpose(b.must(G.Reshape(q, tensor.Shape{B, T, d.H, d.Hd})), 0, 2, 1, 3)), tensor.Shape{B * d.K, grp * T, d.Hd}))
 		k3 := b.must(G.Reshape(b.must(G.Transpose(b.must(G.Reshape(k, tensor.Shape{B, T, d.K, d.Hd})), 0, 2, 1, 3)), tensor.Shape{B * d.K, T, d.Hd}))
 		v3 := b.must(G.Reshape(b.must(G.Transpose(b.must(G.Reshape(v, tensor.Shape{B, T, d.K, d.Hd})), 0, 2, 1, 3)), tensor.Shape{B * d.K, T, d.Hd}))
-		s := b.must(G.BatchedMatMul(q3, k3, false, true)) // [B·K, g·T, T]
-		p := b.must(G.SoftMax(b.must(G.Add(s, gr.mask)), 2))
-		o := b.must(G.BatchedMatMul(p, v3)) // [B·K, g·T, d]
+		if b.err != nil {
+			return nil, fmt.Errorf("building graph: %w", b.err)
+		}
+		o := b.must(attend(q3, k3, v3, attnShape{BK: B * d.K, K: d.K, g: grp, T: T, d: d.Hd}, gr.attn)) // [B·K, g·T, d]
 		o = b.must(G.Reshape(b.must(G.Transpose(b.must(G.Reshape(o, tensor.Shape{B, d.H, T, d.Hd})), 0, 2, 1, 3)), tensor.Shape{N, d.H * d.Hd}))
 		h = b.must(G.Add(h, b.linear(o, modulePath(i, "o_proj"))))
 

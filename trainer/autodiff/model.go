@@ -101,6 +101,16 @@ type Model struct {
 // MaxGraphs bounds the number of compiled graphs a Model keeps.
 const MaxGraphs = 6
 
+// MaxCachedTokens bounds the batch tokens (B·T summed over graphs) of the
+// compiled graphs a Model keeps beside the one in use: a graph holds its
+// last pass's activations, which grow with B·T, so graphs of earlier
+// shapes (GRPO batches of other lengths) are dropped rather than kept.
+const MaxCachedTokens = 1 << 15
+
+// bigGraphTokens is the size from which dropping graphs returns their
+// memory to the system at once.
+const bigGraphTokens = 1 << 12
+
 // New builds a model from checkpoint weights (Hugging Face keys and
 // layouts), adding adapters and the score head as opts say.
 func New(cfg qwen3.Config, w qwen3.Weights, opts Options) (*Model, error) {

@@ -3,6 +3,7 @@ package autodiff
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime/debug"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -75,11 +76,26 @@ func (m *Model) graph(key graphKey) (*graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(m.order) >= MaxGraphs {
+	// A compiled graph keeps every intermediate value of its last pass, so
+	// graphs of other shapes are dropped, oldest first, to stay within
+	// MaxGraphs and MaxCachedTokens (the new graph always stays).
+	tokens := key.B * key.T
+	for _, k := range m.order {
+		tokens += k.B * k.T
+	}
+	freed := 0
+	for len(m.order) > 0 && (len(m.order) >= MaxGraphs || tokens > MaxCachedTokens) {
 		old := m.order[0]
 		m.order = m.order[1:]
 		m.graphs[old].vm.Close()
 		delete(m.graphs, old)
+		tokens -= old.B * old.T
+		freed += old.B * old.T
+	}
+	if freed >= bigGraphTokens {
+		// Hand the dropped graphs' memory back before the new graph's first
+		// pass allocates its own, so the peak holds one large graph, not two.
+		debug.FreeOSMemory()
 	}
 	m.graphs[key] = g
 	m.order = append(m.order, key)
@@ -138,20 +154,10 @@ func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64) 
 	if err != nil {
 		return nil, err
 	}
-	grp := d.H / d.K
-	mask := make([]float64, B*d.K*grp*T*T)
-	for r, row := range b.IDs {
-		for kv := 0; kv < d.K; kv++ {
-			for qi := 0; qi < grp*T; qi++ {
-				t := qi % T
-				base := ((r*d.K+kv)*grp*T + qi) * T
-				for s := 0; s < T; s++ {
-					if s > t || s >= len(row) {
-						mask[base+s] = -1e9
-					}
-				}
-			}
-		}
+	gr.attn.pass++
+	gr.attn.lens = gr.attn.lens[:0]
+	for _, row := range b.IDs {
+		gr.attn.lens = append(gr.attn.lens, len(row))
 	}
 	temp := o.Temperature
 	if temp == 0 {
@@ -167,7 +173,6 @@ func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64) 
 	}{
 		{gr.ids, tensor.New(tensor.WithShape(N), tensor.WithBacking(ids))},
 		{gr.targets, tensor.New(tensor.WithShape(N), tensor.WithBacking(targets))},
-		{gr.mask, m.dense(mask, B*d.K, grp*T, T)},
 		{gr.loraScale, m.scalarValue(scale)},
 		{gr.invTemp, m.scalarValue(1 / temp)},
 	}
