@@ -201,7 +201,8 @@ func (s *Store) fillListEntry(ctx context.Context, e *RunListEntry) error {
 }
 
 // RunCounters returns a run's counters summed over its stages (and the
-// run-level key ""). Record each event once: per stage, or run-level.
+// run-level key ""), with the latency percentiles of each LLM role over
+// the whole run. Record each event once: per stage, or run-level.
 func (s *Store) RunCounters(ctx context.Context, runID string) (map[string]int64, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT name, SUM(value) FROM counters WHERE run_id = ? GROUP BY name`, runID)
 	if err != nil {
@@ -217,10 +218,21 @@ func (s *Store) RunCounters(ctx context.Context, runID string) (map[string]int64
 		}
 		out[k] = v
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading counters of run %s: %w", runID, err)
+	}
+	lat, err := s.latencyCounters(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range lat["*"] {
+		out[k] = v
+	}
+	return out, nil
 }
 
-// StageCounters returns a run's counters per stage key ("" = run-level).
+// StageCounters returns a run's counters per stage key ("" = run-level),
+// with each stage's LLM latency percentiles.
 func (s *Store) StageCounters(ctx context.Context, runID string) (map[string]map[string]int64, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT stage_key, name, value FROM counters WHERE run_id = ?`, runID)
 	if err != nil {
@@ -239,7 +251,25 @@ func (s *Store) StageCounters(ctx context.Context, runID string) (map[string]map
 		}
 		out[st][k] = v
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading counters of run %s: %w", runID, err)
+	}
+	lat, err := s.latencyCounters(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	for st, m := range lat {
+		if st == "*" {
+			continue
+		}
+		if out[st] == nil {
+			out[st] = map[string]int64{}
+		}
+		for k, v := range m {
+			out[st][k] = v
+		}
+	}
+	return out, nil
 }
 
 // Stages returns a run's stages in key order.

@@ -293,10 +293,14 @@ func (r *run) buildSummary(runID, runDir, status string, started time.Time) *Sum
 		sum.Ran += s.Ran
 		sum.Cached += s.Cached
 		sum.Failed += s.Failed
-		for k, v := range s.Counters {
-			sum.Counters[k] += v
-		}
 	}
+	// Run-level counters come from the database (latency percentiles are
+	// over the whole run, not sums of the stages').
+	c, err := r.opts.Store.RunCounters(context.Background(), runID)
+	if err != nil {
+		r.opts.Log.Error("reading the run's counters", "err", err)
+	}
+	sum.Counters = fillRoleCounters(c)
 	return sum
 }
 

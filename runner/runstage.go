@@ -84,10 +84,16 @@ func (r *run) runStage(ctx context.Context, key string) error {
 	sum.Ran, sum.Failed = ran, failed
 	counters := r.env.takeCounters(key)
 	counters["units_failed"] += int64(failed)
-	sum.Counters = counters
 	if err := r.opts.Store.AddCounters(context.WithoutCancel(ctx), r.env.RunID, key, counters); err != nil {
 		return fail(err)
 	}
+	// The units' own counters were committed with them; read the stage's
+	// back so the summary says exactly what the database holds.
+	all, err := r.opts.Store.StageCounters(context.WithoutCancel(ctx), r.env.RunID)
+	if err != nil {
+		return fail(err)
+	}
+	sum.Counters = fillRoleCounters(all[key])
 	if ctx.Err() != nil {
 		return fail(ctx.Err())
 	}
@@ -130,6 +136,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 		go func(u Unit) {
 			defer func() { <-sem; wg.Done() }()
 			ref := results.Unit{Fingerprint: u.Fingerprint, Kind: r.kinds[key].Name, StageKey: key, RunID: r.env.RunID}
+			tctx, tally := withUnitTally(uctx)
 			// Concurrent runs in this process (sweep variants) that reach the
 			// same unit share one execution; the others wait for it and then
 			// link the committed unit as cached.
@@ -142,9 +149,9 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 				}
 				executed = true
 				_ = r.opts.Store.StartUnit(uctx, ref)
-				commit, err := st.Run(uctx, u)
+				commit, err := st.Run(tctx, u)
 				if err == nil {
-					err = r.opts.Store.CommitUnit(uctx, ref, commit)
+					err = r.opts.Store.CommitUnit(uctx, ref, tally.commitWith(key, commit))
 				}
 				return nil, err
 			})
@@ -162,7 +169,11 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 				}
 				failed.Add(1)
 				once.Do(func() { firstErr = fmt.Errorf("unit %s: %w", u.Key, err) })
-				_ = r.opts.Store.FailUnit(context.WithoutCancel(ctx), ref, err.Error())
+				if ferr := r.opts.Store.FailUnitWith(context.WithoutCancel(ctx), ref, err.Error(), func(tx *results.Tx) error {
+					return tally.commit(tx, key)
+				}); ferr != nil {
+					r.opts.Log.Error("recording failed unit", "stage", key, "unit", u.Key, "err", ferr)
+				}
 				r.opts.Log.Warn("unit failed", "stage", key, "unit", u.Key, "err", err)
 				bar.fail()
 				if r.opts.Strict {

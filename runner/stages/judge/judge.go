@@ -123,9 +123,9 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 		if err != nil {
 			return nil, fmt.Errorf("judging %s with %s: %w", u.Key, name, err)
 		}
-		s.env.Count(s.key, "num_annotation_failures", int64(res.AnnotationFailures))
+		s.env.CountIn(ctx, s.key, "num_annotation_failures", int64(res.AnnotationFailures))
 
-		s.env.Count(s.key, "num_items_judged", int64(len(w.items)-res.AnnotationFailures))
+		s.env.CountIn(ctx, s.key, "num_items_judged", int64(len(w.items)-res.AnnotationFailures))
 		for _, d := range res.Diagnostics {
 			s.env.Log.Warn("judge diagnostic", "stage", s.key, "judge", name, "diagnostic", d.String())
 		}
