@@ -7,23 +7,30 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 const runColumns = `id, name, COALESCE(parent_id, ''), config_name, config_json, axes_json, command, status,
-	started_at, finished_at, summary_json`
+	started_at, finished_at, summary_json, owner_pid, owner_host, heartbeat_at`
 
+// scanRun reads a run; a "running" run whose owner is gone reads as
+// interrupted (see Run.ownerGone).
 func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var r Run
 	var cfg, axes, summary string
 	var started int64
-	var finished sql.NullInt64
+	var finished, beat sql.NullInt64
 	err := sc.Scan(&r.ID, &r.Name, &r.ParentID, &r.ConfigName, &cfg, &axes, &r.Command, &r.Status,
-		&started, &finished, &summary)
+		&started, &finished, &summary, &r.OwnerPID, &r.OwnerHost, &beat)
 	if err != nil {
 		return r, err
 	}
 	r.ConfigJSON, r.AxesJSON, r.Summary = json.RawMessage(cfg), json.RawMessage(axes), json.RawMessage(summary)
-	r.StartedAt, r.FinishedAt = fromMS(started), nullMS(finished)
+	r.StartedAt, r.FinishedAt, r.HeartbeatAt = fromMS(started), nullMS(finished), nullMS(beat)
+	if r.Status == RunRunning && r.ownerGone(time.Now()) {
+		r.Status = RunInterrupted
+		r.FinishedAt = r.HeartbeatAt
+	}
 	return r, nil
 }
 
@@ -120,7 +127,12 @@ type RunListEntry struct {
 func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]RunListEntry, error) {
 	var where []string
 	var args []any
-	if f.Status != "" {
+	switch f.Status {
+	case "":
+	case RunRunning, RunInterrupted:
+		// a dead owner's running run reads as interrupted: filter after
+		where = append(where, "status IN ('running', 'interrupted')")
+	default:
 		where, args = append(where, "status = ?"), append(args, f.Status)
 	}
 	if f.ParentID != "" {
@@ -167,6 +179,9 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]RunListEntry, erro
 		if err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("listing runs: %w", err)
+		}
+		if f.Status != "" && r.Status != f.Status {
+			continue
 		}
 		out = append(out, RunListEntry{Run: r, Counters: map[string]int64{}, DurationMS: r.Duration().Milliseconds()})
 	}

@@ -165,11 +165,13 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 	}
 	r.reportInvalidation(ctx)
 	started := time.Now()
-	if err := r.opts.Store.CreateRun(ctx, results.Run{ID: runID, Name: exp.Name, ParentID: r.opts.ParentID,
+	if err := r.opts.Store.CreateRun(ctx, results.Owned(results.Run{ID: runID, Name: exp.Name, ParentID: r.opts.ParentID,
 		ConfigName: r.opts.Loaded.Name, ConfigJSON: r.opts.Loaded.Canonical, AxesJSON: r.opts.Axes,
-		Command: r.opts.Command, Status: results.RunRunning, StartedAt: started}); err != nil {
+		Command: r.opts.Command, Status: results.RunRunning, StartedAt: started})); err != nil {
 		return nil, fmt.Errorf("recording run: %w", err)
 	}
+	stopBeat := heartbeat(ctx, r.opts.Store, runID, r.opts.Log)
+	defer stopBeat()
 	envDir := runDir
 	if d := shardRunDir(ctx); d != "" {
 		envDir = d // a stage-exec shard writes files where the controller's run lives
@@ -335,4 +337,28 @@ func (r *run) needed() map[string]bool {
 		}
 	}
 	return need
+}
+
+// heartbeat refreshes run id's heartbeat until the returned stop is
+// called, so readers can tell this run from one whose process died.
+func heartbeat(ctx context.Context, s *results.Store, id string, log *slog.Logger) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(results.HeartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if err := s.Heartbeat(context.WithoutCancel(ctx), id); err != nil {
+					log.Warn("heartbeat", "err", err)
+				}
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
 }

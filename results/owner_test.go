@@ -1,0 +1,45 @@
+package results
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestRunOwnerLiveness: a running run reads as interrupted once its owner
+// is known to be gone (a stale heartbeat from another host); a fresh
+// heartbeat, or no recorded owner (a detached run), keeps it running.
+func TestRunOwnerLiveness(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	now := time.Now()
+	for _, c := range []struct {
+		id   string
+		pid  int
+		host string
+		beat time.Time
+		want string
+	}{
+		{"stale", 4242, "elsewhere", now.Add(-2 * StaleAfter), RunInterrupted},
+		{"fresh", 4242, "elsewhere", now, RunRunning},
+		{"detached", 0, "", time.Time{}, RunRunning},
+	} {
+		if err := s.CreateRun(ctx, Run{ID: c.id, Status: RunRunning, StartedAt: now.Add(-time.Hour),
+			OwnerPID: c.pid, OwnerHost: c.host, HeartbeatAt: c.beat}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.GetRun(ctx, c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != c.want {
+			t.Errorf("run %s reads %q, want %q", c.id, r.Status, c.want)
+		}
+	}
+	if err := s.Heartbeat(ctx, "stale"); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.GetRun(ctx, "stale"); err != nil || r.Status != RunRunning {
+		t.Fatalf("after a heartbeat the run reads %q (%v), want running", r.Status, err)
+	}
+}
