@@ -43,3 +43,29 @@ func TestRunOwnerLiveness(t *testing.T) {
 		t.Fatalf("after a heartbeat the run reads %q (%v), want running", r.Status, err)
 	}
 }
+
+// TestClaimTakeover: a unit claimed by a live run is refused to another
+// run; once the claimer's heartbeat is stale, the claim is taken over.
+func TestClaimTakeover(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	now := time.Now()
+	for _, id := range []string{"a", "b"} {
+		if err := s.CreateRun(ctx, Run{ID: id, Status: RunRunning, StartedAt: now, OwnerPID: 4242,
+			OwnerHost: "elsewhere", HeartbeatAt: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h, err := s.ClaimUnit(ctx, "u", "a"); err != nil || h != "a" {
+		t.Fatalf("first claim: holder %q, %v", h, err)
+	}
+	if h, err := s.ClaimUnit(ctx, "u", "b"); err != nil || h != "a" {
+		t.Fatalf("claim while a lives: holder %q, %v; want a", h, err)
+	}
+	if _, err := s.w.Exec(`UPDATE runs SET heartbeat_at = ? WHERE id = 'a'`, now.Add(-2*StaleAfter).UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := s.ClaimUnit(ctx, "u", "b"); err != nil || h != "b" {
+		t.Fatalf("claim after a went stale: holder %q, %v; want b", h, err)
+	}
+}

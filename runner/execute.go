@@ -184,6 +184,9 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 		runErr = r.schedule(ctx)
 	}
 	r.prog.stop()
+	if err := r.opts.Store.ReleaseClaims(context.WithoutCancel(ctx), runID); err != nil && runErr == nil {
+		runErr = err
+	}
 	if err := r.env.close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("closing services: %w", err)
 	}

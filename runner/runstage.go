@@ -147,6 +147,11 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 				if done, err := r.opts.Store.UnitDone(uctx, u.Fingerprint); err != nil || done {
 					return nil, err
 				}
+				// Another process may be executing it: wait for that.
+				if mine, err := r.claim(uctx, key, u.Fingerprint); err != nil || !mine {
+					return nil, err
+				}
+				defer r.release(ctx, u.Fingerprint)
 				executed = true
 				_ = r.opts.Store.StartUnit(uctx, ref)
 				commit, err := st.Run(tctx, u)
@@ -217,4 +222,43 @@ func (r *run) publish(ctx context.Context, key string, fps []string) error {
 	}
 	r.env.setOutput(&Output{Key: key, Kind: r.kinds[key].Name, Fingerprint: r.fps[key], Units: fps, Artifacts: arts})
 	return nil
+}
+
+// claimPoll is how often a unit claimed by another live run is checked.
+const claimPoll = 100 * time.Millisecond
+
+// claim claims unit fp for this run in the store. While another live run
+// (another process on the same database) holds it, claim waits; it returns
+// false when that run got the unit done, true once the claim is this
+// run's (free, released after the other run failed it, or taken over from
+// a run whose process is gone).
+func (r *run) claim(ctx context.Context, key, fp string) (bool, error) {
+	waited := false
+	for {
+		holder, err := r.opts.Store.ClaimUnit(ctx, fp, r.env.RunID)
+		if err != nil || holder == r.env.RunID {
+			return err == nil, err
+		}
+		if !waited {
+			waited = true
+			r.env.Count(key, "units_waited", 1)
+		}
+		t := time.NewTimer(claimPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false, ctx.Err()
+		case <-t.C:
+		}
+		if done, err := r.opts.Store.UnitDone(ctx, fp); err != nil || done {
+			return false, err
+		}
+	}
+}
+
+// release drops this run's claim on unit fp.
+func (r *run) release(ctx context.Context, fp string) {
+	if err := r.opts.Store.ReleaseClaim(context.WithoutCancel(ctx), fp, r.env.RunID); err != nil {
+		r.opts.Log.Warn("releasing a unit claim", "err", err)
+	}
 }
