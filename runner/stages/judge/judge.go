@@ -164,7 +164,7 @@ func (s *stage) plugin(ctx context.Context, name string) (*host.PluginJudge, err
 			return nil, fmt.Errorf("judge %s: %w", name, err)
 		}
 		return plugstart.StartJudge(ctx, s.env, s.key, plugstart.Spec{Name: name, Plugin: jc.Plugin,
-			Command: jc.Command, SHA256: jc.SHA256}, conf)
+			Command: jc.Command, SHA256: jc.SHA256, Endpoints: nonEmpty(jc.Endpoint)}, conf)
 	})
 }
 
@@ -219,4 +219,12 @@ func (s *stage) pluginConfig(jc schema.Judge) (json.RawMessage, error) {
 		return nil, fmt.Errorf("encoding judge config: %w", err)
 	}
 	return b, nil
+}
+
+// nonEmpty is []string{s}, or nil for "".
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }
