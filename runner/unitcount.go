@@ -39,11 +39,8 @@ func (e *Env) CountIn(ctx context.Context, stage, name string, n int64) {
 		e.Count(stage, name, n)
 		return
 	}
-	if n == 0 {
-		return
-	}
 	t.mu.Lock()
-	t.counts[name] += n
+	t.counts[name] += n // zeros too: the counter then exists
 	t.mu.Unlock()
 }
 

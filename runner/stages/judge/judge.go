@@ -119,7 +119,7 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 		if err != nil {
 			return nil, fmt.Errorf("describing judge %s: %w", name, err)
 		}
-		res, err := j.Score(ctx, w.items)
+		res, err := s.score(ctx, name, j, w.items)
 		if err != nil {
 			return nil, fmt.Errorf("judging %s with %s: %w", u.Key, name, err)
 		}
@@ -191,8 +191,10 @@ func (s *stage) pluginConfig(jc schema.Judge) (json.RawMessage, error) {
 			if len(ep.URLs) == 0 {
 				return nil, fmt.Errorf("endpoint %q has no url", jc.Endpoint)
 			}
+			// The plugin calls the endpoint through runner/llm with the
+			// endpoint's own settings (replicas, retries, timeouts).
 			e := map[string]any{"name": jc.Endpoint, "url": ep.URLs[0], "model": ep.Model,
-				"enable_thinking": ep.EnableThinking}
+				"enable_thinking": ep.EnableThinking, "llm": runner.LLMEndpoint(jc.Endpoint, ep)}
 			if ep.APIKeyEnv != "" {
 				e["api_key_env"] = ep.APIKeyEnv
 			}
