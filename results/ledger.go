@@ -167,6 +167,12 @@ func prevAttemptMissing(ctx context.Context, tx *sql.Tx, fp string) bool {
 // FailUnit marks a unit failed with its error message (a done unit stays
 // done). The failed unit is linked to the run so `results show` lists it.
 func (s *Store) FailUnit(ctx context.Context, u Unit, errMsg string) error {
+	return s.FailUnitWith(ctx, u, errMsg, nil)
+}
+
+// FailUnitWith is FailUnit that also runs fn (the unit's counters) in the
+// same transaction, unless the unit is already done.
+func (s *Store) FailUnitWith(ctx context.Context, u Unit, errMsg string, fn func(tx *Tx) error) error {
 	return s.writeTx(ctx, func(tx *sql.Tx) error {
 		prev, err := ensureUnit(ctx, tx, u, prevAttemptMissing(ctx, tx, u.Fingerprint))
 		if err != nil {
@@ -178,6 +184,11 @@ func (s *Store) FailUnit(ctx context.Context, u Unit, errMsg string) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE units SET state = 'failed', error = ?, updated_at = ? WHERE fingerprint = ?`,
 			errMsg, nowMS(), u.Fingerprint); err != nil {
 			return fmt.Errorf("marking unit %s failed: %w", u.Fingerprint, err)
+		}
+		if fn != nil {
+			if err := fn(&Tx{tx: tx, s: s, ctx: ctx, unit: u}); err != nil {
+				return fmt.Errorf("recording failed unit %s: %w", u.Fingerprint, err)
+			}
 		}
 		return linkUnit(ctx, tx, u, false)
 	})

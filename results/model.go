@@ -36,6 +36,12 @@ type Run struct {
 	StartedAt  time.Time       `json:"started_at"`
 	FinishedAt time.Time       `json:"finished_at,omitzero"`
 	Summary    json.RawMessage `json:"summary,omitempty"` // run_summary.json contents
+	// OwnerPID and OwnerHost name the process executing the run, which
+	// refreshes HeartbeatAt while it lives (0/"": no owner recorded, as
+	// for detached Slurm runs).
+	OwnerPID    int       `json:"owner_pid,omitempty"`
+	OwnerHost   string    `json:"owner_host,omitempty"`
+	HeartbeatAt time.Time `json:"heartbeat_at,omitzero"`
 }
 
 // Duration is FinishedAt-StartedAt, or the time since StartedAt while the

@@ -7,23 +7,30 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 const runColumns = `id, name, COALESCE(parent_id, ''), config_name, config_json, axes_json, command, status,
-	started_at, finished_at, summary_json`
+	started_at, finished_at, summary_json, owner_pid, owner_host, heartbeat_at`
 
+// scanRun reads a run; a "running" run whose owner is gone reads as
+// interrupted (see Run.ownerGone).
 func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var r Run
 	var cfg, axes, summary string
 	var started int64
-	var finished sql.NullInt64
+	var finished, beat sql.NullInt64
 	err := sc.Scan(&r.ID, &r.Name, &r.ParentID, &r.ConfigName, &cfg, &axes, &r.Command, &r.Status,
-		&started, &finished, &summary)
+		&started, &finished, &summary, &r.OwnerPID, &r.OwnerHost, &beat)
 	if err != nil {
 		return r, err
 	}
 	r.ConfigJSON, r.AxesJSON, r.Summary = json.RawMessage(cfg), json.RawMessage(axes), json.RawMessage(summary)
-	r.StartedAt, r.FinishedAt = fromMS(started), nullMS(finished)
+	r.StartedAt, r.FinishedAt, r.HeartbeatAt = fromMS(started), nullMS(finished), nullMS(beat)
+	if r.Status == RunRunning && r.ownerGone(time.Now()) {
+		r.Status = RunInterrupted
+		r.FinishedAt = r.HeartbeatAt
+	}
 	return r, nil
 }
 
@@ -120,7 +127,12 @@ type RunListEntry struct {
 func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]RunListEntry, error) {
 	var where []string
 	var args []any
-	if f.Status != "" {
+	switch f.Status {
+	case "":
+	case RunRunning, RunInterrupted:
+		// a dead owner's running run reads as interrupted: filter after
+		where = append(where, "status IN ('running', 'interrupted')")
+	default:
 		where, args = append(where, "status = ?"), append(args, f.Status)
 	}
 	if f.ParentID != "" {
@@ -168,6 +180,9 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]RunListEntry, erro
 			rows.Close()
 			return nil, fmt.Errorf("listing runs: %w", err)
 		}
+		if f.Status != "" && r.Status != f.Status {
+			continue
+		}
 		out = append(out, RunListEntry{Run: r, Counters: map[string]int64{}, DurationMS: r.Duration().Milliseconds()})
 	}
 	rows.Close()
@@ -201,7 +216,8 @@ func (s *Store) fillListEntry(ctx context.Context, e *RunListEntry) error {
 }
 
 // RunCounters returns a run's counters summed over its stages (and the
-// run-level key ""). Record each event once: per stage, or run-level.
+// run-level key ""), with the latency percentiles of each LLM role over
+// the whole run. Record each event once: per stage, or run-level.
 func (s *Store) RunCounters(ctx context.Context, runID string) (map[string]int64, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT name, SUM(value) FROM counters WHERE run_id = ? GROUP BY name`, runID)
 	if err != nil {
@@ -217,10 +233,21 @@ func (s *Store) RunCounters(ctx context.Context, runID string) (map[string]int64
 		}
 		out[k] = v
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading counters of run %s: %w", runID, err)
+	}
+	lat, err := s.latencyCounters(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range lat["*"] {
+		out[k] = v
+	}
+	return out, nil
 }
 
-// StageCounters returns a run's counters per stage key ("" = run-level).
+// StageCounters returns a run's counters per stage key ("" = run-level),
+// with each stage's LLM latency percentiles.
 func (s *Store) StageCounters(ctx context.Context, runID string) (map[string]map[string]int64, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT stage_key, name, value FROM counters WHERE run_id = ?`, runID)
 	if err != nil {
@@ -239,7 +266,25 @@ func (s *Store) StageCounters(ctx context.Context, runID string) (map[string]map
 		}
 		out[st][k] = v
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading counters of run %s: %w", runID, err)
+	}
+	lat, err := s.latencyCounters(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	for st, m := range lat {
+		if st == "*" {
+			continue
+		}
+		if out[st] == nil {
+			out[st] = map[string]int64{}
+		}
+		for k, v := range m {
+			out[st][k] = v
+		}
+	}
+	return out, nil
 }
 
 // Stages returns a run's stages in key order.

@@ -16,7 +16,12 @@ type Tx struct {
 	ctx   context.Context
 	unit  Unit
 	stmts map[string]*sql.Stmt
+	rows  int // result rows inserted (counters excluded)
 }
+
+// Rows returns how many result rows the unit has inserted so far
+// (counters and latencies are not results).
+func (t *Tx) Rows() int { return t.rows }
 
 // Unit returns the unit being committed.
 func (t *Tx) Unit() Unit { return t.unit }
@@ -40,16 +45,23 @@ func (t *Tx) stmt(query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
+// insert inserts one result row and returns its id.
 func (t *Tx) insert(query string, args ...any) (int64, error) {
+	res, err := t.exec(query, args...)
+	if err != nil {
+		return 0, err
+	}
+	t.rows++
+	return res.LastInsertId()
+}
+
+// exec runs a prepared write of the transaction.
+func (t *Tx) exec(query string, args ...any) (sql.Result, error) {
 	st, err := t.stmt(query)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	res, err := st.ExecContext(t.ctx, args...)
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
+	return st.ExecContext(t.ctx, args...)
 }
 
 func (t *Tx) fp(v string) string {

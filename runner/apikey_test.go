@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,11 +17,18 @@ import (
 
 // TestAPIKeyIsNeverWritten runs with a key in the environment (the server
 // requires it) and asserts the key appears in no database byte, no file of
-// the run directory, no export and no log line.
+// the run directory, no export and no log line, also when the server
+// echoes the key back in every answer.
 func TestAPIKeyIsNeverWritten(t *testing.T) {
+	for _, echo := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "echoed"}[echo], func(t *testing.T) { testKeyNeverWritten(t, echo) })
+	}
+}
+
+func testKeyNeverWritten(t *testing.T, echo bool) {
 	const key = "sk-test-5f1c9e0b7d2a4c68"
 	t.Setenv("MASCOT_TEST_KEY", key)
-	srv := fakevllm.Start(t, fakevllm.Options{APIKey: key})
+	srv := fakevllm.Start(t, fakevllm.Options{APIKey: key, EchoAuthorization: echo})
 	data, _ := filepath.Abs("../experiments/demo/data/esconv.json")
 	dir := t.TempDir()
 	src := `package spec
@@ -47,7 +55,8 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	sum, err := runner.Execute(context.Background(), runner.Options{Loaded: l, Store: store,
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	sum, err := runner.Execute(context.Background(), runner.Options{Loaded: l, Store: store, Log: log,
 		RunsDir: filepath.Join(dir, "runs"), Progress: &logs, Services: runner.Services{Trace: true}})
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +70,10 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 	}
 	store.Close()
 	if bytes.Contains(logs.Bytes(), []byte(key)) {
-		t.Error("the key appears in the progress log")
+		t.Error("the key appears in the progress log or the run log")
+	}
+	if echo && !bytes.Contains(mustRead(t, dbPath), []byte("Bearer [REDACTED]")) {
+		t.Error("the echoed key did not reach the database redacted: the server did not echo it")
 	}
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || p == spec {
@@ -79,4 +91,13 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

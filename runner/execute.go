@@ -165,11 +165,13 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 	}
 	r.reportInvalidation(ctx)
 	started := time.Now()
-	if err := r.opts.Store.CreateRun(ctx, results.Run{ID: runID, Name: exp.Name, ParentID: r.opts.ParentID,
+	if err := r.opts.Store.CreateRun(ctx, results.Owned(results.Run{ID: runID, Name: exp.Name, ParentID: r.opts.ParentID,
 		ConfigName: r.opts.Loaded.Name, ConfigJSON: r.opts.Loaded.Canonical, AxesJSON: r.opts.Axes,
-		Command: r.opts.Command, Status: results.RunRunning, StartedAt: started}); err != nil {
+		Command: r.opts.Command, Status: results.RunRunning, StartedAt: started})); err != nil {
 		return nil, fmt.Errorf("recording run: %w", err)
 	}
+	stopBeat := heartbeat(ctx, r.opts.Store, runID, r.opts.Log)
+	defer stopBeat()
 	envDir := runDir
 	if d := shardRunDir(ctx); d != "" {
 		envDir = d // a stage-exec shard writes files where the controller's run lives
@@ -183,6 +185,9 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 		runErr = r.schedule(ctx)
 	}
 	r.prog.stop()
+	if err := r.opts.Store.ReleaseClaims(context.WithoutCancel(ctx), runID); err != nil && runErr == nil {
+		runErr = err
+	}
 	if err := r.env.close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("closing services: %w", err)
 	}
@@ -294,10 +299,14 @@ func (r *run) buildSummary(runID, runDir, status string, started time.Time) *Sum
 		sum.Ran += s.Ran
 		sum.Cached += s.Cached
 		sum.Failed += s.Failed
-		for k, v := range s.Counters {
-			sum.Counters[k] += v
-		}
 	}
+	// Run-level counters come from the database (latency percentiles are
+	// over the whole run, not sums of the stages').
+	c, err := r.opts.Store.RunCounters(context.Background(), runID)
+	if err != nil {
+		r.opts.Log.Error("reading the run's counters", "err", err)
+	}
+	sum.Counters = fillRoleCounters(c)
 	return sum
 }
 
@@ -332,4 +341,28 @@ func (r *run) needed() map[string]bool {
 		}
 	}
 	return need
+}
+
+// heartbeat refreshes run id's heartbeat until the returned stop is
+// called, so readers can tell this run from one whose process died.
+func heartbeat(ctx context.Context, s *results.Store, id string, log *slog.Logger) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(results.HeartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if err := s.Heartbeat(context.WithoutCancel(ctx), id); err != nil {
+					log.Warn("heartbeat", "err", err)
+				}
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
 }

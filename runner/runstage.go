@@ -85,10 +85,16 @@ func (r *run) runStage(ctx context.Context, key string) error {
 	sum.Ran, sum.Failed = ran, failed
 	counters := r.env.takeCounters(key)
 	counters["units_failed"] += int64(failed)
-	sum.Counters = counters
 	if err := r.opts.Store.AddCounters(context.WithoutCancel(ctx), r.env.RunID, key, counters); err != nil {
 		return fail(err)
 	}
+	// The units' own counters were committed with them; read the stage's
+	// back so the summary says exactly what the database holds.
+	all, err := r.opts.Store.StageCounters(context.WithoutCancel(ctx), r.env.RunID)
+	if err != nil {
+		return fail(err)
+	}
+	sum.Counters = fillRoleCounters(all[key])
 	if ctx.Err() != nil {
 		return fail(ctx.Err())
 	}
@@ -131,6 +137,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 		go func(u Unit) {
 			defer func() { <-sem; wg.Done() }()
 			ref := results.Unit{Fingerprint: u.Fingerprint, Kind: r.kinds[key].Name, StageKey: key, RunID: r.env.RunID}
+			tctx, tally := withUnitTally(uctx)
 			// Concurrent runs in this process (sweep variants) that reach the
 			// same unit share one execution; the others wait for it and then
 			// link the committed unit as cached.
@@ -141,11 +148,16 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 				if done, err := r.opts.Store.UnitDone(uctx, u.Fingerprint); err != nil || done {
 					return nil, err
 				}
+				// Another process may be executing it: wait for that.
+				if mine, err := r.claim(uctx, key, u.Fingerprint); err != nil || !mine {
+					return nil, err
+				}
+				defer r.release(ctx, u.Fingerprint)
 				executed = true
 				_ = r.opts.Store.StartUnit(uctx, ref)
-				commit, err := st.Run(uctx, u)
+				commit, err := st.Run(tctx, u)
 				if err == nil {
-					err = r.opts.Store.CommitUnit(uctx, ref, commit)
+					err = r.opts.Store.CommitUnit(uctx, ref, tally.commitWith(key, commit))
 				}
 				return nil, err
 			})
@@ -163,7 +175,11 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 				}
 				failed.Add(1)
 				once.Do(func() { firstErr = fmt.Errorf("unit %s: %w", u.Key, err) })
-				_ = r.opts.Store.FailUnit(context.WithoutCancel(ctx), ref, err.Error())
+				if ferr := r.opts.Store.FailUnitWith(context.WithoutCancel(ctx), ref, err.Error(), func(tx *results.Tx) error {
+					return tally.commit(tx, key)
+				}); ferr != nil {
+					r.opts.Log.Error("recording failed unit", "stage", key, "unit", u.Key, "err", ferr)
+				}
 				r.opts.Log.Warn("unit failed", "stage", key, "unit", u.Key, "err", err)
 				bar.fail()
 				if r.opts.Strict {
@@ -208,4 +224,43 @@ func (r *run) publish(ctx context.Context, key string, fps []string) error {
 	}
 	r.env.setOutput(&Output{Key: key, Kind: r.kinds[key].Name, Fingerprint: r.fps[key], Units: fps, Artifacts: arts})
 	return nil
+}
+
+// claimPoll is how often a unit claimed by another live run is checked.
+const claimPoll = 100 * time.Millisecond
+
+// claim claims unit fp for this run in the store. While another live run
+// (another process on the same database) holds it, claim waits; it returns
+// false when that run got the unit done, true once the claim is this
+// run's (free, released after the other run failed it, or taken over from
+// a run whose process is gone).
+func (r *run) claim(ctx context.Context, key, fp string) (bool, error) {
+	waited := false
+	for {
+		holder, err := r.opts.Store.ClaimUnit(ctx, fp, r.env.RunID)
+		if err != nil || holder == r.env.RunID {
+			return err == nil, err
+		}
+		if !waited {
+			waited = true
+			r.env.Count(key, "units_waited", 1)
+		}
+		t := time.NewTimer(claimPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false, ctx.Err()
+		case <-t.C:
+		}
+		if done, err := r.opts.Store.UnitDone(ctx, fp); err != nil || done {
+			return false, err
+		}
+	}
+}
+
+// release drops this run's claim on unit fp.
+func (r *run) release(ctx context.Context, fp string) {
+	if err := r.opts.Store.ReleaseClaim(context.WithoutCancel(ctx), fp, r.env.RunID); err != nil {
+		r.opts.Log.Warn("releasing a unit claim", "err", err)
+	}
 }

@@ -74,14 +74,8 @@ func (r *run) startServices(ctx context.Context) error {
 			ep.URLs = urls
 			exp.Endpoints[name] = ep
 		}
-		think := ep.EnableThinking
-		e := llm.Endpoint{Name: name, URLs: urls, Model: ep.Model, APIKeyEnv: ep.APIKeyEnv,
-			Concurrency: ep.Concurrency, Retries: ep.Retries, EnableThinking: &think,
-			Timeout: parseDur(ep.Timeout), TotalTimeout: parseDur(ep.TotalTimeout)}
-		t, p, k := ep.Sampling.Temperature, ep.Sampling.TopP, ep.Sampling.TopK
-		rp := ep.Sampling.RepetitionPenalty
-		e.Sampling = llm.Sampling{Temperature: &t, TopP: &p, TopK: &k, MaxTokens: ep.Sampling.MaxTokens, RepetitionPenalty: &rp}
-		cfg.Endpoints = append(cfg.Endpoints, e)
+		ep.URLs = urls
+		cfg.Endpoints = append(cfg.Endpoints, LLMEndpoint(name, ep))
 		cfg.Roles[name] = name
 	}
 	if r.opts.Services.Trace {
@@ -102,6 +96,21 @@ func (r *run) startServices(ctx context.Context) error {
 	}
 	r.env.Plugins = r.opts.Services.Plugins
 	return nil
+}
+
+// LLMEndpoint is the runner/llm configuration of experiment endpoint name:
+// replicas, concurrency, retries, timeouts, key variable and sampling. The
+// runner's client and judge plugins (which build their own client from it)
+// call an endpoint with the same settings.
+func LLMEndpoint(name string, ep schema.Endpoint) llm.Endpoint {
+	think := ep.EnableThinking
+	e := llm.Endpoint{Name: name, URLs: ep.URLs, Model: ep.Model, APIKeyEnv: ep.APIKeyEnv,
+		Concurrency: ep.Concurrency, Retries: ep.Retries, EnableThinking: &think,
+		Timeout: parseDur(ep.Timeout), TotalTimeout: parseDur(ep.TotalTimeout)}
+	t, p, k := ep.Sampling.Temperature, ep.Sampling.TopP, ep.Sampling.TopK
+	rp := ep.Sampling.RepetitionPenalty
+	e.Sampling = llm.Sampling{Temperature: &t, TopP: &p, TopK: &k, MaxTokens: ep.Sampling.MaxTokens, RepetitionPenalty: &rp}
+	return e
 }
 
 // serverURLs starts the server jobs of a slurm-server endpoint (stopped

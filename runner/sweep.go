@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"sort"
 	"strings"
 	"sync"
@@ -161,11 +162,17 @@ func Sweep(ctx context.Context, opts SweepOptions) (*SweepSummary, error) {
 	}
 	store := opts.Run.Store
 	parent := results.NewRunID()
-	if err := store.CreateRun(ctx, results.Run{ID: parent, Name: base.Experiment.Name + " (sweep)",
+	if err := store.CreateRun(ctx, results.Owned(results.Run{ID: parent, Name: base.Experiment.Name + " (sweep)",
 		ConfigName: opts.Arg, ConfigJSON: base.Canonical, Command: opts.Run.Command,
-		Status: results.RunRunning, StartedAt: time.Now()}); err != nil {
+		Status: results.RunRunning, StartedAt: time.Now()})); err != nil {
 		return nil, fmt.Errorf("recording sweep: %w", err)
 	}
+	log := opts.Run.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	stopBeat := heartbeat(ctx, store, parent, log)
+	defer stopBeat()
 	sum := &SweepSummary{ParentID: parent, Show: base.Experiment.Sweep.Show, Children: make([]SweepChild, len(variants))}
 	sem := make(chan struct{}, max(1, base.Experiment.Sweep.MaxParallel))
 	var wg sync.WaitGroup

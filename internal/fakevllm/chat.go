@@ -100,6 +100,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 				text = "<think>\n" + p.reasoning(i) + "\n</think>\n\n" + text
 			}
 		}
+		if s.opts.EchoAuthorization {
+			text += " " + r.Header.Get("Authorization")
+		}
 		completion += countWords(text)
 		choices[i] = chatChoice{Index: i, FinishReason: fin,
 			Message: map[string]any{"role": "assistant", "content": text, "reasoning_content": nil, "tool_calls": []any{}}}
@@ -114,6 +117,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		"usage": map[string]any{"prompt_tokens": p.promptTokens, "completion_tokens": completion,
 			"total_tokens": p.promptTokens + completion, "prompt_tokens_details": nil},
 	}
+	s.countTokens(f, p.promptTokens, completion)
 	s.send(w, body, f)
 }
 

@@ -71,6 +71,10 @@ type Options struct {
 	// LegacyErrors sends the flat error JSON of older vLLM
 	// ({"object":"error","message":...}) instead of {"error":{...}}.
 	LegacyErrors bool
+	// EchoAuthorization appends the request's Authorization header to
+	// every chat completion's content, as a careless proxy might (to test
+	// that a key never gets stored).
+	EchoAuthorization bool
 	// Record keeps every request (path, body, Authorization header) for
 	// Requests().
 	Record bool

@@ -25,6 +25,8 @@ type Server struct {
 	adapters map[string]string // name -> path
 	served   map[string]int64
 	faults   map[Fault]int64
+	tokIn    int64
+	tokOut   int64
 	records  []Recorded
 }
 
@@ -40,6 +42,9 @@ type Recorded struct {
 type Counters struct {
 	Served map[string]int64 // by path, every request that reached a handler
 	Faults map[Fault]int64  // by fault, each injected fault
+	// TokensIn and TokensOut sum the usage of the completions answered in
+	// full (200 with a whole, well-formed body).
+	TokensIn, TokensOut int64
 }
 
 // Start starts a server on 127.0.0.1. With a non-nil t it is closed when
@@ -114,7 +119,7 @@ func (s *Server) SetLatency(l Latency) {
 func (s *Server) Counters() Counters {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := Counters{Served: map[string]int64{}, Faults: map[Fault]int64{}}
+	c := Counters{Served: map[string]int64{}, Faults: map[Fault]int64{}, TokensIn: s.tokIn, TokensOut: s.tokOut}
 	for k, v := range s.served {
 		c.Served[k] = v
 	}
@@ -170,6 +175,18 @@ func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 		}
 		h(w, r)
 	}
+}
+
+// countTokens adds a completion's usage to the counters when its body goes
+// out whole (no truncated or malformed body).
+func (s *Server) countTokens(f Fault, in, out int) {
+	if f == FaultTruncated || f == FaultMalformed {
+		return
+	}
+	s.mu.Lock()
+	s.tokIn += int64(in)
+	s.tokOut += int64(out)
+	s.mu.Unlock()
 }
 
 // drawFault picks the fault for one generation request.

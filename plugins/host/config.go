@@ -21,6 +21,9 @@ type Config struct {
 	// Env is added to the host's environment; Dir is the working directory.
 	Env []string
 	Dir string
+	// DropEnv names variables of the host's environment the plugin must
+	// not inherit (the API keys of endpoints it does not call).
+	DropEnv []string
 	// SHA256, when set (hex), pins the executable: a binary whose sha256
 	// differs is refused before it runs.
 	SHA256 string

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +21,11 @@ import (
 // and then waits to be killed.
 func TestMain(m *testing.M) {
 	switch os.Getenv("MASCOT_TEST_PLUGIN") {
+	case "envdump":
+		if err := os.WriteFile(os.Getenv("MASCOT_TEST_ENVFILE"), []byte(strings.Join(os.Environ(), "\n")), 0o600); err != nil {
+			exit(err)
+		}
+		exit(sdk.ServeJudge(&fakejudge.Judge{}))
 	case "judge":
 		exit(sdk.ServeJudge(&fakejudge.Judge{}))
 	case "metric":

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,7 +88,7 @@ func (p *process) launch(ctx context.Context) error {
 	cmd := exec.Command(p.cfg.Command, p.cfg.Args...)
 	// Config.Env must win over the host's environment, so the host's is
 	// added here first and go-plugin is told to skip it.
-	cmd.Env = append(os.Environ(), p.cfg.Env...)
+	cmd.Env = append(withoutVars(os.Environ(), p.cfg.DropEnv), p.cfg.Env...)
 	cmd.Dir = p.cfg.Dir
 	dieWithHost(cmd)
 	cc := &plugin.ClientConfig{
@@ -151,6 +152,25 @@ func (p *process) replayConfig(ctx context.Context) error {
 		return fmt.Errorf("reconfiguring %s plugin %s after restart: %w", p.kind, p.cfg.Name, e)
 	}
 	return nil
+}
+
+// withoutVars returns env ("NAME=value" entries) without the named variables.
+func withoutVars(env, names []string) []string {
+	if len(names) == 0 {
+		return env
+	}
+	drop := make(map[string]bool, len(names))
+	for _, n := range names {
+		drop[n] = true
+	}
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !drop[name] {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func fileSHA256(path string) string {

@@ -15,11 +15,13 @@ import (
 // Failures are *Error values.
 func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	start := time.Now()
+	tl := TallyFrom(ctx)
 	c.stats.add(func(s *Stats) { s.Requests++ })
-	st, err := c.endpointFor(req.Role)
+	tl.add(req.Role, func(r *RoleTally) { r.Requests++ })
+	st, err := c.endpointFor(req)
 	if err != nil {
 		e := &Error{Kind: KindConfig, Role: req.Role, Message: err.Error(), cause: ErrNoEndpoint}
-		c.finish(start, req, nil, "", Response{}, e)
+		c.finish(ctx, start, req, nil, "", Response{}, e)
 		return Response{}, e
 	}
 	if c.cfg.Cache != nil && req.CacheKey != "" {
@@ -30,6 +32,7 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		case ok:
 			resp.Cached = true
 			c.stats.add(func(s *Stats) { s.CacheHits++; s.Succeeded++ })
+			tl.add(req.Role, func(r *RoleTally) { r.CacheHits++ })
 			c.trace(start, req, st, resp.ModelID, resp, nil)
 			return resp, nil
 		default:
@@ -42,12 +45,12 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		if e.Kind == "" {
 			e.Kind = KindConnection
 		}
-		c.finish(start, req, st, "", Response{}, e)
+		c.finish(ctx, start, req, st, "", Response{}, e)
 		return Response{}, e
 	}
 	resp, err := c.chatWithRetries(ctx, st, req, model, start)
 	if err != nil {
-		c.finish(start, req, st, model, Response{}, err)
+		c.finish(ctx, start, req, st, model, Response{}, err)
 		return Response{}, err
 	}
 	if c.cfg.Cache != nil && req.CacheKey != "" {
@@ -55,13 +58,14 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 			c.stats.add(func(s *Stats) { s.CacheErrors++ })
 		}
 	}
-	c.finish(start, req, st, model, resp, nil)
+	c.finish(ctx, start, req, st, model, resp, nil)
 	return resp, nil
 }
 
 // chatWithRetries runs the attempt loop under the total deadline.
 func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Request, model string, start time.Time) (Response, error) {
 	ep := st.ep
+	tl := TallyFrom(ctx)
 	tctx, cancel := context.WithTimeout(ctx, ep.TotalTimeout)
 	defer cancel()
 	oreq, extra := buildChatRequest(ep, req, model)
@@ -81,11 +85,12 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 				s.Retries++
 			}
 		})
+		tl.add(req.Role, func(r *RoleTally) { r.Attempts++ })
 		out, as, kind, msg := c.attempt(tctx, st, rep, oreq, extra)
 		st.pool.done(rep, kind, as.retryAfter)
 		<-st.sem
 		if kind == "" {
-			return c.toResponse(out, model, rep, n, start), nil
+			return st.scrub(c.toResponse(out, model, rep, n, start)), nil
 		}
 		if ctx.Err() != nil || (kind == KindTimeout && tctx.Err() != nil) {
 			// the caller's or the total deadline ended the attempt
@@ -110,6 +115,7 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 			return Response{}, last
 		}
 		c.stats.add(func(s *Stats) { s.RetriesByKind[kind]++ })
+		tl.add(req.Role, func(r *RoleTally) { r.Retries[CauseOf(kind)]++ })
 		if err := sleepCtx(tctx, wait); err != nil {
 			return Response{}, ctxError(ctx, last, n)
 		}
@@ -131,10 +137,16 @@ func ctxError(parent context.Context, last *Error, attempts int) *Error {
 
 // finish records counters and the trace of a request that did not hit the
 // cache.
-func (c *Client) finish(start time.Time, req Request, st *endpointState, model string, resp Response, err error) {
+func (c *Client) finish(ctx context.Context, start time.Time, req Request, st *endpointState, model string, resp Response, err error) {
+	tl := TallyFrom(ctx)
 	if err != nil {
 		k := KindOf(err)
 		c.stats.add(func(s *Stats) { s.Failed++; s.Failures[k]++ })
+		e, ok := err.(*Error)
+		if !ok {
+			e = &Error{Kind: k, Role: req.Role, Message: err.Error()}
+		}
+		tl.fail(req.Role, e)
 	} else {
 		empty := false
 		for _, ch := range resp.Choices {
@@ -151,6 +163,11 @@ func (c *Client) finish(start time.Time, req Request, st *endpointState, model s
 			}
 		})
 		c.stats.latency(resp.Latency)
+		tl.add(req.Role, func(r *RoleTally) {
+			r.TokensIn += int64(resp.PromptTokens)
+			r.TokensOut += int64(resp.CompletionTokens)
+			r.Latency[LatencyBucket(resp.Latency)]++
+		})
 	}
 	c.trace(start, req, st, model, resp, err)
 }

@@ -85,14 +85,18 @@ func New(cfg Config) (*Client, error) {
 // EndpointFor returns the endpoint that serves role (with defaults filled
 // in), or false. Judge roles never fall back to Config.Default.
 func (c *Client) EndpointFor(role string) (Endpoint, bool) {
-	st, err := c.endpointFor(role)
+	st, err := c.endpointFor(Request{Role: role})
 	if err != nil {
 		return Endpoint{}, false
 	}
 	return st.ep, true
 }
 
-func (c *Client) endpointFor(role string) (*endpointState, error) {
+func (c *Client) endpointFor(req Request) (*endpointState, error) {
+	if req.Endpoint != "" {
+		return c.endpoint(req.Endpoint)
+	}
+	role := req.Role
 	if name, ok := c.roles[role]; ok {
 		return c.eps[name], nil
 	}
@@ -141,6 +145,20 @@ func (c *Client) backoff(ep Endpoint, n int) time.Duration {
 	j := time.Duration(c.rng.Int64N(int64(d/2) + 1))
 	c.rngMu.Unlock()
 	return d/2 + j
+}
+
+// scrub removes the endpoint's key from a response's text, so a server
+// that echoes it back cannot get it stored or logged.
+func (st *endpointState) scrub(r Response) Response {
+	if st.key == "" {
+		return r
+	}
+	for _, l := range [][]string{r.Choices, r.Raw} {
+		for i, s := range l {
+			l[i] = strings.ReplaceAll(s, st.key, "[REDACTED]")
+		}
+	}
+	return r
 }
 
 // redact removes the endpoint's key from s and caps its length.

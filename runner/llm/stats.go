@@ -69,13 +69,7 @@ func (st *stats) add(f func(s *Stats)) {
 }
 
 func (st *stats) latency(d time.Duration) {
-	i := 0
-	if d > histMin {
-		i = int(math.Log(float64(d)/float64(histMin))/math.Log(histGrowth)) + 1
-	}
-	if i >= histN {
-		i = histN - 1
-	}
+	i := LatencyBucket(d)
 	st.mu.Lock()
 	st.h[i]++
 	st.hn++
@@ -91,10 +85,7 @@ func (st *stats) quantile(q float64) time.Duration {
 	for i, c := range st.h {
 		acc += c
 		if acc >= target {
-			if i == 0 {
-				return histMin
-			}
-			return time.Duration(float64(histMin) * math.Pow(histGrowth, float64(i)))
+			return BucketLatency(i)
 		}
 	}
 	return 0

@@ -15,7 +15,10 @@ type Message struct {
 // (director, speaker, user, judge, ...). Pointer fields are "unset" when nil
 // so that an explicit zero (temperature 0) is really sent.
 type Request struct {
-	Role     string    `json:"role"`
+	Role string `json:"role"`
+	// Endpoint, when set, names the endpoint to call; Role then only
+	// labels the request (counters, traces).
+	Endpoint string    `json:"-"`
 	Model    string    `json:"model,omitempty"` // override: an adapter alias; empty = endpoint model
 	Messages []Message `json:"messages"`
 

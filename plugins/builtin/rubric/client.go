@@ -1,125 +1,101 @@
 package rubric
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
-	"strings"
 	"time"
+
+	"mascot.dev/mascot/plugins/sdk"
+	"mascot.dev/mascot/runner/llm"
 )
 
-// chatClient calls one OpenAI-compatible /chat/completions endpoint with
-// plain net/http, so that temperature 0 is really sent (go-openai drops a
-// zero temperature because of omitempty).
+// chatClient calls one judge endpoint through runner/llm, the client every
+// other role uses: the endpoint's replicas, concurrency, retries (with
+// Retry-After), timeouts and key redaction apply, and each request is
+// counted in the Tally of the Score call it serves.
 type chatClient struct {
 	judge Endpoint
-	http  *http.Client
+	llm   *llm.Client
 }
 
-type chatRequest struct {
-	Model              string          `json:"model"`
-	Messages           []message       `json:"messages"`
-	Temperature        float64         `json:"temperature"` // no omitempty: 0 is sent
-	MaxTokens          int             `json:"max_tokens,omitempty"`
-	Seed               *int64          `json:"seed,omitempty"`
-	ResponseFormat     *responseFormat `json:"response_format,omitempty"`
-	ChatTemplateKwargs map[string]any  `json:"chat_template_kwargs,omitempty"`
+// role is the LLM role of a judge's requests: "judge:<name>".
+func (e Endpoint) role() string { return "judge:" + e.Name }
+
+// llmEndpoint is the runner/llm endpoint of a judge: the settings the host
+// passed (Endpoint.LLM), else ones built from url, model, key variable,
+// max_retries and timeout_s.
+func (e Endpoint) llmEndpoint() llm.Endpoint {
+	var le llm.Endpoint
+	if e.LLM != nil {
+		le = *e.LLM
+	} else {
+		le = llm.Endpoint{APIKeyEnv: e.APIKeyEnv, Timeout: time.Duration(e.TimeoutS * float64(time.Second))}
+		le.Retries = *e.MaxRetries
+		if le.Retries == 0 {
+			le.Retries = -1 // llm: -1 is none, 0 the default
+		}
+	}
+	le.Name = e.Name
+	if len(le.URLs) == 0 {
+		le.URLs = []string{e.URL}
+	}
+	if le.Model == "" {
+		le.Model = e.Model
+	}
+	return le
 }
 
-type responseFormat struct {
-	Type       string     `json:"type"`
-	JSONSchema jsonSchema `json:"json_schema"`
+// newClients builds one runner/llm client over every judge endpoint.
+func newClients(judges []Endpoint) ([]*chatClient, error) {
+	cfg := llm.Config{Roles: map[string]string{}}
+	for _, e := range judges {
+		cfg.Endpoints = append(cfg.Endpoints, e.llmEndpoint())
+		cfg.Roles[e.role()] = e.Name
+	}
+	c, err := llm.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("configuring judge endpoints: %w", err)
+	}
+	out := make([]*chatClient, len(judges))
+	for i, e := range judges {
+		out[i] = &chatClient{judge: e, llm: c}
+	}
+	return out, nil
 }
 
-type jsonSchema struct {
-	Name   string          `json:"name"`
-	Schema json.RawMessage `json:"schema"`
-	Strict bool            `json:"strict"`
-}
-
-type chatResponse struct {
-	Choices []struct {
-		Message struct {
-			Content string `json:"content"`
-		} `json:"message"`
-	} `json:"choices"`
-}
-
-// complete sends messages and returns the first choice's content. It
-// retries 408, 429, 5xx and transport errors with backoff.
+// complete sends messages and returns the first choice's content.
 func (c *chatClient) complete(ctx context.Context, msgs []message, schemaName string, schema json.RawMessage, seed int64) (string, error) {
-	req := chatRequest{Model: c.judge.Model, Messages: msgs, Temperature: c.judge.Temperature,
-		MaxTokens: c.judge.MaxTokens, Seed: &seed}
+	temp := c.judge.Temperature
+	s := int(seed)
+	req := llm.Request{Role: c.judge.role(), Temperature: &temp, MaxTokens: c.judge.MaxTokens, Seed: &s,
+		EnableThinking: c.judge.EnableThinking}
+	for _, m := range msgs {
+		req.Messages = append(req.Messages, llm.Message{Role: m.Role, Content: m.Content})
+	}
 	if schema != nil && !c.judge.NoResponseFormat {
-		req.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{Name: schemaName, Schema: schema, Strict: true}}
+		req.JSONSchema, req.SchemaName = schema, schemaName
 	}
-	if c.judge.EnableThinking != nil {
-		req.ChatTemplateKwargs = map[string]any{"enable_thinking": *c.judge.EnableThinking}
-	}
-	body, err := json.Marshal(req)
+	resp, err := c.llm.Chat(ctx, req)
 	if err != nil {
-		return "", fmt.Errorf("encoding judge request: %w", err)
+		return "", fmt.Errorf("calling judge %s: %w", c.judge.Name, err)
 	}
-	backoff := 200 * time.Millisecond
-	var lastErr error
-	for attempt := 0; attempt <= *c.judge.MaxRetries; attempt++ {
-		if attempt > 0 {
-			select {
-			case <-ctx.Done():
-				return "", ctx.Err()
-			case <-time.After(backoff):
-			}
-			backoff *= 2
-		}
-		out, retry, err := c.post(ctx, body)
-		if err == nil {
-			return out, nil
-		}
-		lastErr = err
-		if !retry {
-			break
-		}
-	}
-	return "", lastErr
+	return resp.Text(), nil
 }
 
-func (c *chatClient) post(ctx context.Context, body []byte) (string, bool, error) {
-	url := strings.TrimSuffix(c.judge.URL, "/") + "/chat/completions"
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return "", false, fmt.Errorf("building request to judge %s: %w", c.judge.Name, err)
+// withTally returns ctx counting the LLM requests of one Score call.
+func withTally(ctx context.Context) (context.Context, *llm.Tally) {
+	t := llm.NewTally()
+	return llm.WithTally(ctx, t), t
+}
+
+// tallyStatistics reports a Score call's LLM requests to the host.
+func tallyStatistics(t *llm.Tally) []sdk.Statistic {
+	var out []sdk.Statistic
+	for name, v := range llm.EncodeTally(t.Roles()) {
+		out = append(out, sdk.Statistic{Name: llm.TallyStatPrefix + name, Value: float64(v), N: 1})
 	}
-	hreq.Header.Set("Content-Type", "application/json")
-	if c.judge.APIKeyEnv != "" {
-		if key := os.Getenv(c.judge.APIKeyEnv); key != "" {
-			hreq.Header.Set("Authorization", "Bearer "+key)
-		}
-	}
-	resp, err := c.http.Do(hreq)
-	if err != nil {
-		return "", ctx.Err() == nil, fmt.Errorf("calling judge %s at %s: %w", c.judge.Name, url, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return "", true, fmt.Errorf("reading judge %s response: %w", c.judge.Name, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		retry := resp.StatusCode == 408 || resp.StatusCode == 429 || resp.StatusCode >= 500
-		return "", retry, fmt.Errorf("judge %s at %s: HTTP %d: %s", c.judge.Name, url, resp.StatusCode, snippet(data))
-	}
-	var cr chatResponse
-	if err := json.Unmarshal(data, &cr); err != nil {
-		return "", true, fmt.Errorf("decoding judge %s response: %v: %s", c.judge.Name, err, snippet(data))
-	}
-	if len(cr.Choices) == 0 {
-		return "", true, fmt.Errorf("judge %s returned no choices", c.judge.Name)
-	}
-	return cr.Choices[0].Message.Content, false, nil
+	return out
 }
 
 func snippet(b []byte) string {

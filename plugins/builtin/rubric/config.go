@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"mascot.dev/mascot/plugins/spec"
+	"mascot.dev/mascot/runner/llm"
 )
 
 // Endpoint is one judge model behind an OpenAI-compatible server.
@@ -26,6 +27,10 @@ type Endpoint struct {
 	// NoResponseFormat turns off response_format json_schema for servers
 	// that reject it; the tolerant parser still reads the output.
 	NoResponseFormat bool `json:"no_response_format"`
+	// LLM, when set (the judge stage passes it), holds the endpoint's
+	// runner/llm settings: every replica URL, concurrency, retries and
+	// timeouts. Without it one is built from the fields above.
+	LLM *llm.Endpoint `json:"llm,omitempty"`
 }
 
 // Config is the rubric judge's configuration.

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -39,12 +37,16 @@ func (j *Judge) Configure(_ context.Context, raw json.RawMessage) ([]sdk.Diagnos
 	if spec.HasErrors(ds) {
 		return ds, nil
 	}
-	j.cfg = cfg
-	j.clients = nil
-	for _, e := range cfg.Judges {
-		j.clients = append(j.clients, &chatClient{judge: e,
-			http: &http.Client{Timeout: time.Duration(e.TimeoutS * float64(time.Second))}})
+	clients, err := newClients(cfg.Judges)
+	if err != nil {
+		return append(ds, spec.Errorf("", "%v", err)), nil
 	}
+	for _, e := range cfg.Judges {
+		if e.LLM != nil && e.LLM.Concurrency > cfg.Concurrency {
+			cfg.Concurrency = e.LLM.Concurrency // the endpoint's limit applies in the client
+		}
+	}
+	j.cfg, j.clients = cfg, clients
 	return ds, nil
 }
 
@@ -56,6 +58,7 @@ func (j *Judge) Score(ctx context.Context, items []sdk.Item) (sdk.ScoreResult, e
 		return sdk.ScoreResult{Diagnostics: []sdk.Diagnostic{spec.Errorf("", "rubric judge is not configured (no judges)")}}, nil
 	}
 	res := sdk.ScoreResult{Results: make([]sdk.ItemResult, len(items))}
+	ctx, tally := withTally(ctx)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.cfg.Concurrency)
 	for i, it := range items {
@@ -72,7 +75,7 @@ func (j *Judge) Score(ctx context.Context, items []sdk.Item) (sdk.ScoreResult, e
 	if err := ctx.Err(); err != nil {
 		return sdk.ScoreResult{}, err
 	}
-	res.Statistics = agreement(res.Results, j.judgeNames())
+	res.Statistics = append(agreement(res.Results, j.judgeNames()), tallyStatistics(tally)...)
 	return res, nil
 }
 

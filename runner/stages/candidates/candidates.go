@@ -86,7 +86,7 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 		Roster: s.roster, Templates: s.tmpl}
 	router := stagekit.Router{Client: s.env.LLM, Roles: map[string]string{dialogue.RoleSpeaker: s.cfg.Endpoint}}
 	set, err := dialogue.GenerateCandidates(ctx, router, cfg, p.sample, p.agent)
-	stagekit.CountDialogue(s.env, s.key, set.Counters)
+	stagekit.CountDialogue(ctx, s.env, s.key, set.Counters)
 	if err != nil {
 		return nil, err
 	}

@@ -156,7 +156,7 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 		return s.runBranching(ctx, u, cfg, smp)
 	}
 	ep, err := dialogue.RunEpisode(ctx, s.router(), cfg, smp)
-	stagekit.CountDialogue(s.env, s.key, ep.Counters)
+	stagekit.CountDialogue(ctx, s.env, s.key, ep.Counters)
 	if err != nil {
 		return nil, err
 	}
@@ -167,8 +167,8 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.env.Count(s.key, "num_episodes", 1)
-	s.env.Count(s.key, "num_turns", int64(len(row.Turns)))
+	s.env.CountIn(ctx, s.key, "num_episodes", 1)
+	s.env.CountIn(ctx, s.key, "num_turns", int64(len(row.Turns)))
 	return func(tx *results.Tx) error {
 		_, err := tx.InsertEpisode(row)
 		return err
@@ -179,7 +179,7 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 // its root-to-node trajectory, linked to its parent in the metadata.
 func (s *stage) runBranching(ctx context.Context, u runner.Unit, cfg dialogue.Config, smp datasets.Sample) (runner.Commit, error) {
 	tree, err := dialogue.RunBranching(ctx, s.router(), cfg, smp)
-	stagekit.CountDialogue(s.env, s.key, tree.Counters)
+	stagekit.CountDialogue(ctx, s.env, s.key, tree.Counters)
 	if err != nil {
 		return nil, err
 	}
@@ -195,8 +195,8 @@ func (s *stage) runBranching(ctx context.Context, u runner.Unit, cfg dialogue.Co
 		row.Idx = n.ID
 		rows[i] = row
 	}
-	s.env.Count(s.key, "num_episodes", int64(len(rows)))
-	s.env.Count(s.key, "num_branch_points", int64(len(tree.BranchGroups())))
+	s.env.CountIn(ctx, s.key, "num_episodes", int64(len(rows)))
+	s.env.CountIn(ctx, s.key, "num_branch_points", int64(len(tree.BranchGroups())))
 	return func(tx *results.Tx) error {
 		ids := make([]int64, len(rows))
 		for i, n := range tree.Nodes {

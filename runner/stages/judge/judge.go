@@ -119,13 +119,13 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 		if err != nil {
 			return nil, fmt.Errorf("describing judge %s: %w", name, err)
 		}
-		res, err := j.Score(ctx, w.items)
+		res, err := s.score(ctx, name, j, w.items)
 		if err != nil {
 			return nil, fmt.Errorf("judging %s with %s: %w", u.Key, name, err)
 		}
-		s.env.Count(s.key, "num_annotation_failures", int64(res.AnnotationFailures))
+		s.env.CountIn(ctx, s.key, "num_annotation_failures", int64(res.AnnotationFailures))
 
-		s.env.Count(s.key, "num_items_judged", int64(len(w.items)-res.AnnotationFailures))
+		s.env.CountIn(ctx, s.key, "num_items_judged", int64(len(w.items)-res.AnnotationFailures))
 		for _, d := range res.Diagnostics {
 			s.env.Log.Warn("judge diagnostic", "stage", s.key, "judge", name, "diagnostic", d.String())
 		}
@@ -164,7 +164,7 @@ func (s *stage) plugin(ctx context.Context, name string) (*host.PluginJudge, err
 			return nil, fmt.Errorf("judge %s: %w", name, err)
 		}
 		return plugstart.StartJudge(ctx, s.env, s.key, plugstart.Spec{Name: name, Plugin: jc.Plugin,
-			Command: jc.Command, SHA256: jc.SHA256}, conf)
+			Command: jc.Command, SHA256: jc.SHA256, Endpoints: nonEmpty(jc.Endpoint)}, conf)
 	})
 }
 
@@ -191,8 +191,10 @@ func (s *stage) pluginConfig(jc schema.Judge) (json.RawMessage, error) {
 			if len(ep.URLs) == 0 {
 				return nil, fmt.Errorf("endpoint %q has no url", jc.Endpoint)
 			}
+			// The plugin calls the endpoint through runner/llm with the
+			// endpoint's own settings (replicas, retries, timeouts).
 			e := map[string]any{"name": jc.Endpoint, "url": ep.URLs[0], "model": ep.Model,
-				"enable_thinking": ep.EnableThinking}
+				"enable_thinking": ep.EnableThinking, "llm": runner.LLMEndpoint(jc.Endpoint, ep)}
 			if ep.APIKeyEnv != "" {
 				e["api_key_env"] = ep.APIKeyEnv
 			}
@@ -219,4 +221,12 @@ func (s *stage) pluginConfig(jc schema.Judge) (json.RawMessage, error) {
 		return nil, fmt.Errorf("encoding judge config: %w", err)
 	}
 	return b, nil
+}
+
+// nonEmpty is []string{s}, or nil for "".
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }

@@ -153,6 +153,10 @@ func (s *stage) start(ctx context.Context, name string) (*host.PluginMetric, err
 	if err != nil {
 		return nil, err
 	}
+	var eps []string
+	if mc.Endpoint != "" {
+		eps = []string{mc.Endpoint}
+	}
 	return plugstart.StartMetric(ctx, s.env, s.key, plugstart.Spec{Name: name, Plugin: mc.Plugin,
-		Command: mc.Command, SHA256: mc.SHA256}, conf)
+		Command: mc.Command, SHA256: mc.SHA256, Endpoints: eps}, conf)
 }

@@ -89,7 +89,7 @@ func (r Router) Chat(ctx context.Context, req llm.Request) (llm.Response, error)
 		return llm.Response{}, fmt.Errorf("no LLM endpoints are configured")
 	}
 	if ep, ok := r.Roles[req.Role]; ok {
-		req.Role = ep
+		req.Endpoint = ep // the role stays, to label counters and traces
 	}
 	return r.Client.Chat(ctx, req)
 }
@@ -106,11 +106,12 @@ func ModelID(env *runner.Env, endpoint string) string {
 	return env.Exp.Endpoints[endpoint].Model
 }
 
-// CountDialogue adds dialogue counters to a stage's counters.
-func CountDialogue(env *runner.Env, stage string, c dialogue.Counters) {
-	env.Count(stage, "num_generation_failures", int64(c.NumGenerationFailures))
-	env.Count(stage, "num_directive_parse_failures", int64(c.NumDirectiveParseFailures))
-	env.Count(stage, "num_random_agent_fallbacks", int64(c.NumRandomAgentFallbacks))
-	env.Count(stage, "num_empty_responses", int64(c.NumEmptyResponses))
-	env.Count(stage, "num_skipped_samples", int64(c.NumSkippedSamples))
+// CountDialogue adds dialogue counters to the counters of the unit ctx
+// runs (committed with it).
+func CountDialogue(ctx context.Context, env *runner.Env, stage string, c dialogue.Counters) {
+	env.CountIn(ctx, stage, "num_generation_failures", int64(c.NumGenerationFailures))
+	env.CountIn(ctx, stage, "num_directive_parse_failures", int64(c.NumDirectiveParseFailures))
+	env.CountIn(ctx, stage, "num_random_agent_fallbacks", int64(c.NumRandomAgentFallbacks))
+	env.CountIn(ctx, stage, "num_empty_responses", int64(c.NumEmptyResponses))
+	env.CountIn(ctx, stage, "num_skipped_samples", int64(c.NumSkippedSamples))
 }

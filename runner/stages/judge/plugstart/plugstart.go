@@ -21,6 +21,9 @@ type Spec struct {
 	Plugin  string
 	Command []string
 	SHA256  string
+	// Endpoints are the experiment endpoints the plugin calls: it inherits
+	// their API key variables and no other endpoint's.
+	Endpoints []string
 }
 
 // HostConfig returns the host configuration for s: argv from Command, or
@@ -36,8 +39,27 @@ func HostConfig(env *runner.Env, stage string, s Spec) (host.Config, error) {
 			return host.Config{}, fmt.Errorf("plugin %s: no command serves built-in %q", s.Name, s.Plugin)
 		}
 	}
-	return host.Config{Name: s.Name, Command: argv[0], Args: argv[1:], SHA256: s.SHA256,
+	return host.Config{Name: s.Name, Command: argv[0], Args: argv[1:], SHA256: s.SHA256, DropEnv: foreignKeys(env, s.Endpoints),
 		Stderr: &LogWriter{Log: logger(env).With("stage", stage, "plugin", s.Name)}}, nil
+}
+
+// foreignKeys lists the API key variables of the experiment's endpoints
+// other than those named (a variable shared with a named one is kept).
+func foreignKeys(env *runner.Env, endpoints []string) []string {
+	keep := map[string]bool{}
+	for _, name := range endpoints {
+		if v := env.Exp.Endpoints[name].APIKeyEnv; v != "" {
+			keep[v] = true
+		}
+	}
+	var drop []string
+	for _, ep := range env.Exp.Endpoints {
+		if v := ep.APIKeyEnv; v != "" && !keep[v] {
+			drop = append(drop, v)
+			keep[v] = true // listed once
+		}
+	}
+	return drop
 }
 
 func logger(env *runner.Env) *slog.Logger {

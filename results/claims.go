@@ -1,0 +1,61 @@
+package results
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ClaimUnit claims the unit with fingerprint fp for run runID, so that
+// other processes working on the same database wait for it instead of
+// executing it too. It returns the run holding the claim afterwards:
+// runID when the claim is (now) ours, or the other run, which is live. A
+// claim held by a run that is no longer live (finished, or its owner
+// process gone; see Run.Live) is taken over.
+func (s *Store) ClaimUnit(ctx context.Context, fp, runID string) (string, error) {
+	holder := runID
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		var owner string
+		err := tx.QueryRowContext(ctx, `SELECT run_id FROM unit_claims WHERE fingerprint = ?`, fp).Scan(&owner)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return fmt.Errorf("reading the claim on unit %s: %w", fp, err)
+		case owner != runID:
+			r, err := scanRun(tx.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, owner))
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("reading run %s, which claims unit %s: %w", owner, fp, err)
+			}
+			if err == nil && r.Live(time.Now()) {
+				holder = owner
+				return nil
+			}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO unit_claims (fingerprint, run_id, claimed_at) VALUES (?, ?, ?)
+			ON CONFLICT (fingerprint) DO UPDATE SET run_id = excluded.run_id, claimed_at = excluded.claimed_at`,
+			fp, runID, nowMS())
+		if err != nil {
+			return fmt.Errorf("claiming unit %s: %w", fp, err)
+		}
+		return nil
+	})
+	return holder, err
+}
+
+// ReleaseClaim drops run runID's claim on unit fp (done or failed).
+func (s *Store) ReleaseClaim(ctx context.Context, fp, runID string) error {
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM unit_claims WHERE fingerprint = ? AND run_id = ?`, fp, runID); err != nil {
+		return fmt.Errorf("releasing the claim on unit %s: %w", fp, err)
+	}
+	return nil
+}
+
+// ReleaseClaims drops every claim run runID still holds (when it ends).
+func (s *Store) ReleaseClaims(ctx context.Context, runID string) error {
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM unit_claims WHERE run_id = ?`, runID); err != nil {
+		return fmt.Errorf("releasing the claims of run %s: %w", runID, err)
+	}
+	return nil
+}

@@ -1,0 +1,119 @@
+package results
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// LatencyBucket is one bar of a role's request-latency histogram: Count
+// requests took at most LE (and more than the previous bucket's bound).
+type LatencyBucket struct {
+	Role  string
+	LE    time.Duration
+	Count int64
+}
+
+// LatencyCounterNames are the per-role counters readers derive from the
+// latency histograms (llm.<role>.<name>, milliseconds).
+var LatencyCounterNames = []string{"latency_p50_ms", "latency_p95_ms"}
+
+var latencyQuantiles = []float64{0.50, 0.95}
+
+// AddCounters adds counters of stage stageKey to the unit's run, in the
+// unit's transaction.
+func (t *Tx) AddCounters(stageKey string, counters map[string]int64) error {
+	if t.unit.RunID == "" {
+		return nil
+	}
+	for name, v := range counters {
+		_, err := t.exec(`INSERT INTO counters (run_id, stage_key, name, value) VALUES (?, ?, ?, ?)
+			ON CONFLICT (run_id, stage_key, name) DO UPDATE SET value = counters.value + excluded.value`,
+			t.unit.RunID, stageKey, name, v)
+		if err != nil {
+			return fmt.Errorf("adding counter %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// AddLatency adds latency histogram buckets of stage stageKey to the
+// unit's run, in the unit's transaction.
+func (t *Tx) AddLatency(stageKey string, hist []LatencyBucket) error {
+	if t.unit.RunID == "" {
+		return nil
+	}
+	for _, b := range hist {
+		_, err := t.exec(`INSERT INTO llm_latency (run_id, stage_key, role, le_us, n) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (run_id, stage_key, role, le_us) DO UPDATE SET n = llm_latency.n + excluded.n`,
+			t.unit.RunID, stageKey, b.Role, b.LE.Microseconds(), b.Count)
+		if err != nil {
+			return fmt.Errorf("adding latency of %s: %w", b.Role, err)
+		}
+	}
+	return nil
+}
+
+// latencyCounters returns the latency percentiles of a run's roles
+// (llm.<role>.latency_p50_ms ...), per stage key, and over the whole run
+// under the key "*".
+func (s *Store) latencyCounters(ctx context.Context, runID string) (map[string]map[string]int64, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT stage_key, role, le_us, n FROM llm_latency WHERE run_id = ?`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("reading latencies of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	type key struct{ stage, role string }
+	hist := map[key]map[int64]int64{}
+	add := func(k key, le, n int64) {
+		if hist[k] == nil {
+			hist[k] = map[int64]int64{}
+		}
+		hist[k][le] += n
+	}
+	for rows.Next() {
+		var stage, role string
+		var le, n int64
+		if err := rows.Scan(&stage, &role, &le, &n); err != nil {
+			return nil, fmt.Errorf("reading latencies of run %s: %w", runID, err)
+		}
+		add(key{stage, role}, le, n)
+		add(key{"*", role}, le, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading latencies of run %s: %w", runID, err)
+	}
+	out := map[string]map[string]int64{}
+	for k, h := range hist {
+		if out[k.stage] == nil {
+			out[k.stage] = map[string]int64{}
+		}
+		for i, q := range latencyQuantiles {
+			out[k.stage]["llm."+k.role+"."+LatencyCounterNames[i]] = quantileMS(h, q)
+		}
+	}
+	return out, nil
+}
+
+// quantileMS is the q-quantile of a histogram (bucket bound µs -> count),
+// in whole milliseconds rounded up.
+func quantileMS(h map[int64]int64, q float64) int64 {
+	bounds := make([]int64, 0, len(h))
+	var total int64
+	for le, n := range h {
+		bounds = append(bounds, le)
+		total += n
+	}
+	sort.Slice(bounds, func(i, j int) bool { return bounds[i] < bounds[j] })
+	target := int64(math.Ceil(q * float64(total)))
+	var acc int64
+	for _, le := range bounds {
+		acc += h[le]
+		if acc >= target {
+			return (le + 999) / 1000
+		}
+	}
+	return 0
+}

@@ -1,0 +1,68 @@
+package runner_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/results"
+)
+
+// TestKilledRunReadsInterrupted kills a mascot process mid-run: the run it
+// leaves "running" must read as interrupted (its pid is gone on this host),
+// and the counters of the units it committed must be there, exactly.
+func TestKilledRunReadsInterrupted(t *testing.T) {
+	srv := fakevllm.Start(t, fakevllm.Options{Latency: fakevllm.Latency{Base: 50 * time.Millisecond}})
+	spec := candidatesSpec(t, srv.URL(), 2, 1, ", supports_n: false")
+	db := filepath.Join(t.TempDir(), "m.db")
+	store, err := results.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ctx := context.Background()
+	cmd, _ := startHelper(t, spec, db)
+	var run results.Run
+	waitFor(t, "two committed units", func() bool {
+		runs, err := store.ListRuns(ctx, results.RunFilter{})
+		if err != nil || len(runs) == 0 {
+			return false
+		}
+		run = runs[0].Run
+		c, err := store.RunUnitCounts(ctx, run.ID)
+		return err == nil && c["cand"].Done >= 2
+	})
+	if run.Status != results.RunRunning || run.OwnerPID != cmd.Process.Pid {
+		t.Fatalf("live run reads %s, owner pid %d; want running, %d", run.Status, run.OwnerPID, cmd.Process.Pid)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	got, err := store.GetRun(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != results.RunInterrupted {
+		t.Fatalf("killed run reads %q, want interrupted", got.Status)
+	}
+	listed, err := store.ListRuns(ctx, results.RunFilter{Status: results.RunInterrupted})
+	if err != nil || len(listed) != 1 || listed[0].ID != run.ID {
+		t.Fatalf("results ls --status interrupted lists %v (%v), want the killed run", listed, err)
+	}
+	counts, err := store.RunUnitCounts(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := store.RunCounters(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// K=2 requests per committed unit; the unit in flight when it was
+	// killed counts nothing.
+	if want := int64(2 * counts["cand"].Done); c["llm.speaker.requests"] != want || c["llm.speaker.attempts"] != want {
+		t.Fatalf("killed run's counters %v, want %d requests and attempts (%d committed units)", c, want, counts["cand"].Done)
+	}
+}

@@ -1,0 +1,167 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/runner/llm"
+)
+
+// unitTally is what one unit's execution counted: its LLM requests per role
+// and the stage's own counters. The runner commits it in the unit's
+// transaction (done or failed), so a run's counters are exactly those of
+// the units it recorded, even when the run is killed.
+type unitTally struct {
+	llm *llm.Tally
+
+	mu     sync.Mutex
+	counts map[string]int64
+}
+
+type unitTallyKey struct{}
+
+func withUnitTally(ctx context.Context) (context.Context, *unitTally) {
+	t := &unitTally{llm: llm.NewTally(), counts: map[string]int64{}}
+	ctx = llm.WithTally(ctx, t.llm)
+	return context.WithValue(ctx, unitTallyKey{}, t), t
+}
+
+// CountIn adds n to a counter of the unit ctx executes, committed with the
+// unit; outside a unit it adds to stage's counters like Count.
+func (e *Env) CountIn(ctx context.Context, stage, name string, n int64) {
+	t, ok := ctx.Value(unitTallyKey{}).(*unitTally)
+	if !ok {
+		e.Count(stage, name, n)
+		return
+	}
+	t.mu.Lock()
+	t.counts[name] += n // zeros too: the counter then exists
+	t.mu.Unlock()
+}
+
+// LLM counter names, per role: llm.<role>.<name>. CounterNames lists them
+// in the order the docs do.
+const (
+	cntRequests   = "requests"
+	cntAttempts   = "attempts"
+	cntFailures   = "failures"
+	cntTokensIn   = "tokens_in"
+	cntTokensOut  = "tokens_out"
+	cntCacheHits  = "cache_hits"
+	cntRetries    = "retries_"
+	cntFailuresBy = "failures_"
+)
+
+// RoleCounterNames returns the counter names recorded for every role (and
+// judge) that made a request, without the "llm.<role>." prefix; the
+// latency percentiles come from results (results.LatencyCounterNames).
+func RoleCounterNames() []string {
+	out := []string{cntRequests, cntAttempts}
+	for _, c := range llm.Causes {
+		out = append(out, cntRetries+c)
+	}
+	out = append(out, cntFailures)
+	for _, c := range llm.Causes {
+		out = append(out, cntFailuresBy+c)
+	}
+	out = append(out, cntTokensIn, cntTokensOut, cntCacheHits)
+	return append(out, results.LatencyCounterNames...)
+}
+
+// roleCounters flattens per-role LLM counts into counters (every name
+// present, zeros included, for each role) and latency histogram rows.
+func roleCounters(roles map[string]llm.RoleTally) (map[string]int64, []results.LatencyBucket) {
+	out := map[string]int64{}
+	var hist []results.LatencyBucket
+	names := make([]string, 0, len(roles))
+	for r := range roles {
+		names = append(names, r)
+	}
+	sort.Strings(names)
+	for _, role := range names {
+		rt := roles[role]
+		p := "llm." + role + "."
+		out[p+cntRequests] += rt.Requests
+		out[p+cntAttempts] += rt.Attempts
+		var failed int64
+		for _, c := range llm.Causes {
+			out[p+cntRetries+c] += rt.Retries[c]
+			out[p+cntFailuresBy+c] += rt.Failures[c]
+			failed += rt.Failures[c]
+		}
+		out[p+cntFailures] += failed
+		out[p+cntTokensIn] += rt.TokensIn
+		out[p+cntTokensOut] += rt.TokensOut
+		out[p+cntCacheHits] += rt.CacheHits
+		for b, n := range rt.Latency {
+			hist = append(hist, results.LatencyBucket{Role: role, LE: llm.BucketLatency(b), Count: n})
+		}
+	}
+	return out, hist
+}
+
+// commitCounters writes the unit's counters and latency histogram in tx.
+func (t *unitTally) commit(tx *results.Tx, stage string) error {
+	c, hist := roleCounters(t.llm.Roles())
+	t.mu.Lock()
+	for k, v := range t.counts {
+		c[k] += v
+	}
+	t.mu.Unlock()
+	if err := tx.AddCounters(stage, c); err != nil {
+		return err
+	}
+	return tx.AddLatency(stage, hist)
+}
+
+// commitWith wraps a unit's commit: it writes the unit's rows, then its
+// counters. A unit that wrote no row while some of its LLM requests failed
+// for good produced nothing because of them: it fails (nothing is
+// committed, the rerun retries it) instead of being cached empty.
+func (t *unitTally) commitWith(stage string, commit Commit) func(tx *results.Tx) error {
+	return func(tx *results.Tx) error {
+		if commit != nil {
+			if err := commit(tx); err != nil {
+				return err
+			}
+		}
+		if tx.Rows() == 0 {
+			if n, last := t.llm.Failed(); n > 0 {
+				return fmt.Errorf("%w: %d LLM request(s) failed for good; last: %v", ErrNothingProduced, n, last)
+			}
+		}
+		return t.commit(tx, stage)
+	}
+}
+
+// ErrNothingProduced is returned (wrapped) for a unit that produced no
+// result because its LLM requests failed.
+var ErrNothingProduced = errors.New("unit produced nothing")
+
+// fillRoleCounters returns m with every role counter present (0 when
+// unset) for each LLM role m mentions.
+func fillRoleCounters(m map[string]int64) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	roles := map[string]bool{}
+	for k, v := range m {
+		out[k] = v
+		if rest, ok := strings.CutPrefix(k, "llm."); ok {
+			if i := strings.LastIndexByte(rest, '.'); i > 0 {
+				roles[rest[:i]] = true
+			}
+		}
+	}
+	for role := range roles {
+		for _, n := range RoleCounterNames() {
+			if _, ok := out["llm."+role+"."+n]; !ok {
+				out["llm."+role+"."+n] = 0
+			}
+		}
+	}
+	return out
+}
