@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -22,7 +23,7 @@ const (
 	tokenLength = 32       // random bytes of the token
 )
 
-// guard protects the viewer's write endpoints (the rater and the chat page)
+// guard protects the viewer's write endpoints (the raters and the chat page)
 // and everything else against the two ways a web page on another site can
 // reach a server on loopback:
 //
@@ -86,24 +87,30 @@ func (g *guard) hostAllowed(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// wrap applies the checks in front of h.
-func (g *guard) wrap(h http.Handler) http.Handler {
+// hostOnly refuses, on every route, a request whose Host is not this
+// viewer's.
+func (g *guard) hostOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.hostAllowed(r.Host) {
 			http.Error(w, fmt.Sprintf("host %q is not this viewer's address", shorten(r.Host, 80)), http.StatusForbidden)
 			return
 		}
-		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
-			h.ServeHTTP(w, r)
-			return
-		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// post guards a write endpoint: same origin, a bounded body and the
+// same-site token, else 403 (413 for a body over maxBody).
+func (g *guard) post(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		if err := g.xorig.Check(r); err != nil {
 			http.Error(w, "cross-origin request refused: "+err.Error(), http.StatusForbidden)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		if err := r.ParseForm(); err != nil {
-			if _, ok := err.(*http.MaxBytesError); ok {
+			var mb *http.MaxBytesError
+			if errors.As(err, &mb) {
 				http.Error(w, fmt.Sprintf("request body over %d bytes", maxBody), http.StatusRequestEntityTooLarge)
 				return
 			}
@@ -115,8 +122,8 @@ func (g *guard) wrap(h http.Handler) http.Handler {
 			http.Error(w, "missing or wrong form token (reload the page and submit again)", http.StatusForbidden)
 			return
 		}
-		h.ServeHTTP(w, r)
-	})
+		h(w, r)
+	}
 }
 
 // field returns a trimmed form value, refusing one over max bytes or

@@ -137,15 +137,15 @@ func NewHandler(store *results.Store, opts Options) (http.Handler, error) {
 	mux.HandleFunc("GET /episodes/{eid}", s.handle(s.episodePage))
 	mux.HandleFunc("GET /compare", s.handle(s.comparePage))
 	mux.HandleFunc("GET /rate", s.handle(s.ratePage))
-	mux.HandleFunc("POST /rate", s.handle(s.rateSubmit))
+	mux.HandleFunc("POST /rate", g.post(s.handle(s.rateSubmit)))
 	mux.HandleFunc("GET /rate/runs", s.handle(s.rateRunsPage))
-	mux.HandleFunc("POST /rate/runs", s.handle(s.rateRunsSubmit))
+	mux.HandleFunc("POST /rate/runs", g.post(s.handle(s.rateRunsSubmit)))
 	mux.HandleFunc("GET /chat", s.handle(s.chatPage))
-	mux.HandleFunc("POST /chat", s.handle(s.chatSubmit))
+	mux.HandleFunc("POST /chat", g.post(s.handle(s.chatSubmit)))
 	mux.HandleFunc("GET /", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return notFound("no page at %s", r.URL.Path)
 	}))
-	return securityHeaders(g.wrap(mux)), nil
+	return securityHeaders(g.hostOnly(mux)), nil
 }
 
 // securityHeaders forbids framing and any script or remote resource.
