@@ -13,7 +13,7 @@ func (s *Store) AddHumanPreferences(ctx context.Context, prefs []HumanPreference
 	ids := make([]int64, len(prefs))
 	err := s.writeTx(ctx, func(tx *sql.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO human_preferences (run_id, rater_id, created_at, context_id,
-			systems_json, episodes_json, choice, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+			systems_json, episodes_json, choice, note, criterion, runs_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return fmt.Errorf("preparing human preferences: %w", err)
 		}
@@ -25,10 +25,14 @@ func (s *Store) AddHumanPreferences(ctx context.Context, prefs []HumanPreference
 			if err := checkChoice(p.Systems, p.Choice); err != nil {
 				return fmt.Errorf("recording human preference %s: %w", p.ContextID, err)
 			}
+			if len(p.Runs) > 0 && len(p.Runs) != len(p.Systems) {
+				return fmt.Errorf("recording human preference %s: %d runs for %d systems", p.ContextID, len(p.Runs), len(p.Systems))
+			}
 			sys, _ := mustJSON(p.Systems, "[]")
 			eps, _ := mustJSON(p.EpisodeIDs, "[]")
+			runs, _ := mustJSON(p.Runs, "[]")
 			res, err := stmt.ExecContext(ctx, nullString(p.RunID), p.RaterID, toMS(p.Time), p.ContextID, sys, eps,
-				p.Choice, p.Note)
+				p.Choice, p.Note, p.Criterion, runs)
 			if err != nil {
 				return fmt.Errorf("recording human preference %s: %w", p.ContextID, err)
 			}
@@ -43,14 +47,20 @@ func (s *Store) AddHumanPreferences(ctx context.Context, prefs []HumanPreference
 
 // HumanPreferences returns the preferences recorded for a run ("" = all).
 func (s *Store) HumanPreferences(ctx context.Context, runID string) ([]HumanPreference, error) {
-	q := `SELECT id, COALESCE(run_id, ''), rater_id, created_at, context_id, systems_json, episodes_json, choice, note
-		FROM human_preferences`
+	q := `SELECT ` + prefColumns + ` FROM human_preferences`
 	var args []any
 	if runID != "" {
 		q += ` WHERE run_id = ?`
 		args = append(args, runID)
 	}
-	rows, err := s.r.QueryContext(ctx, q+` ORDER BY id`, args...)
+	return s.queryPreferences(ctx, q+` ORDER BY id`, args...)
+}
+
+const prefColumns = `id, COALESCE(run_id, ''), rater_id, created_at, context_id, systems_json, episodes_json, choice, note,
+	criterion, runs_json`
+
+func (s *Store) queryPreferences(ctx context.Context, q string, args ...any) ([]HumanPreference, error) {
+	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading human preferences: %w", err)
 	}
@@ -59,13 +69,20 @@ func (s *Store) HumanPreferences(ctx context.Context, runID string) ([]HumanPref
 	for rows.Next() {
 		var p HumanPreference
 		var t int64
-		var sys, eps string
-		if err := rows.Scan(&p.ID, &p.RunID, &p.RaterID, &t, &p.ContextID, &sys, &eps, &p.Choice, &p.Note); err != nil {
+		var sys, eps, runs string
+		if err := rows.Scan(&p.ID, &p.RunID, &p.RaterID, &t, &p.ContextID, &sys, &eps, &p.Choice, &p.Note,
+			&p.Criterion, &runs); err != nil {
 			return nil, fmt.Errorf("reading human preferences: %w", err)
 		}
 		p.Time = fromMS(t)
 		if err := decodeLists(sys, eps, &p.Systems, &p.EpisodeIDs); err != nil {
 			return nil, err
+		}
+		if err := json.Unmarshal([]byte(runs), &p.Runs); err != nil {
+			return nil, fmt.Errorf("decoding runs of human preference %d: %w", p.ID, err)
+		}
+		if len(p.Runs) == 0 {
+			p.Runs = nil
 		}
 		out = append(out, p)
 	}

@@ -159,6 +159,11 @@ type HumanPreference struct {
 	EpisodeIDs []int64   `json:"episode_ids,omitempty"`
 	Choice     string    `json:"choice"`
 	Note       string    `json:"note,omitempty"`
+	// Criterion is what the rater judged; "" = overall preference.
+	Criterion string `json:"criterion,omitempty"`
+	// Runs, set on a cross-run rating, is the run of each shown episode
+	// (aligned with Systems, which then hold ArmLabel values).
+	Runs []string `json:"runs,omitempty"`
 }
 
 // Metric is one metric value, per episode (EpisodeID set) or aggregate.

@@ -65,6 +65,10 @@ type Report struct {
 	Runs     []RunInfo `json:"runs"`
 	Tables   []Table   `json:"tables"`
 	WinRates []WinRate `json:"win_rates,omitempty"`
+	// CrossRun holds the human ratings across runs that involve these
+	// runs (nil when there are none, or when Options.Units scopes the
+	// report, since no unit records them).
+	CrossRun *CrossRun `json:"cross_run,omitempty"`
 }
 
 // Table is one level (per-agent, collective or metrics) of one run.
@@ -114,6 +118,13 @@ func Build(ctx context.Context, st *results.Store, runIDs []string, opts Options
 			return nil, err
 		}
 		rep.WinRates = append(rep.WinRates, wr...)
+	}
+	if opts.Units == nil {
+		cr, err := CrossRunRatings(ctx, st, runIDs, opts.Confidence)
+		if err != nil {
+			return nil, fmt.Errorf("building report: %w", err)
+		}
+		rep.CrossRun = cr
 	}
 	return rep, nil
 }

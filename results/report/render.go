@@ -144,7 +144,7 @@ func runTitle(rep *Report, id string) string {
 }
 
 func renderGrid(w io.Writer, rep *Report, g grid) error {
-	if len(rep.Tables) == 0 && len(rep.WinRates) == 0 {
+	if len(rep.Tables) == 0 && len(rep.WinRates) == 0 && rep.CrossRun == nil {
 		_, err := fmt.Fprintln(w, "no judgments, metrics or comparisons recorded for these runs")
 		return err
 	}
@@ -181,7 +181,7 @@ func renderGrid(w io.Writer, rep *Report, g grid) error {
 			return err
 		}
 	}
-	return nil
+	return renderCrossRun(w, rep.CrossRun, rep.Options.Confidence, g)
 }
 
 // SystemLabel is how tables name a row's system: the system, with

@@ -188,7 +188,8 @@ func TestRateStoresPreference(t *testing.T) {
 	if len(eps) != 2 {
 		t.Fatalf("want 2 conversations shown, got %d", len(eps))
 	}
-	form := url.Values{"run": {"run-a"}, "rater": {"ann"}, "context": {"conv-002"}, "choice": {"1"}, "shown": {"1"}}
+	form := url.Values{"run": {"run-a"}, "rater": {"ann"}, "context": {"conv-002"}, "choice": {"1"}, "shown": {"1"},
+		"csrf": {csrfOf(t, body)}}
 	for _, m := range eps {
 		form.Add("ep", m[1])
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"mascot.dev/mascot/results"
@@ -94,7 +93,8 @@ func (s *server) randomContext(ctx context.Context, runID string) (string, error
 		return "", fmt.Errorf("counting contexts of run %s: %w", runID, err)
 	}
 	if n == 0 {
-		return "", notFound("run %s has no context with conversations of two or more systems", runID)
+		return "", notFound("run %s has no context with conversations of two or more systems; "+
+			"compare it with another run (say a baseline run) at /rate/runs", runID)
 	}
 	var c string
 	err := s.st.Reader().QueryRowContext(ctx, multi+` ORDER BY e.conv_id LIMIT 1 OFFSET ?`, runID, rand.IntN(n)).Scan(&c)
@@ -129,16 +129,31 @@ func (s *server) contextEpisodes(ctx context.Context, runID, convID string) ([]i
 	return out, rows.Err()
 }
 
+// rateFields reads the run, rater and context fields of a rating, bounded
+// in size; the rater id is required.
+func rateFields(r *http.Request) (run, rater, context string, err error) {
+	if run, err = field(r, "run", maxField); err != nil {
+		return
+	}
+	if rater, err = field(r, "rater", maxRaterID); err != nil {
+		return
+	}
+	if context, err = field(r, "context", maxField); err != nil {
+		return
+	}
+	if rater == "" {
+		err = badRequest("a rater id is required")
+	}
+	return
+}
+
 // rateSubmit is POST /rate: maps the chosen slot back to its system and
 // records the preference (rater id, time, time spent) in the store.
 func (s *server) rateSubmit(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	if err := r.ParseForm(); err != nil {
-		return badRequest("reading form: %v", err)
-	}
-	runID, rater, convID := r.PostForm.Get("run"), strings.TrimSpace(r.PostForm.Get("rater")), r.PostForm.Get("context")
-	if rater == "" {
-		return badRequest("a rater id is required")
+	runID, rater, convID, err := rateFields(r)
+	if err != nil {
+		return err
 	}
 	if _, err := s.st.GetRun(ctx, runID); err != nil {
 		return err

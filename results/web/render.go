@@ -56,7 +56,9 @@ var funcs = template.FuncMap{
 	},
 }
 
-func parsePages() (*pageSet, error) {
+// parsePages parses every page; token is the same-site form token the
+// templates embed through {{csrf}}.
+func parsePages(token string) (*pageSet, error) {
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, err
@@ -67,7 +69,7 @@ func parsePages() (*pageSet, error) {
 		if base == "layout" {
 			continue
 		}
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n)
+		t, err := template.New("layout.html").Funcs(funcs).Funcs(template.FuncMap{"csrf": func() string { return token }}).ParseFS(templateFS, "templates/layout.html", n)
 		if err != nil {
 			return nil, fmt.Errorf("parsing %s: %w", n, err)
 		}

@@ -26,6 +26,12 @@ type Options struct {
 	// Ready, when set, is called with the bound address once Serve listens
 	// (useful with Addr "127.0.0.1:0").
 	Ready func(addr string)
+	// Hosts are the Host header values the viewer answers (DNS-rebinding
+	// protection). Serve sets the bound address; empty = loopback hosts.
+	Hosts []string
+	// Chat opens conversations with a run's trained system for the chat
+	// page; nil = the page explains how to enable it (mascot ui --chat).
+	Chat ChatOpener
 }
 
 func (o Options) withDefaults() Options {
@@ -59,13 +65,17 @@ func Serve(ctx context.Context, opts Options) error {
 		return fmt.Errorf("opening results store: %w", err)
 	}
 	defer st.Close()
-	h, err := NewHandler(st, opts)
-	if err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", opts.Addr, err)
+	}
+	if len(opts.Hosts) == 0 {
+		opts.Hosts = boundHosts(ln.Addr().String())
+	}
+	h, err := NewHandler(st, opts)
+	if err != nil {
+		ln.Close()
+		return err
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	if opts.Ready != nil {
@@ -95,6 +105,8 @@ type server struct {
 	st    *results.Store
 	opts  Options
 	pages *pageSet
+	guard *guard
+	chats *chatSessions
 }
 
 // NewHandler returns the viewer's handler on an open store. Serve wraps it;
@@ -104,11 +116,15 @@ func NewHandler(store *results.Store, opts Options) (http.Handler, error) {
 		return nil, errors.New("creating web handler: nil store")
 	}
 	opts = opts.withDefaults()
-	ps, err := parsePages()
+	g, err := newGuard(opts.Hosts)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := parsePages(g.token)
 	if err != nil {
 		return nil, fmt.Errorf("parsing templates: %w", err)
 	}
-	s := &server{st: store, opts: opts, pages: ps}
+	s := &server{st: store, opts: opts, pages: ps, guard: g, chats: newChatSessions()}
 	mux := http.NewServeMux()
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(staticFS())))
 	mux.HandleFunc("GET /{$}", s.handle(s.runsList))
@@ -121,11 +137,15 @@ func NewHandler(store *results.Store, opts Options) (http.Handler, error) {
 	mux.HandleFunc("GET /episodes/{eid}", s.handle(s.episodePage))
 	mux.HandleFunc("GET /compare", s.handle(s.comparePage))
 	mux.HandleFunc("GET /rate", s.handle(s.ratePage))
-	mux.HandleFunc("POST /rate", s.handle(s.rateSubmit))
+	mux.HandleFunc("POST /rate", g.post(s.handle(s.rateSubmit)))
+	mux.HandleFunc("GET /rate/runs", s.handle(s.rateRunsPage))
+	mux.HandleFunc("POST /rate/runs", g.post(s.handle(s.rateRunsSubmit)))
+	mux.HandleFunc("GET /chat", s.handle(s.chatPage))
+	mux.HandleFunc("POST /chat", g.post(s.handle(s.chatSubmit)))
 	mux.HandleFunc("GET /", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return notFound("no page at %s", r.URL.Path)
 	}))
-	return securityHeaders(mux), nil
+	return securityHeaders(g.hostOnly(mux)), nil
 }
 
 // securityHeaders forbids framing and any script or remote resource.
