@@ -30,7 +30,7 @@ func jsonUnmarshalString(raw json.RawMessage, s *string) error { return json.Unm
 // and summary. The file is one unit whose fingerprint is the hash of its
 // bytes: importing the same file again creates a run that reuses the rows.
 // Valence and domain are taken from the record's own keys, else derived
-// from initial_emotion (ValenceOf) or meeting (DomainOfMeeting).
+// from initial_emotion or meeting by the rules of internal/labels.
 func (s *Store) ImportJSONL(ctx context.Context, path, runName string) (ImportResult, error) {
 	var res ImportResult
 	data, err := os.ReadFile(path)
