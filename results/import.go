@@ -30,9 +30,9 @@ func jsonUnmarshalString(raw json.RawMessage, s *string) error { return json.Unm
 // and summary. The file is one unit whose fingerprint is the hash of its
 // bytes: importing the same file again creates a run that reuses the rows.
 // Valence and domain are taken from the record's own keys, else derived
-// from initial_emotion (ValenceOf) or meeting (DomainOfMeeting). A record's
-// "mode" key (ExportJSONL writes one) becomes the episode's mode, so an
-// exported training episode is a training episode of the imported run;
+// from initial_emotion or meeting by the rules of internal/labels. A
+// record's "mode" key (ExportJSONL writes one) becomes the episode's mode, so
+// an exported training episode is a training episode of the imported run;
 // without one the mode is ModeImported. The keys stay on the record, so
 // exporting the imported run writes them back unchanged.
 func (s *Store) ImportJSONL(ctx context.Context, path, runName string) (ImportResult, error) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"mascot.dev/mascot/internal/labels"
 )
 
 // demoData is the offline demo's text, written for mascot (not copied
@@ -24,7 +26,7 @@ func TestDemoDataLoads(t *testing.T) {
 	emotions := map[string]bool{}
 	for _, s := range es {
 		emotions[s.Emotion] = true
-		if s.Meta["speakers"] != "seeker/supporter" || s.Situation == "" || s.Problem == "" || s.Valence != Negative || len(s.Context) < 4 || s.Meta["strategies"] == "" {
+		if s.Meta["speakers"] != "seeker/supporter" || s.Situation == "" || s.Problem == "" || s.Valence != labels.Negative || len(s.Context) < 4 || s.Meta["strategies"] == "" {
 			t.Errorf("demo dialogue %s: %+v", s.ID, s)
 		}
 	}
@@ -40,7 +42,7 @@ func TestDemoDataLoads(t *testing.T) {
 		t.Errorf("demo qmsum: %d general + %d specific queries, want 6 + 14", g, sp)
 	}
 	dom := meetingsByDomain(qm)
-	if dom[DomainProduct] != 2 || dom[DomainAcademic] != 2 || dom[DomainCommittee] != 2 {
+	if dom[labels.DomainProduct] != 2 || dom[labels.DomainAcademic] != 2 || dom[labels.DomainCommittee] != 2 {
 		t.Errorf("demo meetings by domain = %v, want 2/2/2", dom)
 	}
 	st, err := os.Stat(filepath.Join(demoData, "pretrain.txt"))

@@ -1,7 +1,8 @@
 // Package datasets turns the datasets MASCOT runs on into [Sample] values.
 //
 // Layer: runner/datasets sits under the runner. It imports only the
-// standard library; stages (candidates, episodes, train-sft) call [Load]
+// standard library and internal/labels (the valence and meeting-domain
+// rules, shared with results); stages (candidates, episodes, train-sft) call [Load]
 // with the dataset block of an experiment and never see a dataset format.
 //
 // Formats read:
@@ -30,16 +31,15 @@
 //     StartIdx the first span's start); a general query ("summarize the
 //     meeting") has no span, so its context is the opening
 //     Spec.ContextTurns turns (default [DefaultContextTurns]), StartIdx 0.
-//   - QMSum domain: from the meeting id when there is one (ES/IS/TS product,
-//     B academic, covid_/education_ committee); otherwise from speaker
-//     names, see [DomainFromSpeakers].
+//   - QMSum domain: from the meeting id when there is one, otherwise from
+//     speaker names, by the rules of [labels.DomainFromMeetingID] and
+//     [labels.DomainFromSpeakers].
 //   - Sampling: with Limit > 0 every sample is ranked by a hash of (seed,
 //     sample id) and the first Limit are kept, in dataset order. The same
 //     seed gives the same subset on any machine and Go version, and a larger
 //     limit keeps the smaller limit's samples.
-//   - Valence: the Empathetic Dialogues groups listed in docs/mascot.md
-//     (16 negative, 11 positive, 5 neutral); ESConv emotions are all
-//     negative except "neutral".
+//   - Valence: [labels.ValenceOf] (the Empathetic Dialogues groups listed
+//     in docs/mascot.md; ESConv emotions are all negative except "neutral").
 //
 // Where data is looked for: Spec.Path; else, with an HF id, the local
 // Hugging Face hub cache (HF_HUB_CACHE, HF_HOME/hub, XDG_CACHE_HOME, then

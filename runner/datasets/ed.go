@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"mascot.dev/mascot/internal/labels"
 )
 
 // edColumns is the Empathetic Dialogues CSV header.
@@ -36,7 +38,8 @@ func loadED(fsys fs.FS, file string) ([]Sample, error) {
 			return fmt.Errorf("%d fields, want at least 7 (%s)", len(f), strings.Join(edColumns, ","))
 		}
 		convID, emotion := f[0], strings.TrimSpace(f[2])
-		if _, ok := edValence[emotion]; !ok {
+		valence, ok := labels.EDValence(emotion)
+		if !ok {
 			return fmt.Errorf("conversation %s: emotion %q is not one of the 32 Empathetic Dialogues emotions", convID, emotion)
 		}
 		if cur < 0 || out[cur].Meta["conv_id"] != convID {
@@ -47,7 +50,7 @@ func loadED(fsys fs.FS, file string) ([]Sample, error) {
 			seen[convID]++
 			out = append(out, Sample{
 				ID: id, Dataset: EmpatheticDialogues,
-				Emotion: emotion, Valence: edValence[emotion],
+				Emotion: emotion, Valence: valence,
 				Situation: strings.TrimSpace(EDUnescape(f[3])),
 				Meta:      map[string]string{"conv_id": convID, "selfeval": f[6]},
 			})

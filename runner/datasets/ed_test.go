@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"mascot.dev/mascot/internal/labels"
 )
 
 func TestEmpatheticDialoguesFixture(t *testing.T) {
@@ -17,12 +19,12 @@ func TestEmpatheticDialoguesFixture(t *testing.T) {
 		id, emotion, valence string
 		turns                int
 	}{
-		{"hit:900_conv:1800", "lonely", Negative, 4},
-		{"hit:901_conv:1802", "proud", Positive, 3},
-		{"hit:902_conv:1804", "anticipating", Neutral, 2},
-		{"hit:903_conv:1806", "furious", Negative, 3},
-		{"hit:904_conv:1808", "grateful", Positive, 2},
-		{"hit:900_conv:1800#2", "nostalgic", Neutral, 2}, // conv_id changed, so a new conversation
+		{"hit:900_conv:1800", "lonely", labels.Negative, 4},
+		{"hit:901_conv:1802", "proud", labels.Positive, 3},
+		{"hit:902_conv:1804", "anticipating", labels.Neutral, 2},
+		{"hit:903_conv:1806", "furious", labels.Negative, 3},
+		{"hit:904_conv:1808", "grateful", labels.Positive, 2},
+		{"hit:900_conv:1800#2", "nostalgic", labels.Neutral, 2}, // conv_id changed, so a new conversation
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d conversations, want %d", len(got), len(want))
@@ -55,25 +57,6 @@ func TestEmpatheticDialoguesFixture(t *testing.T) {
 	neg, err = Load(Spec{Name: EmpatheticDialogues, Path: "testdata/ed_sample.csv", Filters: Filters{Valence: []string{"NEGATIVE", "positive"}}})
 	if err != nil || len(neg) != 4 {
 		t.Errorf("valence filter: %d, %v", len(neg), err)
-	}
-}
-
-func TestValenceGroups(t *testing.T) {
-	em := EDEmotions()
-	if len(em) != 32 {
-		t.Fatalf("%d emotions, want 32", len(em))
-	}
-	n := map[string]int{}
-	for _, e := range em {
-		n[ValenceOf(e)]++
-	}
-	if n[Negative] != 16 || n[Positive] != 11 || n[Neutral] != 5 {
-		t.Errorf("valence groups = %v, want 16/11/5", n)
-	}
-	for e, v := range map[string]string{"Terrified": Negative, "trusting": Positive, "surprised": Neutral, "pain": Negative, "neutral": Neutral, "bored": ""} {
-		if got := ValenceOf(e); got != v {
-			t.Errorf("ValenceOf(%q) = %q, want %q", e, got, v)
-		}
 	}
 }
 

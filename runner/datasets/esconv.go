@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"mascot.dev/mascot/internal/labels"
 )
 
 // Normalised speaker names of emotional-support samples.
@@ -105,7 +107,7 @@ func esSample(id string, r *esRecord) (Sample, error) {
 	s := Sample{
 		ID: id, Dataset: ESConv,
 		Emotion:   r.EmotionType,
-		Valence:   ValenceOf(r.EmotionType),
+		Valence:   labels.ValenceOf(r.EmotionType),
 		Situation: strings.TrimSpace(r.Situation),
 		Problem:   r.ProblemType,
 		Meta:      map[string]string{},

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"mascot.dev/mascot/internal/labels"
 )
 
 func TestFailedESConv(t *testing.T) {
@@ -20,7 +22,7 @@ func TestFailedESConv(t *testing.T) {
 	turns, seekers, strategies := 0, 0, 0
 	for _, s := range got {
 		emotions[s.Emotion]++
-		if s.Dataset != ESConv || s.Valence != Negative || s.Problem == "" || s.Situation == "" || s.Meta["speakers"] != "speaker/listener" {
+		if s.Dataset != ESConv || s.Valence != labels.Negative || s.Problem == "" || s.Situation == "" || s.Meta["speakers"] != "speaker/listener" {
 			t.Fatalf("sample %s: %+v", s.ID, s)
 		}
 		for _, u := range s.Context {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strconv"
+
+	"mascot.dev/mascot/internal/labels"
 )
 
 // jsonlLine is Sample's own JSON plus the conv_id spelling.
@@ -39,7 +41,7 @@ func loadJSONL(fsys fs.FS, file string) ([]Sample, error) {
 			return fmt.Errorf("sample %s has no context turns", s.ID)
 		}
 		if s.Valence == "" {
-			s.Valence = ValenceOf(s.Emotion)
+			s.Valence = labels.ValenceOf(s.Emotion)
 		}
 		var all map[string]json.RawMessage
 		if err := json.Unmarshal(line, &all); err != nil {

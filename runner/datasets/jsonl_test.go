@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"mascot.dev/mascot/internal/labels"
 )
 
 func TestGenericJSONL(t *testing.T) {
@@ -16,13 +18,13 @@ func TestGenericJSONL(t *testing.T) {
 		t.Fatalf("%d samples, want 3", len(got))
 	}
 	a, b, c := got[0], got[1], got[2]
-	if a.ID != "s1" || a.Dataset != ESConv || a.Valence != Negative || a.Context[1].Strategy != "Affirmation and Reassurance" {
+	if a.ID != "s1" || a.Dataset != ESConv || a.Valence != labels.Negative || a.Context[1].Strategy != "Affirmation and Reassurance" {
 		t.Errorf("Sample form: %+v", a)
 	}
-	if b.ID != "c2" || b.Dataset != JSONL || b.Valence != Positive || b.Meta["source"] != "handmade" || b.Meta["turns_hint"] != "3" {
+	if b.ID != "c2" || b.Dataset != JSONL || b.Valence != labels.Positive || b.Meta["source"] != "handmade" || b.Meta["turns_hint"] != "3" {
 		t.Errorf("conv_id form: %+v", b)
 	}
-	if c.ID != "generic-3" || c.Domain != DomainProduct || c.Context[0].Text != "No id on this one." {
+	if c.ID != "generic-3" || c.Domain != labels.DomainProduct || c.Context[0].Text != "No id on this one." {
 		t.Errorf("no id: %+v", c)
 	}
 }

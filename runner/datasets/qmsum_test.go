@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"mascot.dev/mascot/internal/labels"
 )
 
 // meetingsByDomain counts distinct meetings per domain.
@@ -44,7 +46,7 @@ func TestQMSumPerMeetingDirectory(t *testing.T) {
 		t.Errorf("queries = %d general + %d specific, want 37 + 244", g, s)
 	}
 	dom := meetingsByDomain(got)
-	if len(dom) != 3 || dom[DomainAcademic] != 9 || dom[DomainCommittee] != 6 || dom[DomainProduct] != 20 {
+	if len(dom) != 3 || dom[labels.DomainAcademic] != 9 || dom[labels.DomainCommittee] != 6 || dom[labels.DomainProduct] != 20 {
 		t.Errorf("meetings by domain = %v, want 9 academic / 6 committee / 20 product", dom)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
@@ -70,7 +72,7 @@ func TestQMSumPerMeetingDirectory(t *testing.T) {
 	}
 	if s.Query != "What did Grad B say about the structure of the belief net?" || s.StartIdx != 137 ||
 		len(s.Context) != 14 || s.Context[0] != (Utterance{Speaker: "Grad D", Text: "Right ?"}) ||
-		s.Context[13].Speaker != "Grad B" || s.Domain != DomainAcademic || s.Dataset != QMSum ||
+		s.Context[13].Speaker != "Grad B" || s.Domain != labels.DomainAcademic || s.Dataset != QMSum ||
 		s.Meta["spans"] != "137-150" || !strings.HasPrefix(s.Answer, "It is necessary for the belief-net") {
 		t.Errorf("Bed003/s0 = %+v", s)
 	}
@@ -80,7 +82,7 @@ func TestQMSumPerMeetingDirectory(t *testing.T) {
 	}
 	// Two spans are concatenated; StartIdx is the first span's start.
 	m := byID["ES2004a/s1"]
-	if m.StartIdx != 203 || len(m.Context) != (232-203+1)+(248-246+1) || m.Meta["spans"] != "203-232,246-248" || m.Domain != DomainProduct {
+	if m.StartIdx != 203 || len(m.Context) != (232-203+1)+(248-246+1) || m.Meta["spans"] != "203-232,246-248" || m.Domain != labels.DomainProduct {
 		t.Errorf("ES2004a/s1: start %d, %d turns, spans %q", m.StartIdx, len(m.Context), m.Meta["spans"])
 	}
 }
@@ -99,7 +101,7 @@ func TestQMSumJSONLMatchesDirectory(t *testing.T) {
 	// JSONL lines carry no id: domains come from speaker names and must
 	// give the same split as the ids.
 	dom := meetingsByDomain(lines)
-	if dom[DomainAcademic] != 9 || dom[DomainCommittee] != 6 || dom[DomainProduct] != 20 {
+	if dom[labels.DomainAcademic] != 9 || dom[labels.DomainCommittee] != 6 || dom[labels.DomainProduct] != 20 {
 		t.Errorf("JSONL meetings by domain = %v, want 9/6/20", dom)
 	}
 	if lines[0].Meeting != "test_0" || lines[0].ID != "test_0/g0" {
@@ -140,7 +142,7 @@ func TestQMSumDirectoryResolvesSplit(t *testing.T) {
 		t.Errorf("committee samples = %d, want 72", len(got))
 	}
 	for _, s := range got {
-		if s.Domain != DomainCommittee || (s.Meta["query_type"] == "general" && len(s.Context) != 5) {
+		if s.Domain != labels.DomainCommittee || (s.Meta["query_type"] == "general" && len(s.Context) != 5) {
 			t.Fatalf("sample %s: domain %s, %d turns", s.ID, s.Domain, len(s.Context))
 		}
 	}
@@ -161,39 +163,13 @@ func TestSpeakerRuleAgreesWithMeetingIDs(t *testing.T) {
 		for _, u := range s.Context {
 			names = append(names, u.Speaker)
 		}
-		if d := DomainFromSpeakers(names); d != DomainFromMeetingID(s.Meeting) {
-			t.Errorf("meeting %s: speakers say %s, id says %s", s.Meeting, d, DomainFromMeetingID(s.Meeting))
+		if d := labels.DomainFromSpeakers(names); d != labels.DomainFromMeetingID(s.Meeting) {
+			t.Errorf("meeting %s: speakers say %s, id says %s", s.Meeting, d, labels.DomainFromMeetingID(s.Meeting))
 		}
 		checked++
 	}
 	if checked != 35 {
 		t.Errorf("checked %d meetings, want 35", checked)
-	}
-}
-
-func TestDomainRules(t *testing.T) {
-	for id, want := range map[string]string{
-		"ES2004a": DomainProduct, "IS1003d": DomainProduct, "TS3011b": DomainProduct,
-		"Bed003": DomainAcademic, "Bmr023": DomainAcademic, "covid_4": DomainCommittee,
-		"education_17": DomainCommittee, "ESX": "", "B12": "", "meeting": "",
-	} {
-		if got := DomainFromMeetingID(id); got != want {
-			t.Errorf("DomainFromMeetingID(%q) = %q, want %q", id, got, want)
-		}
-	}
-	for _, c := range []struct {
-		speakers []string
-		want     string
-	}{
-		{[]string{"Project Manager", "Marketing", "User Interface", "Industrial Designer"}, DomainProduct},
-		{[]string{"Grad A", "Grad B", "Grad C"}, DomainAcademic},
-		{[]string{"Professor B", "PhD A", "Postdoc C", "Grad D"}, DomainAcademic},
-		{[]string{"Lynne Neagle AM", "Kirsty Williams AM", "Marketing"}, DomainCommittee},
-		{nil, DomainCommittee},
-	} {
-		if got := DomainFromSpeakers(c.speakers); got != c.want {
-			t.Errorf("DomainFromSpeakers(%v) = %q, want %q", c.speakers, got, c.want)
-		}
 	}
 }
 

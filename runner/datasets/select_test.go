@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"mascot.dev/mascot/internal/labels"
 )
 
 func ids(samples []Sample) []string {
@@ -59,8 +61,8 @@ func TestSeededSampling(t *testing.T) {
 func TestSelectFiltersThenLimits(t *testing.T) {
 	var in []Sample
 	for i := range 40 {
-		v := []string{Positive, Negative, Neutral, ""}[i%4]
-		in = append(in, Sample{ID: fmt.Sprintf("s%02d", i), Valence: v, Emotion: fmt.Sprint("e", i%3), Domain: DomainProduct})
+		v := []string{labels.Positive, labels.Negative, labels.Neutral, ""}[i%4]
+		in = append(in, Sample{ID: fmt.Sprintf("s%02d", i), Valence: v, Emotion: fmt.Sprint("e", i%3), Domain: labels.DomainProduct})
 	}
 	got := Select(in, Filters{Valence: []string{"positive", "neutral"}}, 0, 0)
 	if len(got) != 20 {
@@ -68,7 +70,7 @@ func TestSelectFiltersThenLimits(t *testing.T) {
 	}
 	got = Select(in, Filters{Valence: []string{"negative"}, Emotion: []string{"e1"}}, 0, 0)
 	for _, s := range got {
-		if s.Valence != Negative || s.Emotion != "e1" {
+		if s.Valence != labels.Negative || s.Emotion != "e1" {
 			t.Errorf("kept %+v", s)
 		}
 	}
@@ -84,7 +86,7 @@ func TestSelectFiltersThenLimits(t *testing.T) {
 		t.Fatalf("limit after filter: %d", len(got))
 	}
 	for _, s := range got {
-		if s.Valence != Positive {
+		if s.Valence != labels.Positive {
 			t.Errorf("limit picked a filtered-out sample %+v", s)
 		}
 	}

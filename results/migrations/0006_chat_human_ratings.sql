@@ -1,4 +1,4 @@
--- 0004: human ratings across runs and per criterion. A cross-run rating
+-- 0006: human ratings across runs and per criterion. A cross-run rating
 -- shows episodes of several runs for one context: runs_json holds the run
 -- of each shown episode (aligned with systems_json and episodes_json, whose
 -- systems are then "RUN:SYSTEM" labels); run_id stays NULL. criterion is

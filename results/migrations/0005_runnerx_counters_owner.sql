@@ -1,4 +1,4 @@
--- 0004: per-role LLM latency histograms (committed with the units they
+-- 0005: per-role LLM latency histograms (committed with the units they
 -- time, like counters), the owner of a run (pid, host, heartbeat) so a
 -- reader can tell a killed run from a running one, and unit claims so two
 -- processes on one database do not execute the same unit.
