@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -121,6 +124,11 @@ func TestDocExamples(t *testing.T) {
 				}
 			}
 			chdir(t, dir)
+			defer func() {
+				if filepath.Base(page) == "README.md" && !t.Failed() {
+					checkCounterList(t, page, dir)
+				}
+			}()
 			for _, b := range runnable {
 				for i, line := range strings.Split(b.body, "\n") {
 					cmd, comment, _ := strings.Cut(line, " #")
@@ -151,6 +159,97 @@ func TestDocExamples(t *testing.T) {
 	}
 	if ran == 0 {
 		t.Fatal("no runnable example found in README.md or docs/*.md")
+	}
+}
+
+// counterName matches a counter name written in backquotes in the README.
+var counterName = regexp.MustCompile("`((?:llm|plugin)\\.<[a-z]+>\\.[a-z0-9_]+|[a-z][a-z0-9_]*_[a-z0-9_]+)`")
+
+// checkCounterList reads the bullet list of the README's "## Counters"
+// section and checks that the first run_summary.json the tour wrote has
+// every name in it, with <role> standing for each role and <plugin> for
+// each judge plugin the run used.
+func checkCounterList(t *testing.T, readme, dir string) {
+	t.Helper()
+	data, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(data), "\n## Counters\n")
+	if !ok {
+		t.Fatal("README.md has no \"## Counters\" section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	var names []string
+	inList := false
+	for _, line := range strings.Split(sec, "\n") {
+		switch {
+		case strings.HasPrefix(line, "- "):
+			inList = true
+		case inList && strings.HasPrefix(line, "  "):
+		default:
+			inList = false
+			continue
+		}
+		for _, m := range counterName.FindAllStringSubmatch(line, -1) {
+			names = append(names, m[1])
+		}
+	}
+	if len(names) < 20 {
+		t.Fatalf("README's counter list has %d names: %v", len(names), names)
+	}
+	sums, err := filepath.Glob(filepath.Join(dir, "runs", "*", "run_summary.json"))
+	if err != nil || len(sums) == 0 {
+		t.Fatalf("the tour wrote no run_summary.json (%v)", err)
+	}
+	sort.Strings(sums) // run ids sort by start time; the first run did the work
+	raw, err := os.ReadFile(sums[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var summary struct {
+		Counters map[string]int64 `json:"counters"`
+	}
+	if err := json.Unmarshal(raw, &summary); err != nil {
+		t.Fatalf("%s: %v", sums[0], err)
+	}
+	roles, plugins := map[string]bool{}, map[string]bool{}
+	for k := range summary.Counters {
+		parts := strings.Split(k, ".")
+		if len(parts) == 3 && parts[0] == "llm" {
+			roles[parts[1]] = true
+		}
+		if len(parts) == 3 && parts[0] == "plugin" {
+			plugins[parts[1]] = true
+		}
+	}
+	for _, r := range []string{"director", "speaker", "user"} {
+		if !roles[r] {
+			t.Errorf("run_summary.json has no llm.%s.* counters", r)
+		}
+	}
+	if len(plugins) == 0 {
+		t.Error("run_summary.json has no plugin.* counters though the tour runs the rubric judge")
+	}
+	for _, n := range names {
+		var want []string
+		switch {
+		case strings.Contains(n, "<role>"):
+			for r := range roles {
+				want = append(want, strings.Replace(n, "<role>", r, 1))
+			}
+		case strings.Contains(n, "<plugin>"):
+			for p := range plugins {
+				want = append(want, strings.Replace(n, "<plugin>", p, 1))
+			}
+		default:
+			want = []string{n}
+		}
+		for _, w := range want {
+			if _, ok := summary.Counters[w]; !ok {
+				t.Errorf("README lists counter %s but run_summary.json has no %s", n, w)
+			}
+		}
 	}
 }
 
