@@ -59,18 +59,20 @@ func fakeEpisodes() runner.Kind {
 			var cfg struct {
 				Dataset string `json:"dataset"`
 				System  string `json:"system"`
+				Mode    string `json:"mode"`
 				Samples int    `json:"samples_per_context"`
 			}
 			if err := st.Decode(&cfg); err != nil {
 				return nil, err
 			}
-			return &episodesStage{env: env, dataset: cfg.Dataset, system: cfg.System, samples: max(1, cfg.Samples)}, nil
+			return &episodesStage{env: env, dataset: cfg.Dataset, system: cfg.System, mode: cfg.Mode, samples: max(1, cfg.Samples)}, nil
 		}}
 }
 
 type episodesStage struct {
 	env             *runner.Env
 	dataset, system string
+	mode            string // as the spec says: reports cover "eval" episodes by default
 	samples         int
 }
 
@@ -108,7 +110,7 @@ func (s *episodesStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, 
 	return func(tx *results.Tx) error {
 		for k := 0; k < s.samples; k++ {
 			if _, err := tx.InsertEpisode(results.Episode{ConvID: p[0], Idx: k, SampleIdx: k, System: s.system,
-				Dataset: "esconv", Valence: p[1], Mode: "independent", Turns: episode(k)}); err != nil {
+				Dataset: "esconv", Valence: p[1], Mode: s.mode, Turns: episode(k)}); err != nil {
 				return err
 			}
 		}
