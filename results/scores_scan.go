@@ -2,6 +2,7 @@ package results
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
@@ -26,6 +27,66 @@ type epGroups struct {
 	// enough; a slice index is cheaper than a map lookup per value row.
 	dense []int32
 	minID int64
+	// turns maps turn ids to episode positions (the values of turn
+	// judgments arrive keyed by turn id); scanValues reads it before its
+	// workers take the reader connections.
+	turns *turnIndex
+}
+
+// turnIndex maps the turn ids of the run's episodes to episode positions.
+type turnIndex struct {
+	dense []int32 // dense[id−minID] = position+1, 0: not a turn of the run
+	minID int64
+	pos   map[int64]int32 // when the ids are too sparse for dense
+}
+
+func (ti *turnIndex) position(id int64) (int, bool) {
+	if ti.dense != nil {
+		d := id - ti.minID
+		if d < 0 || d >= int64(len(ti.dense)) || ti.dense[d] == 0 {
+			return 0, false
+		}
+		return int(ti.dense[d] - 1), true
+	}
+	p, ok := ti.pos[id]
+	return int(p), ok
+}
+
+// readTurns builds the turn index of the run's episodes in eg from one
+// packed row ("turn:episode" entries).
+func (s *Store) readTurns(ctx context.Context, runID string, eg *epGroups) (*turnIndex, error) {
+	var packed sql.NullString
+	err := s.r.QueryRowContext(ctx, `SELECT group_concat(t.id || ':' || t.episode_id, ',')
+		FROM run_units ru JOIN episodes e ON e.unit_fp = ru.fingerprint JOIN turns t ON t.episode_id = e.id
+		WHERE ru.run_id = ?`, runID).Scan(&packed)
+	if err != nil {
+		return nil, fmt.Errorf("reading turns of run %s: %w", runID, err)
+	}
+	pos := map[int64]int32{}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	rest := packed.String
+	for len(rest) > 0 {
+		var entry, tid, eid string
+		entry, rest, _ = strings.Cut(rest, ",")
+		tid, eid, _ = strings.Cut(entry, ":")
+		t, err1 := strconv.ParseInt(tid, 10, 64)
+		e, err2 := strconv.ParseInt(eid, 10, 64)
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("reading turns of run %s: bad entry %q", runID, entry)
+		}
+		if p, ok := eg.position(e); ok {
+			pos[t] = int32(p)
+			lo, hi = min(lo, t), max(hi, t)
+		}
+	}
+	ti := &turnIndex{pos: pos}
+	if len(pos) > 0 && hi-lo < int64(4*len(pos)+1024) {
+		ti.minID, ti.dense, ti.pos = lo, make([]int32, hi-lo+1), nil
+		for t, p := range pos {
+			ti.dense[t-lo] = p + 1
+		}
+	}
+	return ti, nil
 }
 
 // position returns the global position of an episode of the run.
@@ -133,7 +194,9 @@ var levelOfTag = map[byte]int{'a': lvAgent, 'c': lvCollective, 'm': lvMetric}
 // valuesSQL reads the values of the units in a fingerprint range packed
 // one row per unit, two columns: its judgments and its per-episode
 // metrics, each a text of entries "episode␟tag␟value" joined by ␞ (U+001E),
-// in index order. tag is the level byte ('a' per-agent: turn judgments and
+// in index order; a judgment of a turn gives −turn id for the episode
+// (accumulate resolves it through epGroups.turns, read in one packed row,
+// far cheaper than a lookup in the wide turns table per judgment). tag is the level byte ('a' per-agent: turn judgments and
 // episode judgments with an agent; 'c' collective; 'm' metric) followed by
 // the criterion; judged values are normalised to 0..100 as before. units
 // is the SQL of the unit fingerprints, aliased ru.
@@ -143,7 +206,7 @@ var levelOfTag = map[byte]int{'a': lvAgent, 'c': lvCollective, 'm': lvMetric}
 // conversion round-trips (17 significant digits), so the values arrive
 // bit for bit.
 func valuesSQL(units, where string) string {
-	return `SELECT (SELECT group_concat(COALESCE(j.episode_id, (SELECT t.episode_id FROM turns t WHERE t.id = j.turn_id))
+	return `SELECT (SELECT group_concat(COALESCE(j.episode_id, -j.turn_id)
 			|| char(31) || (CASE WHEN j.agent = '' AND j.episode_id IS NOT NULL THEN 'c' ELSE 'a' END) || j.criterion
 			|| char(31) || ` + normExpr("j") + `, char(30))
 		FROM judgments j WHERE j.unit_fp = ru.fingerprint AND j.candidate_id IS NULL),
@@ -213,6 +276,9 @@ func (cs *columns) get(tag string, n int) (*column, error) {
 func (s *Store) scanValues(ctx context.Context, runID string, units []string, eg *epGroups) (*columns, error) {
 	bounds, err := s.unitRanges(ctx, runID, units, runtime.GOMAXPROCS(0))
 	if err != nil {
+		return nil, err
+	}
+	if eg.turns, err = s.readTurns(ctx, runID, eg); err != nil {
 		return nil, err
 	}
 	var first any = runID // ?1: the run id, or the JSON array of units
@@ -337,7 +403,13 @@ func accumulate(rows driver.Rows, eg *epGroups, cols *columns) error {
 				if err != nil {
 					return fmt.Errorf("unpacking value %q: %w", entry, err)
 				}
-				p, ok := eg.position(eid)
+				var p int
+				var ok bool
+				if eid < 0 { // a turn judgment: −turn id
+					p, ok = eg.turns.position(-eid)
+				} else {
+					p, ok = eg.position(eid)
+				}
 				if !ok {
 					continue // an episode outside the run
 				}

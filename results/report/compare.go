@@ -62,25 +62,35 @@ type entry struct {
 	vals  map[string]float64
 }
 
-// Compare pairs the episodes of runs a and b (see the package doc) and
-// returns per-criterion paired differences, plus both runs' counters.
+// Compare pairs the evaluation episodes of runs a and b (see the package
+// doc) and returns per-criterion paired differences, plus both runs'
+// counters.
 func Compare(ctx context.Context, st *results.Store, a, b string, opts Options) (*Comparison, error) {
 	opts = opts.withDefaults()
+	var g [2][]results.ScoreGroup
+	for i, id := range []string{a, b} {
+		var err error
+		if g[i], err = st.ScoreGroups(ctx, id, opts.SplitBy); err != nil {
+			return nil, fmt.Errorf("comparing runs: %w", err)
+		}
+	}
+	return CompareGroups(ctx, st, a, b, g[0], g[1], opts)
+}
+
+// CompareGroups is Compare on score groups already read (ScoreGroups of
+// runs a and b with opts.SplitBy), for callers that use them for more.
+func CompareGroups(ctx context.Context, st *results.Store, a, b string, ga, gb []results.ScoreGroup, opts Options) (*Comparison, error) {
+	opts = opts.withDefaults()
 	cmp := &Comparison{Options: opts}
-	var ga, gb []results.ScoreGroup
 	for _, side := range []struct {
 		id  string
 		dst *RunInfo
-		g   *[]results.ScoreGroup
-	}{{a, &cmp.A, &ga}, {b, &cmp.B, &gb}} {
+	}{{a, &cmp.A}, {b, &cmp.B}} {
 		run, err := st.GetRun(ctx, side.id)
 		if err != nil {
 			return nil, fmt.Errorf("comparing runs: %w", err)
 		}
 		*side.dst = RunInfo{ID: run.ID, Name: run.Name, ConfigName: run.ConfigName, Status: run.Status}
-		if *side.g, err = st.ScoreGroups(ctx, side.id, opts.SplitBy); err != nil {
-			return nil, fmt.Errorf("comparing runs: %w", err)
-		}
 	}
 	sysA, sysB := systemsOf(ga), systemsOf(gb)
 	shared := false

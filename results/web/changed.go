@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"math"
 	"sort"
 
@@ -20,13 +19,10 @@ type changedEpisode struct {
 	RunA, RunB string
 }
 
-// episodeMeans is the mean judged score per episode of a run, keyed by
+// episodeMeans is the mean judged score per episode of a run's score
+// groups (any split: each episode is in one group per level), keyed by
 // system + "|" + pairing key, with the episode id.
-func episodeMeans(ctx context.Context, st *results.Store, runID string) (map[string]float64, map[string]int64, map[string]bool, error) {
-	groups, err := st.ScoreGroups(ctx, runID, "none")
-	if err != nil {
-		return nil, nil, nil, err
-	}
+func episodeMeans(groups []results.ScoreGroup) (map[string]float64, map[string]int64, map[string]bool) {
 	sum, n := map[string]float64{}, map[string]int{}
 	ids, systems := map[string]int64{}, map[string]bool{}
 	for _, g := range groups {
@@ -49,21 +45,16 @@ func episodeMeans(ctx context.Context, st *results.Store, runID string) (map[str
 	for k, s := range sum {
 		out[k] = s / float64(n[k])
 	}
-	return out, ids, systems, nil
+	return out, ids, systems
 }
 
-// mostChanged pairs the episodes of runs a and b like report.Compare
-// (system + conv_id + sample when the runs share a system, else conv_id +
-// sample) and returns the top n by absolute change.
-func mostChanged(ctx context.Context, st *results.Store, a, b string, n int) ([]changedEpisode, error) {
-	ma, ida, sa, err := episodeMeans(ctx, st, a)
-	if err != nil {
-		return nil, err
-	}
-	mb, idb, sb, err := episodeMeans(ctx, st, b)
-	if err != nil {
-		return nil, err
-	}
+// mostChangedOf pairs the evaluation episodes of runs a and b, given
+// their score groups, like report.Compare (system + conv_id + sample when
+// the runs share a system, else conv_id + sample) and returns the top n by
+// absolute change.
+func mostChangedOf(a, b string, ga, gb []results.ScoreGroup, n int) []changedEpisode {
+	ma, ida, sa := episodeMeans(ga)
+	mb, idb, sb := episodeMeans(gb)
 	shared := false
 	for s := range sa {
 		shared = shared || sb[s]
@@ -118,5 +109,5 @@ func mostChanged(ctx context.Context, st *results.Store, a, b string, n int) ([]
 	if len(out) > n {
 		out = out[:n]
 	}
-	return out, nil
+	return out
 }

@@ -32,10 +32,11 @@ func TestMostChangedOrderIsTotal(t *testing.T) {
 		}
 	}
 	for range 20 {
-		got, err := mostChanged(ctx, st, "a", "b", 10)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ga, err := st.ScoreGroups(ctx, "a", "none")
+		must(t, err)
+		gb, err := st.ScoreGroups(ctx, "b", "none")
+		must(t, err)
+		got := mostChangedOf("a", "b", ga, gb, 10)
 		if len(got) != 4 {
 			t.Fatalf("%d changed episodes, want 4", len(got))
 		}

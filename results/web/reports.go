@@ -72,12 +72,19 @@ func (s *server) comparePage(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		if d.C, err = report.Compare(ctx, s.st, ra.ID, rb.ID, s.reportOptions(r)); err != nil {
+		o := s.reportOptions(r)
+		ga, err := s.st.ScoreGroups(ctx, ra.ID, o.SplitBy)
+		if err != nil {
 			return err
 		}
-		if d.Changed, err = mostChanged(ctx, s.st, ra.ID, rb.ID, 10); err != nil {
+		gb, err := s.st.ScoreGroups(ctx, rb.ID, o.SplitBy)
+		if err != nil {
 			return err
 		}
+		if d.C, err = report.CompareGroups(ctx, s.st, ra.ID, rb.ID, ga, gb, o); err != nil {
+			return err
+		}
+		d.Changed = mostChangedOf(ra.ID, rb.ID, ga, gb, 10)
 		title = "Compare " + ra.Name + " with " + rb.Name
 	}
 	return s.render(w, "compare", page{Title: title, Data: d})
