@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -22,6 +23,17 @@ type LatencyBucket struct {
 var LatencyCounterNames = []string{"latency_p50_ms", "latency_p95_ms"}
 
 var latencyQuantiles = []float64{0.50, 0.95}
+
+// IsLatencyCounter reports whether counter name is a latency percentile
+// (derived from histograms, not summable).
+func IsLatencyCounter(name string) bool {
+	for _, n := range LatencyCounterNames {
+		if strings.HasSuffix(name, "."+n) {
+			return true
+		}
+	}
+	return false
+}
 
 // AddCounters adds counters of stage stageKey to the unit's run, in the
 // unit's transaction.
