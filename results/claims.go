@@ -15,8 +15,19 @@ import (
 // claim held by a run that is no longer live (finished, or its owner
 // process gone; see Run.Live) is taken over.
 func (s *Store) ClaimUnit(ctx context.Context, fp, runID string) (string, error) {
+	return s.claimUnit(ctx, Unit{Fingerprint: fp, RunID: runID}, false)
+}
+
+// ClaimAndStartUnit is ClaimUnit followed, when the claim is u.RunID's, by
+// StartUnit, in one transaction.
+func (s *Store) ClaimAndStartUnit(ctx context.Context, u Unit) (string, error) {
+	return s.claimUnit(ctx, u, true)
+}
+
+func (s *Store) claimUnit(ctx context.Context, u Unit, start bool) (string, error) {
+	fp, runID := u.Fingerprint, u.RunID
 	holder := runID
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sql.Tx) error {
 		var owner string
 		err := tx.QueryRowContext(ctx, `SELECT run_id FROM unit_claims WHERE fingerprint = ?`, fp).Scan(&owner)
 		switch {
@@ -39,9 +50,21 @@ func (s *Store) ClaimUnit(ctx context.Context, fp, runID string) (string, error)
 		if err != nil {
 			return fmt.Errorf("claiming unit %s: %w", fp, err)
 		}
-		return nil
+		if start {
+			_, err = ensureUnit(ctx, tx, u, true)
+		}
+		return err
 	})
 	return holder, err
+}
+
+// ReleaseClaim drops the claim of the unit's run on the unit, in the
+// unit's transaction.
+func (t *Tx) ReleaseClaim() error {
+	if _, err := t.exec(`DELETE FROM unit_claims WHERE fingerprint = ? AND run_id = ?`, t.unit.Fingerprint, t.unit.RunID); err != nil {
+		return fmt.Errorf("releasing the claim on unit %s: %w", t.unit.Fingerprint, err)
+	}
+	return nil
 }
 
 // ReleaseClaim drops run runID's claim on unit fp (done or failed).

@@ -2,9 +2,11 @@ package results
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -22,19 +24,34 @@ var LatencyCounterNames = []string{"latency_p50_ms", "latency_p95_ms"}
 
 var latencyQuantiles = []float64{0.50, 0.95}
 
+// IsLatencyCounter reports whether counter name is a latency percentile
+// (derived from histograms, not summable).
+func IsLatencyCounter(name string) bool {
+	for _, n := range LatencyCounterNames {
+		if strings.HasSuffix(name, "."+n) {
+			return true
+		}
+	}
+	return false
+}
+
 // AddCounters adds counters of stage stageKey to the unit's run, in the
 // unit's transaction.
 func (t *Tx) AddCounters(stageKey string, counters map[string]int64) error {
-	if t.unit.RunID == "" {
+	if t.unit.RunID == "" || len(counters) == 0 {
 		return nil
 	}
-	for name, v := range counters {
-		_, err := t.exec(`INSERT INTO counters (run_id, stage_key, name, value) VALUES (?, ?, ?, ?)
-			ON CONFLICT (run_id, stage_key, name) DO UPDATE SET value = counters.value + excluded.value`,
-			t.unit.RunID, stageKey, name, v)
-		if err != nil {
-			return fmt.Errorf("adding counter %s: %w", name, err)
-		}
+	b, err := json.Marshal(counters)
+	if err != nil {
+		return fmt.Errorf("encoding counters: %w", err)
+	}
+	// One statement for all of them (json_each), whatever their number.
+	_, err = t.exec(`INSERT INTO counters (run_id, stage_key, name, value)
+		SELECT ?, ?, key, value FROM json_each(?) WHERE true
+		ON CONFLICT (run_id, stage_key, name) DO UPDATE SET value = counters.value + excluded.value`,
+		t.unit.RunID, stageKey, string(b))
+	if err != nil {
+		return fmt.Errorf("adding counters: %w", err)
 	}
 	return nil
 }
@@ -42,16 +59,23 @@ func (t *Tx) AddCounters(stageKey string, counters map[string]int64) error {
 // AddLatency adds latency histogram buckets of stage stageKey to the
 // unit's run, in the unit's transaction.
 func (t *Tx) AddLatency(stageKey string, hist []LatencyBucket) error {
-	if t.unit.RunID == "" {
+	if t.unit.RunID == "" || len(hist) == 0 {
 		return nil
 	}
-	for _, b := range hist {
-		_, err := t.exec(`INSERT INTO llm_latency (run_id, stage_key, role, le_us, n) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (run_id, stage_key, role, le_us) DO UPDATE SET n = llm_latency.n + excluded.n`,
-			t.unit.RunID, stageKey, b.Role, b.LE.Microseconds(), b.Count)
-		if err != nil {
-			return fmt.Errorf("adding latency of %s: %w", b.Role, err)
-		}
+	rows := make([][3]any, len(hist))
+	for i, b := range hist {
+		rows[i] = [3]any{b.Role, b.LE.Microseconds(), b.Count}
+	}
+	enc, err := json.Marshal(rows)
+	if err != nil {
+		return fmt.Errorf("encoding latencies: %w", err)
+	}
+	_, err = t.exec(`INSERT INTO llm_latency (run_id, stage_key, role, le_us, n)
+		SELECT ?, ?, value->>0, value->>1, value->>2 FROM json_each(?) WHERE true
+		ON CONFLICT (run_id, stage_key, role, le_us) DO UPDATE SET n = llm_latency.n + excluded.n`,
+		t.unit.RunID, stageKey, string(enc))
+	if err != nil {
+		return fmt.Errorf("adding latencies: %w", err)
 	}
 	return nil
 }

@@ -83,6 +83,53 @@ func (c *LLMCache) Put(ctx context.Context, key string, value json.RawMessage) e
 	return nil
 }
 
+// GetPrefix returns every cached response whose key starts with
+// prefix+"|" (all the requests of one unit: keys start with the unit
+// fingerprint), in one query.
+func (c *LLMCache) GetPrefix(ctx context.Context, prefix string) (map[string]json.RawMessage, error) {
+	rows, err := c.s.r.QueryContext(ctx, `SELECT key, response_json FROM llm_calls
+		WHERE key >= ? AND key < ? AND response_json <> '{}'`, prefix+"|", prefix+"}") // '}' follows '|'
+	if err != nil {
+		return nil, fmt.Errorf("reading LLM cache of %s: %w", prefix, err)
+	}
+	defer rows.Close()
+	out := map[string]json.RawMessage{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("reading LLM cache of %s: %w", prefix, err)
+		}
+		out[k] = json.RawMessage(v)
+	}
+	return out, rows.Err()
+}
+
+// PutMany stores several responses (key -> response JSON) in one
+// transaction.
+func (c *LLMCache) PutMany(ctx context.Context, entries map[string]json.RawMessage) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	return c.s.writeTx(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `INSERT INTO llm_calls (key, response_json, created_at) VALUES (?, ?, ?)
+			ON CONFLICT (key) DO UPDATE SET response_json = excluded.response_json`)
+		if err != nil {
+			return fmt.Errorf("caching LLM responses: %w", err)
+		}
+		defer st.Close()
+		now := nowMS()
+		for key, value := range entries {
+			if key == "" || !json.Valid(value) {
+				return fmt.Errorf("caching LLM response %q: empty key or invalid JSON", key)
+			}
+			if _, err := st.ExecContext(ctx, key, string(value), now); err != nil {
+				return fmt.Errorf("caching LLM response %s: %w", key, err)
+			}
+		}
+		return nil
+	})
+}
+
 // PutLLMCall records a traced call outside a unit transaction (credentials
 // are scrubbed from the request). See Tx.PutLLMCall.
 func (s *Store) PutLLMCall(ctx context.Context, c LLMCall) error {

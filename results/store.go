@@ -22,6 +22,8 @@ type Store struct {
 	path string
 	w    *sql.DB // one connection, BEGIN IMMEDIATE
 	r    *sql.DB // readers, _query_only
+
+	group grouper // group commit of unit transactions
 }
 
 // Open opens (creating if needed) the results database at path and migrates

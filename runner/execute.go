@@ -106,6 +106,8 @@ type run struct {
 
 	engineMu sync.Mutex
 	loaded   map[string]string // builtin endpoint -> model dir served
+
+	cache *storeCache // the LLM response cache (nil before startServices)
 }
 
 func newRun(ctx context.Context, opts Options) (*run, error) {

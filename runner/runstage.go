@@ -148,16 +148,22 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 				if done, err := r.opts.Store.UnitDone(uctx, u.Fingerprint); err != nil || done {
 					return nil, err
 				}
-				// Another process may be executing it: wait for that.
-				if mine, err := r.claim(uctx, key, u.Fingerprint); err != nil || !mine {
+				// Another process may be executing it: wait for that. The
+				// claim marks it running; the commit releases it.
+				if mine, err := r.claim(uctx, key, ref); err != nil || !mine {
 					return nil, err
 				}
-				defer r.release(ctx, u.Fingerprint)
 				executed = true
-				_ = r.opts.Store.StartUnit(uctx, ref)
+				if r.cache != nil {
+					r.cache.prefetch(uctx, u.Fingerprint)
+					defer r.cache.forget(u.Fingerprint)
+				}
 				commit, err := st.Run(tctx, u)
 				if err == nil {
 					err = r.opts.Store.CommitUnit(uctx, ref, tally.commitWith(key, commit))
+				}
+				if err != nil {
+					r.release(ctx, u.Fingerprint)
 				}
 				return nil, err
 			})
@@ -229,15 +235,17 @@ func (r *run) publish(ctx context.Context, key string, fps []string) error {
 // claimPoll is how often a unit claimed by another live run is checked.
 const claimPoll = 100 * time.Millisecond
 
-// claim claims unit fp for this run in the store. While another live run
+// claim claims unit u for this run in the store and marks it running.
+// While another live run
 // (another process on the same database) holds it, claim waits; it returns
 // false when that run got the unit done, true once the claim is this
 // run's (free, released after the other run failed it, or taken over from
 // a run whose process is gone).
-func (r *run) claim(ctx context.Context, key, fp string) (bool, error) {
+func (r *run) claim(ctx context.Context, key string, u results.Unit) (bool, error) {
+	fp := u.Fingerprint
 	waited := false
 	for {
-		holder, err := r.opts.Store.ClaimUnit(ctx, fp, r.env.RunID)
+		holder, err := r.opts.Store.ClaimAndStartUnit(ctx, u)
 		if err != nil || holder == r.env.RunID {
 			return err == nil, err
 		}

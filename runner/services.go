@@ -48,7 +48,10 @@ type Engine interface {
 // builtin ones on loopback.
 func (r *run) startServices(ctx context.Context) error {
 	exp := r.opts.Loaded.Experiment
-	cfg := llm.Config{Roles: map[string]string{}, Cache: &storeCache{ctx: ctx, s: r.opts.Store}}
+	cache := newStoreCache(ctx, r.opts.Store, r.opts.Log)
+	r.env.OnClose(cache.close)
+	r.cache = cache
+	cfg := llm.Config{Roles: map[string]string{}, Cache: cache}
 	for _, name := range sortedKeys(exp.Endpoints) {
 		ep := exp.Endpoints[name]
 		urls := ep.URLs
@@ -192,32 +195,6 @@ func (r *run) prepareEndpoints(ctx context.Context, key string) error {
 		r.loaded[name] = dir
 	}
 	return nil
-}
-
-// storeCache keeps LLM responses in SQLite so reruns replay exactly.
-type storeCache struct {
-	ctx context.Context
-	s   *results.Store
-}
-
-func (c *storeCache) Get(key string) (llm.Response, bool, error) {
-	raw, ok, err := c.s.LLMCache().Get(context.WithoutCancel(c.ctx), key)
-	if err != nil || !ok {
-		return llm.Response{}, false, err
-	}
-	var r llm.Response
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return llm.Response{}, false, nil
-	}
-	return r, true, nil
-}
-
-func (c *storeCache) Put(key string, resp llm.Response) error {
-	b, err := json.Marshal(resp)
-	if err != nil {
-		return err
-	}
-	return c.s.LLMCache().Put(context.WithoutCancel(c.ctx), key, b)
 }
 
 func traceRow(runID string, ev llm.TraceEvent) results.LLMCall {

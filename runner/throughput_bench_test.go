@@ -40,7 +40,7 @@ name: "bench/candidates"
 datasets: es: {name: "esconv", path: %q}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: [%q], model: "Qwen/Qwen3-8B", concurrency: %d, supports_n: false}
-stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d, concurrency: %d}
+stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d, concurrency: 2 * %d}
 `, data, srv.URL(), conc, k, conc)
 	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
 		b.Fatal(err)

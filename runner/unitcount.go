@@ -135,6 +135,9 @@ func (t *unitTally) commitWith(stage string, commit Commit) func(tx *results.Tx)
 				return fmt.Errorf("%w: %d LLM request(s) failed for good; last: %v", ErrNothingProduced, n, last)
 			}
 		}
+		if err := tx.ReleaseClaim(); err != nil {
+			return err
+		}
 		return t.commit(tx, stage)
 	}
 }

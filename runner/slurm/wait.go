@@ -90,6 +90,9 @@ func copyCounters(job *runner.ExecJob, dir string, log *slog.Logger) {
 		return
 	}
 	for k, v := range c {
+		if results.IsLatencyCounter(k) {
+			continue // a shard's percentile is not a count: sums of them mean nothing
+		}
 		job.Count(k, v)
 	}
 }
