@@ -16,10 +16,12 @@ import (
 // and zero-shot, over the demo's ESConv data) against a fake vLLM and
 // returns the database and the run id. It is the cheapest honest run: the
 // real runner, real HTTP, real SQLite; only the model is fake.
-func chatFixture(t *testing.T) (db, runID string) {
+func chatFixture(t *testing.T, url string) (db, runID string) {
 	t.Helper()
-	srv := fakevllm.Start(t, fakevllm.Options{})
-	ep := `{urls: ["` + srv.URL() + `"], model: "Qwen/Qwen3-8B", retries: 1, timeout: "5s"}`
+	if url == "" {
+		url = fakevllm.Start(t, fakevllm.Options{}).URL()
+	}
+	ep := `{urls: ["` + url + `"], model: "Qwen/Qwen3-8B", retries: 1, timeout: "30s"}`
 	spec := `package spec
 
 import "mascot.dev/experiments/personas"
@@ -78,7 +80,7 @@ func runChat(t *testing.T, stdin string, args ...string) string {
 // checks the stored episode: the person's turns marked human, the agents'
 // turns by roster agents with their directives, /undo honoured.
 func TestChatScripted(t *testing.T) {
-	db, runID := chatFixture(t)
+	db, runID := chatFixture(t, "")
 	out := runChat(t, "/who\n/directive\nI failed my driving test today.\n/undo\nI passed my driving test!\nThanks, that helps.\n/save\n",
 		"latest", "--db", db)
 	t.Log(out)
