@@ -164,7 +164,7 @@ func softmaxInPlace(s []float32) {
 	}
 	var sum float64
 	for i, v := range s {
-		e := math.Exp(float64(v - mx))
+		e := ExpNeg(float64(v - mx))
 		s[i] = float32(e)
 		sum += e
 	}
