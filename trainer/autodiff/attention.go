@@ -11,6 +11,8 @@ import (
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"mascot.dev/mascot/trainer/qwen3"
 )
 
 // attnRun is what every attention op of one compiled graph reads about the
@@ -254,7 +256,7 @@ func attnForward[T float](st *attnState, q, k, v, out []T) {
 			var sum float64
 			clear(acc)
 			for s := 0; s < n; s++ {
-				e := math.Exp(p[s] - m)
+				e := qwen3.ExpNeg(p[s] - m)
 				sum += e
 				vr := vb[s*d : (s+1)*d]
 				for i := range acc {
@@ -295,7 +297,7 @@ func attnBackward[T float](st *attnState, q, k, v, dout []T, prev [3]any) [3]any
 			n := st.visible(bk, qi%T_)
 			var D float64
 			for s := 0; s < n; s++ {
-				p[s] = math.Exp(float64(dot(qr, kb[s*d:(s+1)*d])) - st.lse[row])
+				p[s] = qwen3.ExpNeg(float64(dot(qr, kb[s*d:(s+1)*d])) - st.lse[row])
 				dp[s] = float64(dot(dor, vb[s*d:(s+1)*d]))
 				D += p[s] * dp[s]
 			}

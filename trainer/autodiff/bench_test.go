@@ -164,14 +164,6 @@ func BenchmarkTrainLoRA(b *testing.B) {
 	benchTrain(b, Options{Train: TrainLoRA, LoRA: &LoRAConfig{R: 16, Alpha: 32}}, 2)
 }
 
-// demoConfig is the demo's pretrained model (schema #Pretrain defaults over
-// the byte-level vocabulary).
-func demoConfig() qwen3.Config {
-	return qwen3.Config{ModelType: "qwen3", VocabSize: 282, HiddenSize: 64, IntermediateSize: 128,
-		NumHiddenLayers: 2, NumAttentionHeads: 4, NumKeyValueHeads: 2, HeadDim: 16,
-		RMSNormEps: 1e-6, RopeTheta: 10000, TieWordEmbeddings: true}
-}
-
 // BenchmarkDemoGRPOStep is one GRPO micro-batch of the demo's director
 // stage: a group of 4 completions of byte-level prompts 2,048 tokens long
 // (a QMSum-length prompt), r=8 LoRA on every projection.

@@ -165,7 +165,6 @@ func (m *Model) decodeRows(rows []row, want []bool) []float32 {
 	q, k, v := make([]float32, R*H*d), make([]float32, R*KV), make([]float32, R*KV)
 	o, tmp := make([]float32, R*H*d), make([]float32, R*D)
 	gate, up := make([]float32, R*I), make([]float32, R*I)
-	probs := make([]float32, maxPos+1)
 	for li := range m.layers {
 		l := &m.layers[li]
 		rmsNorm(h, l.inNorm, c.RMSNormEps, x)
@@ -185,7 +184,10 @@ func (m *Model) decodeRows(rows []row, want []bool) []float32 {
 			rw.c.k[li] = append(rw.c.k[li], k[r*KV:(r+1)*KV]...)
 			rw.c.v[li] = append(rw.c.v[li], v[r*KV:(r+1)*KV]...)
 		}
-		for r, rw := range rows {
+		// Rows only read their cache up to their own position (every row's
+		// key and value are appended above), so they attend in parallel.
+		eachRow(R, R*(maxPos+1)*H*d, func(r int, probs []float32) {
+			rw := rows[r]
 			n := rw.pos + 1
 			kc, vc := rw.c.k[li], rw.c.v[li]
 			for i := 0; i < H; i++ {
@@ -199,9 +201,10 @@ func (m *Model) decodeRows(rows []row, want []bool) []float32 {
 				blas32.Gemv(blas.Trans, 1,
 					blas32.General{Rows: n, Cols: d, Stride: KV, Data: vc[j*d:]},
 					blas32.Vector{N: n, Inc: 1, Data: p}, 0,
-					blas32.Vector{N: d, Inc: 1, Data: o[(r*H+i)*d:]})
+					// y capped at d: gonum zeroes all of y when beta is 0.
+					blas32.Vector{N: d, Inc: 1, Data: o[(r*H+i)*d : (r*H+i+1)*d]})
 			}
-		}
+		}, maxPos+1)
 		l.project(OProj, o, R, tmp)
 		for i := range h {
 			h[i] += tmp[i]

@@ -82,6 +82,29 @@ func parallelRows(n, work int, f func(lo, hi int)) {
 	wg.Wait()
 }
 
+// eachRow runs f(r, scratch) for every row r < n, interleaving rows over
+// the CPUs when work is large enough (prefill rows grow in cost with their
+// position, so interleaving balances them); each goroutine has its own
+// scratch of scratchLen floats.
+func eachRow(n, work int, f func(r int, scratch []float32), scratchLen int) {
+	p := min(n, runtime.GOMAXPROCS(0))
+	if work < 1<<16 {
+		p = 1
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < p; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			scratch := make([]float32, scratchLen)
+			for r := w; r < n; r += p {
+				f(r, scratch)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // gemmT is the gonum Sgemm form of matmulT, kept for the benchmark.
 func gemmT(x []float32, rows, in int, w []float32, out int, y []float32) {
 	blas32.Gemm(blas.NoTrans, blas.Trans, 1,
@@ -164,7 +187,7 @@ func softmaxInPlace(s []float32) {
 	}
 	var sum float64
 	for i, v := range s {
-		e := math.Exp(float64(v - mx))
+		e := ExpNeg(float64(v - mx))
 		s[i] = float32(e)
 		sum += e
 	}
