@@ -49,21 +49,6 @@ func TestQwen3_0_6BKeysAndShapes(t *testing.T) {
 	}
 }
 
-func TestTrainableFractionQwen3_8B(t *testing.T) {
-	c := NewConfig("Qwen/Qwen3-8B", 16, 32, []string{"q_proj", "k_proj", "v_proj", "o_proj"})
-	n, _ := TrainableParams(qwen3.Qwen3_8B(), c)
-	if n != 15335424 {
-		t.Fatalf("trainable %d, want 15335424", n)
-	}
-	f, err := TrainableFraction(qwen3.Qwen3_8B(), c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pct := math.Round(f*100*1000) / 1000; pct != 0.187 {
-		t.Fatalf("trainable %.4f %%, want 0.187 %%", f*100)
-	}
-}
-
 func TestScaling(t *testing.T) {
 	c := NewConfig("x", 16, 32, nil)
 	if c.Scaling() != 2 {
