@@ -54,15 +54,6 @@ func loadMigrations() ([]migration, error) {
 	return out, nil
 }
 
-// SchemaVersion is the user_version a fully migrated database has.
-func SchemaVersion() int {
-	ms, err := loadMigrations()
-	if err != nil {
-		return 0
-	}
-	return len(ms)
-}
-
 // migrate applies every embedded migration newer than the database's
 // user_version, each in its own transaction together with the version bump.
 func migrate(ctx context.Context, db *sql.DB) error {

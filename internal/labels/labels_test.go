@@ -1,9 +1,12 @@
 package labels
 
-import "testing"
+import (
+	"sort"
+	"testing"
+)
 
 func TestValenceGroups(t *testing.T) {
-	em := EDEmotions()
+	em := edEmotions()
 	if len(em) != 32 {
 		t.Fatalf("%d emotions, want 32", len(em))
 	}
@@ -51,4 +54,14 @@ func TestDomainRules(t *testing.T) {
 			t.Errorf("DomainFromSpeakers(%v) = %q, want %q", c.speakers, got, c.want)
 		}
 	}
+}
+
+// edEmotions returns the 32 Empathetic Dialogues emotion labels, sorted.
+func edEmotions() []string {
+	out := make([]string, 0, len(edValence))
+	for e := range edValence {
+		out = append(out, e)
+	}
+	sort.Strings(out)
+	return out
 }

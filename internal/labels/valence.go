@@ -1,9 +1,6 @@
 package labels
 
-import (
-	"sort"
-	"strings"
-)
+import "strings"
 
 // Valence groups.
 const (
@@ -57,14 +54,4 @@ func ValenceOf(emotion string) string {
 func EDValence(emotion string) (string, bool) {
 	v, ok := edValence[emotion]
 	return v, ok
-}
-
-// EDEmotions returns the 32 Empathetic Dialogues emotion labels, sorted.
-func EDEmotions() []string {
-	out := make([]string, 0, len(edValence))
-	for e := range edValence {
-		out = append(out, e)
-	}
-	sort.Strings(out)
-	return out
 }

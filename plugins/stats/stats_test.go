@@ -3,8 +3,6 @@ package stats
 import (
 	"math"
 	"testing"
-
-	"mascot.dev/mascot/plugins/spec"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
@@ -54,25 +52,5 @@ func TestCohenKappaByHand(t *testing.T) {
 	}
 	if _, ok := CohenKappa([]float64{1}, []float64{1, 2}); ok {
 		t.Fatal("length mismatch accepted")
-	}
-}
-
-func TestWinRates(t *testing.T) {
-	items := []spec.Item{
-		{ID: "c1", Kind: spec.KindComparison, Alternatives: []spec.Alternative{{ID: "x", System: "mascot"}, {ID: "y", System: "zero-shot"}}},
-		{ID: "c2", Kind: spec.KindComparison, Alternatives: []spec.Alternative{{ID: "x", System: "mascot"}, {ID: "y", System: "zero-shot"}}},
-		{ID: "c3", Kind: spec.KindComparison, Alternatives: []spec.Alternative{{ID: "x", System: "mascot"}, {ID: "y", System: "zero-shot"}}},
-	}
-	res := []spec.ItemResult{
-		{ItemID: "c1", Preferences: []spec.Preference{{CriterionID: "overall", WinnerID: "x"}}},
-		{ItemID: "c2", Preferences: []spec.Preference{{CriterionID: "overall", WinnerID: ""}}},
-		{ItemID: "c3", Failed: true},
-	}
-	w := WinRates(items, res, "", "overall")
-	if m := w["mascot"]; m.Wins != 1 || m.Ties != 1 || m.N != 2 || m.Rate != 0.5 {
-		t.Fatalf("mascot: %+v", m)
-	}
-	if z := w["zero-shot"]; z.Losses != 1 || z.Rate != 0 {
-		t.Fatalf("zero-shot: %+v", z)
 	}
 }

@@ -2,17 +2,6 @@ package dialogue
 
 import "mascot.dev/mascot/runner/llm"
 
-// Leaves returns the ids of nodes without children, in id order.
-func (t Tree) Leaves() []int {
-	var out []int
-	for _, n := range t.Nodes {
-		if len(n.Children) == 0 {
-			out = append(out, n.ID)
-		}
-	}
-	return out
-}
-
 // PathTo returns the node ids from the root to id.
 func (t Tree) PathTo(id int) []int {
 	var rev []int

@@ -18,5 +18,6 @@
 //   - Only what vLLM serves is accepted: bias "none", no DoRA, no
 //     modules_to_save, no rank/alpha patterns, no layers_to_transform.
 //   - Reward models are shipped as merged Qwen3ForSequenceClassification
-//     checkpoints (SaveRewardModel), because vLLM rejects modules_to_save.
+//     checkpoints (trainer/train.TrainRewardModel folds the adapter in),
+//     because vLLM rejects modules_to_save.
 package lora

@@ -1,7 +1,6 @@
 package lora
 
 import (
-	"fmt"
 	"strings"
 
 	"mascot.dev/mascot/trainer/qwen3"
@@ -45,27 +44,4 @@ func KeyShapes(m qwen3.Config, c Config) ([]KeyShape, error) {
 		}
 	}
 	return out, nil
-}
-
-// TrainableParams counts the adapter's parameters for model config m.
-func TrainableParams(m qwen3.Config, c Config) (int64, error) {
-	ks, err := KeyShapes(m, c)
-	if err != nil {
-		return 0, err
-	}
-	var n int64
-	for _, k := range ks {
-		n += int64(k.Shape[0]) * int64(k.Shape[1])
-	}
-	return n, nil
-}
-
-// TrainableFraction is trainable / (base + trainable), the percentage PEFT's
-// print_trainable_parameters reports (divided by 100).
-func TrainableFraction(m qwen3.Config, c Config) (float64, error) {
-	n, err := TrainableParams(m, c)
-	if err != nil {
-		return 0, fmt.Errorf("counting adapter parameters: %w", err)
-	}
-	return float64(n) / float64(m.NumParams()+n), nil
 }

@@ -49,21 +49,6 @@ func TestQwen3_0_6BKeysAndShapes(t *testing.T) {
 	}
 }
 
-func TestTrainableFractionQwen3_8B(t *testing.T) {
-	c := NewConfig("Qwen/Qwen3-8B", 16, 32, []string{"q_proj", "k_proj", "v_proj", "o_proj"})
-	n, _ := TrainableParams(qwen3.Qwen3_8B(), c)
-	if n != 15335424 {
-		t.Fatalf("trainable %d, want 15335424", n)
-	}
-	f, err := TrainableFraction(qwen3.Qwen3_8B(), c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pct := math.Round(f*100*1000) / 1000; pct != 0.187 {
-		t.Fatalf("trainable %.4f %%, want 0.187 %%", f*100)
-	}
-}
-
 func TestScaling(t *testing.T) {
 	c := NewConfig("x", 16, 32, nil)
 	if c.Scaling() != 2 {
@@ -190,29 +175,6 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	}
 }
 
-func TestMergeEqualsOnTheFly(t *testing.T) {
-	m := tiny(t)
-	a := trained(t, m, []string{"q_proj", "v_proj", "down_proj"})
-	a.Config.UseRSLoRA = true
-	merged, err := MergeModel(m, a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, y := logits(t, m, a), logits(t, merged)
-	for i := range x {
-		if math.Abs(float64(x[i]-y[i])) > 1e-4 {
-			t.Fatalf("logit %d: on the fly %v, merged %v", i, x[i], y[i])
-		}
-	}
-	k := qwen3.ProjKey(0, qwen3.KProj)
-	if merged.Weights[k] != m.Weights[k] {
-		t.Fatal("untouched weight was copied")
-	}
-	if slices.Equal(merged.Weights[qwen3.ProjKey(0, qwen3.QProj)].Data, m.Weights[qwen3.ProjKey(0, qwen3.QProj)].Data) {
-		t.Fatal("merge did not change q_proj or changed the base in place")
-	}
-}
-
 func TestLoadAcceptsPEFTVariants(t *testing.T) {
 	m := tiny(t)
 	dir := t.TempDir()
@@ -294,51 +256,4 @@ func addTensor(dir, key string) {
 	editTensors(dir, func(ts map[string]*safetensors.Tensor) {
 		ts[key] = &safetensors.Tensor{Shape: []int{4, 4}, Data: make([]float32, 16)}
 	})
-}
-
-func TestRewardModelCheckpoint(t *testing.T) {
-	m := tiny(t)
-	a := trained(t, m, nil)
-	D := m.Config.HiddenSize
-	score := &qwen3.Tensor{Shape: []int{1, D}, Data: make([]float32, D)}
-	for i := range score.Data {
-		score.Data[i] = float32(i%7) * 0.01
-	}
-	dir := t.TempDir()
-	if err := SaveRewardModel(dir, m, a, score, 0); err != nil {
-		t.Fatal(err)
-	}
-	var cfg map[string]any
-	raw, _ := os.ReadFile(filepath.Join(dir, "config.json"))
-	json.Unmarshal(raw, &cfg)
-	if arch, _ := cfg["architectures"].([]any); len(arch) != 1 || arch[0] != "Qwen3ForSequenceClassification" ||
-		cfg["num_labels"] != 1.0 || cfg["pad_token_id"] != 0.0 {
-		t.Fatalf("config %v %v %v", cfg["architectures"], cfg["num_labels"], cfg["pad_token_id"])
-	}
-	ts, _, _ := safetensors.ReadFile(filepath.Join(dir, safetensors.SingleFile))
-	if _, ok := ts[qwen3.HeadKey]; ok {
-		t.Fatal("lm_head written")
-	}
-	if s := ts[qwen3.ScoreKey]; s == nil || !slices.Equal(s.Shape, []int{1, D}) {
-		t.Fatal("score.weight missing")
-	}
-	rm, err := qwen3.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := []int{5, 6, 7, 0, 0}
-	got, err := rm.Score(ids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Expected: the merged backbone's hidden state at token 7, times score.
-	v, _ := m.WithAdapters(a)
-	h, _ := v.Hidden(ids[:3])
-	var want float32
-	for i := 0; i < D; i++ {
-		want += score.Data[i] * h.Data[2*D+i]
-	}
-	if math.Abs(float64(got[0]-want)) > 1e-4 {
-		t.Fatalf("reward %v, want %v", got[0], want)
-	}
 }

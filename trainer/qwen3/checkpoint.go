@@ -38,7 +38,7 @@ func (m *Model) Save(dir string) error { return m.SaveAs(dir, safetensors.F32) }
 // SaveAs writes config.json and model.safetensors (sharded above 5 GB) in
 // dtype. Only the tensors of Config.Shapes() are written: lm_head is
 // omitted when tied, as save_pretrained does. Active adapters are not
-// merged (use lora.Merge).
+// merged (trainer/autodiff's Model.MergedWeights folds them in).
 func (m *Model) SaveAs(dir string, dtype safetensors.DType) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("saving checkpoint: %w", err)

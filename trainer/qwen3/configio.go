@@ -121,14 +121,6 @@ func Qwen3_0_6B() Config {
 	}
 }
 
-// Qwen3_8B returns the dimensions of Qwen/Qwen3-8B (trainer.md §1.1).
-func Qwen3_8B() Config {
-	c := Qwen3_0_6B()
-	c.HiddenSize, c.IntermediateSize, c.NumHiddenLayers = 4096, 12288, 36
-	c.NumAttentionHeads, c.TieWordEmbeddings = 32, false
-	return c
-}
-
 // Tiny returns a small demo config (byte-level vocab of 512) for tests and
 // the pretrain demo.
 func Tiny() Config {
