@@ -121,6 +121,15 @@ type Counters struct {
 	NumSkippedSamples         int `json:"num_skipped_samples"`
 }
 
+// Add sums o into c (a chat conversation accumulates its turns' counters).
+func (c *Counters) Add(o Counters) {
+	c.NumGenerationFailures += o.NumGenerationFailures
+	c.NumDirectiveParseFailures += o.NumDirectiveParseFailures
+	c.NumRandomAgentFallbacks += o.NumRandomAgentFallbacks
+	c.NumEmptyResponses += o.NumEmptyResponses
+	c.NumSkippedSamples += o.NumSkippedSamples
+}
+
 // countSpoken tallies agent turns by speaker.
 func countSpoken(turns []Turn) map[string]int {
 	m := map[string]int{}
