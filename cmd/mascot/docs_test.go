@@ -95,6 +95,11 @@ func TestDocExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	pages = append([]string{"../../README.md"}, pages...)
+	for i, p := range pages {
+		if pages[i], err = filepath.Abs(p); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ran := 0
 	for _, page := range pages {
 		blocks, err := docBlocks(page)

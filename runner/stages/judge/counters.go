@@ -22,9 +22,11 @@ func (s *stage) score(ctx context.Context, name string, j *host.PluginJudge, ite
 	res, err := j.Score(ctx, items)
 	s.env.CountIn(ctx, s.key, "plugin."+name+".restarts", int64(j.Restarts()-before))
 	var ce *host.CallError
+	timedOut := int64(0) // counted even when 0, so every run lists the name
 	if errors.As(err, &ce) && ce.Code == codes.DeadlineExceeded {
-		s.env.CountIn(ctx, s.key, "plugin."+name+".timeouts", 1)
+		timedOut = 1
 	}
+	s.env.CountIn(ctx, s.key, "plugin."+name+".timeouts", timedOut)
 	if err != nil {
 		return res, err
 	}
