@@ -25,25 +25,14 @@ func (s *stage) groupUnits(ctx context.Context) ([]runner.Unit, error) {
 	if err != nil {
 		return nil, err
 	}
-	fps, _ := json.Marshal(out.Units)
-	rows, err := s.env.Store.Reader().QueryContext(ctx, `WITH per AS (
-			SELECT j.unit_fp AS fp, e.conv_id AS cx, e.id AS eid, j.criterion AS crit, AVG(j.score) AS v
-			FROM judgments j JOIN episodes e ON e.id = j.episode_id
-			WHERE j.unit_fp IN (SELECT value FROM json_each(?)) AND j.agent = ''
-			GROUP BY j.unit_fp, e.id, j.criterion)
-		SELECT fp, cx, eid, AVG(v) FROM per GROUP BY fp, eid ORDER BY cx, eid`, string(fps))
+	judged, err := s.env.Store.JudgedEpisodes(ctx, out.Units)
 	if err != nil {
-		return nil, fmt.Errorf("reading judged episodes of %s: %w", s.cfg.Judged, err)
+		return nil, fmt.Errorf("judge stage %s: %w", s.cfg.Judged, err)
 	}
-	defer rows.Close()
 	byCtx := map[string]*group{}
 	var order []string
-	for rows.Next() {
-		var fp, cx string
-		var e Scored
-		if err := rows.Scan(&fp, &cx, &e.ID, &e.Score); err != nil {
-			return nil, fmt.Errorf("reading judged episodes of %s: %w", s.cfg.Judged, err)
-		}
+	for _, j := range judged {
+		fp, cx, e := j.UnitFP, j.ContextID, Scored{ID: j.ID, Score: j.Score}
 		g := byCtx[cx]
 		if g == nil {
 			g = &group{contextID: cx}
@@ -54,9 +43,6 @@ func (s *stage) groupUnits(ctx context.Context) ([]runner.Unit, error) {
 		if !contains(g.units, fp) {
 			g.units = append(g.units, fp)
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	units := make([]runner.Unit, 0, len(order))
 	for _, cx := range order {

@@ -2,7 +2,6 @@ package pairs
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -76,26 +75,15 @@ func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
 	if err != nil {
 		return nil, err
 	}
-	fps, _ := json.Marshal(out.Units)
-	rows, err := s.env.Store.Reader().QueryContext(ctx, `WITH per AS (
-			SELECT j.unit_fp AS fp, c.context_id AS cx, c.persona AS persona, c.id AS cid, j.criterion AS crit, AVG(j.score) AS v
-			FROM judgments j JOIN candidates c ON c.id = j.candidate_id
-			WHERE j.unit_fp IN (SELECT value FROM json_each(?))
-			GROUP BY j.unit_fp, c.id, j.criterion)
-		SELECT fp, cx, persona, cid, AVG(v) FROM per GROUP BY fp, cid ORDER BY fp, cid`, string(fps))
+	judged, err := s.env.Store.JudgedCandidates(ctx, out.Units)
 	if err != nil {
-		return nil, fmt.Errorf("reading judged candidates of %s: %w", s.cfg.Judged, err)
+		return nil, fmt.Errorf("judge stage %s: %w", s.cfg.Judged, err)
 	}
-	defer rows.Close()
 	var units []runner.Unit
 	var q *query
 	var last string
-	for rows.Next() {
-		var fp, cx, persona string
-		var c Scored
-		if err := rows.Scan(&fp, &cx, &persona, &c.ID, &c.Score); err != nil {
-			return nil, fmt.Errorf("reading judged candidates of %s: %w", s.cfg.Judged, err)
-		}
+	for _, j := range judged {
+		fp, cx, persona, c := j.UnitFP, j.ContextID, j.Persona, Scored{ID: j.ID, Score: j.Score}
 		if q == nil || fp != last {
 			q = &query{contextID: cx, persona: persona}
 			last = fp
@@ -104,7 +92,7 @@ func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
 		}
 		q.candidates = append(q.candidates, c)
 	}
-	return units, rows.Err()
+	return units, nil
 }
 
 func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
