@@ -117,7 +117,7 @@ func (e *Executor) Detach(ctx context.Context, opts runner.Options) (*Detached, 
 		ConfigJSON: opts.Loaded.Canonical, Command: opts.Command, Status: results.RunRunning, StartedAt: d.Submitted}); err != nil {
 		return nil, fmt.Errorf("recording run: %w", err)
 	}
-	if d.Watermark, err = watermark(ctx, opts.Store); err != nil {
+	if d.Watermark, err = opts.Store.MaxRowIDs(ctx); err != nil {
 		return nil, err
 	}
 	input := filepath.Join(base, "input.db")
@@ -178,23 +178,6 @@ func (e *Executor) Detach(ctx context.Context, opts runner.Options) (*Detached, 
 		}
 	}
 	return d, nil
-}
-
-// watermarkTables are the result tables whose row ids jobs and controller
-// must number alike.
-var watermarkTables = []string{"episodes", "turns", "candidates", "judgments", "comparisons", "metrics",
-	"pairs", "training_steps", "artifacts"}
-
-func watermark(ctx context.Context, s *results.Store) (map[string]int64, error) {
-	w := map[string]int64{}
-	for _, t := range watermarkTables {
-		var n int64
-		if err := s.Reader().QueryRowContext(ctx, `SELECT COALESCE(MAX(rowid), 0) FROM `+t).Scan(&n); err != nil {
-			return nil, fmt.Errorf("reading the highest id of %s: %w", t, err)
-		}
-		w[t] = n
-	}
-	return w, nil
 }
 
 // MarkFinalized records that the controller ran the finished detached

@@ -116,7 +116,7 @@ func ingestingPending(d *Detached) bool {
 // ingest copies a finished stage's shard databases into store after
 // checking the store still numbers rows as the jobs did.
 func (d *Detached) ingest(ctx context.Context, store *results.Store, s *DetachedStage) (int, error) {
-	now, err := watermark(ctx, store)
+	now, err := store.MaxRowIDs(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -139,7 +139,7 @@ func (d *Detached) ingest(ctx context.Context, store *results.Store, s *Detached
 		}
 		units += len(st.Units)
 	}
-	if d.Watermark, err = watermark(ctx, store); err != nil {
+	if d.Watermark, err = store.MaxRowIDs(ctx); err != nil {
 		return units, err
 	}
 	s.Ingested = true

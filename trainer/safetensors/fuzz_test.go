@@ -18,7 +18,7 @@ func FuzzRead(f *testing.F) {
 	f.Add(file(`{"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}}`, 4))
 	f.Add(file(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, 8))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ts, _, err := Parse(b)
+		ts, _, err := parse(b)
 		if err != nil {
 			return
 		}

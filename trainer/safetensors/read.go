@@ -1,7 +1,6 @@
 package safetensors
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -54,11 +53,6 @@ func readTensor(r io.ReaderAt, h *Header, ti TensorInfo, raw *[]byte) (*Tensor, 
 		return nil, fmt.Errorf("reading tensor %q: %w", ti.Name, err)
 	}
 	return t, nil
-}
-
-// Parse reads safetensors data held in memory.
-func Parse(b []byte) (map[string]*Tensor, map[string]string, error) {
-	return Read(bytes.NewReader(b), int64(len(b)))
 }
 
 // ReadFile reads one safetensors file.

@@ -29,7 +29,7 @@ func roundTrip(t *testing.T, dt DType) map[string]*Tensor {
 	if n := binary.LittleEndian.Uint64(b); n%8 != 0 {
 		t.Fatalf("header length %d is not 8-aligned", n)
 	}
-	got, meta, err := Parse(b)
+	got, meta, err := parse(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestRejects(t *testing.T) {
 		"unconvertible":     file(`{"a":{"dtype":"I32","shape":[1],"data_offsets":[0,4]}}`, 4),
 	}
 	for name, b := range cases {
-		_, _, err := Parse(b)
+		_, _, err := parse(b)
 		if err == nil {
 			t.Errorf("%s: accepted", name)
 			continue
@@ -155,7 +155,7 @@ func TestAcceptsReferenceQuirks(t *testing.T) {
 		`"z":{"dtype":"F32","shape":[0],"data_offsets":[4,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}   `
 	b := file(h, 6)
 	copy(b[8+len(h):], []byte{0, 0, 0x80, 0x3f, 0x80, 0x3f})
-	ts, _, err := Parse(b)
+	ts, _, err := parse(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package judge
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"mascot.dev/mascot/plugins/host"
@@ -10,15 +9,6 @@ import (
 	"mascot.dev/mascot/runner/datasets"
 	"mascot.dev/mascot/runner/stages/stagekit"
 )
-
-// candidateRow is one stored candidate to judge.
-type candidateRow struct {
-	id        int64
-	unit      string
-	contextID string
-	persona   string
-	text      string
-}
 
 // upstreamUnits returns the done unit fingerprints of stage key.
 func (s *stage) upstreamUnits(key string) ([]string, error) {
@@ -29,39 +19,15 @@ func (s *stage) upstreamUnits(key string) ([]string, error) {
 	return out.Units, nil
 }
 
-// unitList encodes fingerprints for `IN (SELECT value FROM json_each(?))`.
-func unitList(fps []string) string {
-	b, _ := json.Marshal(fps)
-	return string(b)
-}
-
-func (s *stage) readCandidates(ctx context.Context, fps []string) ([]candidateRow, error) {
-	rows, err := s.env.Store.Reader().QueryContext(ctx, `SELECT id, unit_fp, context_id, persona, text
-		FROM candidates WHERE unit_fp IN (SELECT value FROM json_each(?)) ORDER BY unit_fp, sample_idx, id`, unitList(fps))
-	if err != nil {
-		return nil, fmt.Errorf("reading candidates of %s: %w", s.cfg.Items, err)
-	}
-	defer rows.Close()
-	var out []candidateRow
-	for rows.Next() {
-		var c candidateRow
-		if err := rows.Scan(&c.id, &c.unit, &c.contextID, &c.persona, &c.text); err != nil {
-			return nil, fmt.Errorf("reading candidates of %s: %w", s.cfg.Items, err)
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
-}
-
 // candidateUnits makes one unit per upstream (context, persona) unit.
 func (s *stage) candidateUnits(ctx context.Context) ([]runner.Unit, error) {
 	fps, err := s.upstreamUnits(s.cfg.Items)
 	if err != nil {
 		return nil, err
 	}
-	cands, err := s.readCandidates(ctx, fps)
+	cands, err := s.env.Store.CandidateTexts(ctx, fps)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("candidates stage %s: %w", s.cfg.Items, err)
 	}
 	contexts, personas, err := s.candidateSources()
 	if err != nil {
@@ -70,17 +36,17 @@ func (s *stage) candidateUnits(ctx context.Context) ([]runner.Unit, error) {
 	var units []runner.Unit
 	var w *work
 	for i, c := range cands {
-		if i == 0 || c.unit != cands[i-1].unit {
+		if i == 0 || c.UnitFP != cands[i-1].UnitFP {
 			w = &work{targets: map[string]target{}}
-			units = append(units, runner.Unit{Key: fmt.Sprintf("%s/%s", c.contextID, c.persona),
-				Inputs:  map[string]any{"candidates_unit": c.unit, "context": c.contextID, "persona": c.persona},
+			units = append(units, runner.Unit{Key: fmt.Sprintf("%s/%s", c.ContextID, c.Persona),
+				Inputs:  map[string]any{"candidates_unit": c.UnitFP, "context": c.ContextID, "persona": c.Persona},
 				Payload: w})
 		}
-		id := fmt.Sprintf("c%d", c.id)
-		w.items = append(w.items, host.Item{ID: id, Kind: host.KindCandidate, Context: contexts[c.contextID],
-			Response: c.text, AgentName: c.persona, Persona: personas[c.persona], Seed: s.seed(id),
-			Metadata: map[string]string{"context_id": c.contextID}})
-		w.targets[id] = target{candidateID: c.id, agent: c.persona}
+		id := fmt.Sprintf("c%d", c.ID)
+		w.items = append(w.items, host.Item{ID: id, Kind: host.KindCandidate, Context: contexts[c.ContextID],
+			Response: c.Text, AgentName: c.Persona, Persona: personas[c.Persona], Seed: s.seed(id),
+			Metadata: map[string]string{"context_id": c.ContextID}})
+		w.targets[id] = target{candidateID: c.ID, agent: c.Persona}
 	}
 	return units, nil
 }

@@ -25,15 +25,10 @@ func (s *stage) groupUnits(ctx context.Context) ([]runner.Unit, error) {
 	if err != nil {
 		return nil, err
 	}
-	fps, _ := json.Marshal(out.Units)
-	rows, err := s.env.Store.Reader().QueryContext(ctx, `SELECT j.unit_fp, e.conv_id, e.id, j.criterion, j.score
-		FROM judgments j JOIN episodes e ON e.id = j.episode_id
-		WHERE j.unit_fp IN (SELECT value FROM json_each(?)) AND j.agent = ''
-		ORDER BY e.conv_id, e.id, j.unit_fp, j.criterion, j.id`, string(fps))
+	rows, err := s.env.Store.JudgedEpisodeRows(ctx, out.Units)
 	if err != nil {
-		return nil, fmt.Errorf("reading judged episodes of %s: %w", s.cfg.Judged, err)
+		return nil, fmt.Errorf("judge stage %s: %w", s.cfg.Judged, err)
 	}
-	defer rows.Close()
 	byCtx := map[string]*group{}
 	var order []string
 	var g *group
@@ -45,13 +40,8 @@ func (s *stage) groupUnits(ctx context.Context) ([]runner.Unit, error) {
 			g.episodes = append(g.episodes, Scored{ID: lastID, Score: acc.score()})
 		}
 	}
-	for rows.Next() {
-		var fp, cx, crit string
-		var id int64
-		var score float64
-		if err := rows.Scan(&fp, &cx, &id, &crit, &score); err != nil {
-			return nil, fmt.Errorf("reading judged episodes of %s: %w", s.cfg.Judged, err)
-		}
+	for _, r := range rows {
+		fp, cx, id, crit, score := r.UnitFP, r.ContextID, r.ID, r.Criterion, r.Score
 		if acc == nil || fp != lastFP || id != lastID {
 			flush()
 			acc, lastFP, lastID = newMeanOfMeans(), fp, id
@@ -66,9 +56,6 @@ func (s *stage) groupUnits(ctx context.Context) ([]runner.Unit, error) {
 			g.units = append(g.units, fp)
 		}
 		acc.add(crit, score)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading judged episodes of %s: %w", s.cfg.Judged, err)
 	}
 	flush()
 	units := make([]runner.Unit, 0, len(order))

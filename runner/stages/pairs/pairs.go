@@ -2,7 +2,6 @@ package pairs
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"sort"
@@ -84,15 +83,10 @@ func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
 	if err != nil {
 		return nil, err
 	}
-	fps, _ := json.Marshal(out.Units)
-	rows, err := s.env.Store.Reader().QueryContext(ctx, `SELECT j.unit_fp, c.context_id, c.persona, c.id, j.criterion, j.score
-		FROM judgments j JOIN candidates c ON c.id = j.candidate_id
-		WHERE j.unit_fp IN (SELECT value FROM json_each(?))
-		ORDER BY j.unit_fp, c.id, j.criterion, j.id`, string(fps))
+	rows, err := s.env.Store.JudgedCandidateRows(ctx, out.Units)
 	if err != nil {
-		return nil, fmt.Errorf("reading judged candidates of %s: %w", s.cfg.Judged, err)
+		return nil, fmt.Errorf("judge stage %s: %w", s.cfg.Judged, err)
 	}
-	defer rows.Close()
 	var units []runner.Unit
 	var q *query
 	var acc *meanOfMeans
@@ -103,13 +97,8 @@ func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
 			q.candidates = append(q.candidates, Scored{ID: lastID, Score: acc.score()})
 		}
 	}
-	for rows.Next() {
-		var fp, cx, persona, crit string
-		var id int64
-		var score float64
-		if err := rows.Scan(&fp, &cx, &persona, &id, &crit, &score); err != nil {
-			return nil, fmt.Errorf("reading judged candidates of %s: %w", s.cfg.Judged, err)
-		}
+	for _, r := range rows {
+		fp, cx, persona, id, crit, score := r.UnitFP, r.ContextID, r.Persona, r.ID, r.Criterion, r.Score
 		if q == nil || fp != lastFP || id != lastID {
 			flush()
 			acc, lastID = newMeanOfMeans(), id
@@ -121,9 +110,6 @@ func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
 				Inputs: map[string]any{"judge_unit": fp, "context": cx, "persona": persona}, Payload: q})
 		}
 		acc.add(crit, score)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading judged candidates of %s: %w", s.cfg.Judged, err)
 	}
 	flush()
 	return units, nil

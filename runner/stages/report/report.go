@@ -126,31 +126,15 @@ func (s *stage) Finish(ctx context.Context) error {
 // printTraining prints each GRPO stage's mean training reward on held-out
 // prompts before and after training (metrics heldout_reward_before/after).
 func (s *stage) printTraining(ctx context.Context) error {
-	rows, err := s.env.Store.Reader().QueryContext(ctx, `SELECT m.system,
-		MAX(CASE WHEN m.name = 'heldout_reward_before' THEN m.value END),
-		MAX(CASE WHEN m.name = 'heldout_reward_after' THEN m.value END)
-		FROM metrics m JOIN run_units ru ON ru.fingerprint = m.unit_fp AND ru.run_id = ?
-		WHERE m.name IN ('heldout_reward_before', 'heldout_reward_after') AND m.episode_id IS NULL
-		GROUP BY m.system ORDER BY m.system`, s.env.RunID)
+	rewards, err := s.env.Store.HeldoutRewards(ctx, s.env.RunID)
 	if err != nil {
-		return fmt.Errorf("reading held-out rewards: %w", err)
+		return err
 	}
-	defer rows.Close()
-	first := true
-	for rows.Next() {
-		var stage string
-		var before, after *float64
-		if err := rows.Scan(&stage, &before, &after); err != nil {
-			return fmt.Errorf("reading held-out rewards: %w", err)
-		}
-		if before == nil || after == nil {
-			continue
-		}
-		if first {
-			fmt.Fprintln(s.env.Out, "\nTraining reward on held-out prompts (before -> after GRPO)")
-			first = false
-		}
-		fmt.Fprintf(s.env.Out, "  %-20s %8.4f -> %8.4f  (%+.4f)\n", stage, *before, *after, *after-*before)
+	if len(rewards) > 0 {
+		fmt.Fprintln(s.env.Out, "\nTraining reward on held-out prompts (before -> after GRPO)")
 	}
-	return rows.Err()
+	for _, h := range rewards {
+		fmt.Fprintf(s.env.Out, "  %-20s %8.4f -> %8.4f  (%+.4f)\n", h.Stage, h.Before, h.After, h.After-h.Before)
+	}
+	return nil
 }

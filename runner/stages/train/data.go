@@ -50,27 +50,19 @@ func upstreamUnits(env *runner.Env, key string) ([]string, error) {
 // readPairs reads the preference pairs of a pairs stage's units with the
 // prompt and texts of the candidates they link.
 func readPairs(ctx context.Context, env *runner.Env, units []string) ([]train.Pair, error) {
-	fps, _ := json.Marshal(units)
-	rows, err := env.Store.Reader().QueryContext(ctx, `SELECT c.prompt, c.text, r.text, p.margin
-		FROM pairs p JOIN candidates c ON c.id = p.chosen_id JOIN candidates r ON r.id = p.rejected_id
-		WHERE p.unit_fp IN (SELECT value FROM json_each(?)) ORDER BY p.id`, string(fps))
+	rows, err := env.Store.PairTexts(ctx, units)
 	if err != nil {
-		return nil, fmt.Errorf("reading pairs: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
 	var out []train.Pair
-	for rows.Next() {
-		var prompt string
-		var p train.Pair
-		if err := rows.Scan(&prompt, &p.Chosen, &p.Rejected, &p.Margin); err != nil {
-			return nil, fmt.Errorf("reading pairs: %w", err)
-		}
-		if p.Prompt, err = renderPrompt(prompt); err != nil {
+	for _, r := range rows {
+		p := train.Pair{Chosen: r.Chosen, Rejected: r.Rejected, Margin: r.Margin}
+		if p.Prompt, err = renderPrompt(r.Prompt); err != nil {
 			return nil, err
 		}
 		out = append(out, p)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // pairSource is what the pair-trained stages share: the pairs stage's

@@ -2,7 +2,6 @@ package train
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -101,30 +100,23 @@ func (s *grpoStage) Units(ctx context.Context) ([]runner.Unit, error) {
 // readPrompts returns the distinct rendered prompts of the upstream units:
 // candidates' prompts, or the episodes' stored Director prompts.
 func readPrompts(ctx context.Context, env *runner.Env, kind string, units []string) ([]string, error) {
-	q := `SELECT DISTINCT prompt FROM candidates WHERE unit_fp IN (SELECT value FROM json_each(?)) AND prompt <> '' ORDER BY prompt`
+	read := env.Store.CandidatePrompts
 	if kind == "episodes" {
-		q = `SELECT DISTINCT json_extract(metadata_json, '$.director_prompt') AS p FROM episodes
-			WHERE unit_fp IN (SELECT value FROM json_each(?)) AND p IS NOT NULL ORDER BY p`
+		read = env.Store.DirectorPrompts
 	}
-	fps, _ := json.Marshal(units)
-	rows, err := env.Store.Reader().QueryContext(ctx, q, string(fps))
+	prompts, err := read(ctx, units)
 	if err != nil {
-		return nil, fmt.Errorf("reading prompts: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
 	var out []string
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			return nil, fmt.Errorf("reading prompts: %w", err)
-		}
+	for _, p := range prompts {
 		r, err := renderPrompt(p)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // splitHeldout shuffles prompts with seed and holds out frac of them (at
