@@ -23,6 +23,35 @@ func fakeCandidates() runner.Kind {
 		New: func(env *runner.Env, st schema.Stage) (runner.Stage, error) { return fakeCand{}, nil }}
 }
 
+// fakeJudgeAndPairs stand in for the judge and pairs kinds: the judge
+// stage does nothing and the pairs stage writes fakeCand's candidates and
+// pairs as its own rows, so training stages read pairs from a stage of
+// kind pairs, as validation requires.
+func fakeJudgeAndPairs() []runner.Kind {
+	return []runner.Kind{
+		{Name: "judge", Version: "test", Definition: "#JudgeStage",
+			New: func(env *runner.Env, st schema.Stage) (runner.Stage, error) { return noUnits{}, nil }},
+		{Name: "pairs", Version: "test", Definition: "#Pairs",
+			New: func(env *runner.Env, st schema.Stage) (runner.Stage, error) { return fakeCand{}, nil }},
+	}
+}
+
+// fakeRegistry is the default registry with the three fakes.
+func fakeRegistry() *runner.Registry {
+	r := runner.Default.With(fakeCandidates())
+	for _, k := range fakeJudgeAndPairs() {
+		r = r.With(k)
+	}
+	return r
+}
+
+type noUnits struct{}
+
+func (noUnits) Units(context.Context) ([]runner.Unit, error) { return nil, nil }
+func (noUnits) Run(context.Context, runner.Unit) (runner.Commit, error) {
+	return nil, fmt.Errorf("noUnits has no units to run")
+}
+
 type fakeCand struct{}
 
 var topics = []string{"my job", "my exam", "my friend", "my sister", "the move", "my team", "the rent", "my health"}
@@ -51,15 +80,22 @@ func (fakeCand) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 	}, nil
 }
 
-const candStage = `cand: {kind: "candidates", dataset: "es", roster: "support", endpoint: "speaker", k: 2}
+// candStage follows "stages: ": candidates, their judging and pairs (all
+// fakes in these tests), plus the judge they name.
+const candStage = `{
+	cand: {kind: "candidates", dataset: "es", roster: "support", endpoint: "speaker", k: 2}
+	jc: {kind: "judge", items: "cand", judges: ["j"]}
+	prs: {kind: "pairs", judged: "jc"}
+}
+judges: j: {plugin: "rubric", endpoint: "speaker"}
 `
 
 func TestRewardModelOnStoredPairs(t *testing.T) {
-	l := writeSpec(t, `stages: `+candStage+`stages: rm: {kind: "train-reward-model", pairs: "cand", base_stage: "pre", max_steps: 30, batch_size: 4, max_length: 96, lr: 1e-2}
+	l := writeSpec(t, `stages: `+candStage+`stages: rm: {kind: "train-reward-model", pairs: "prs", base_stage: "pre", max_steps: 30, batch_size: 4, max_length: 96, lr: 1e-2}
 `)
-	h := newHarness(t, l, runner.Default.With(fakeCandidates()))
-	if s := h.run(); s.Ran != 3 {
-		t.Fatalf("ran %d units, want 3 (pretrain, candidates, reward model)", s.Ran)
+	h := newHarness(t, l, fakeRegistry())
+	if s := h.run(); s.Ran != 4 {
+		t.Fatalf("ran %d units, want 4 (pretrain, candidates, pairs, reward model; the fake judge has none)", s.Ran)
 	}
 	a := h.artifact("reward-model")
 	m, err := qwen3.Load(a.Path)
@@ -92,7 +128,7 @@ stages: `+candStage+`stages: pol: {kind: "train-grpo", policy: "speaker", prompt
 	num_generations: 8, max_steps: 30, batch_size: 4, max_completion_length: 16, lr: 2e-2, heldout_fraction: 0.25,
 	lora: {r: 8, alpha: 16, dropout: 0}}
 `)
-	h := newHarness(t, l, runner.Default.With(fakeCandidates()))
+	h := newHarness(t, l, fakeRegistry())
 	h.run()
 	var before, after float64
 	q := `SELECT value FROM metrics WHERE system = 'pol' AND name = ?`
@@ -167,8 +203,8 @@ func mustAbs(t *testing.T, p string) string {
 // DPOConfig's 1e-6, GRPO's GRPOConfig's 1e-6 and SFT's SFTConfig's 2e-5.
 func TestTrainingDefaultsMatchTRL(t *testing.T) {
 	l := writeSpec(t, `stages: `+candStage+`stages: {
-	rm: {kind: "train-reward-model", pairs: "cand", base_stage: "pre"}
-	dpo: {kind: "train-dpo", pairs: "cand", base_stage: "pre"}
+	rm: {kind: "train-reward-model", pairs: "prs", base_stage: "pre"}
+	dpo: {kind: "train-dpo", pairs: "prs", base_stage: "pre"}
 	pol: {kind: "train-grpo", policy: "speaker", prompts: "cand", rewards: ["fmt"], base_stage: "pre"}
 	sft: {kind: "train-sft", dataset: "es", base_stage: "pre"}
 }
