@@ -244,8 +244,8 @@ func (r *run) claim(ctx context.Context, key string, u results.Unit) (bool, erro
 	waited := false
 	for {
 		holder, err := r.opts.Store.ClaimAndStartUnit(ctx, u)
-		if err != nil || holder == r.env.RunID {
-			return err == nil, err
+		if err != nil || holder == r.env.RunID || holder == "" {
+			return err == nil && holder != "", err
 		}
 		if !waited {
 			waited = true
