@@ -215,9 +215,12 @@ func (r *run) concurrency(key string) int {
 		}
 	}
 	if best == 0 {
-		best = 4
+		return 4
 	}
-	return best
+	// Twice the endpoint's slots: a unit that is claiming, building its
+	// prompts or committing holds no HTTP slot, so as many units as slots
+	// would leave slots idle; the client's semaphore still bounds requests.
+	return 2 * best
 }
 
 // publish makes a finished stage visible to its dependants.
