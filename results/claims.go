@@ -19,7 +19,8 @@ func (s *Store) ClaimUnit(ctx context.Context, fp, runID string) (string, error)
 }
 
 // ClaimAndStartUnit is ClaimUnit followed, when the claim is u.RunID's, by
-// StartUnit, in one transaction.
+// StartUnit, in one transaction. It returns "" (and holds no claim) when
+// the unit is already done.
 func (s *Store) ClaimAndStartUnit(ctx context.Context, u Unit) (string, error) {
 	return s.claimUnit(ctx, u, true)
 }
@@ -50,8 +51,14 @@ func (s *Store) claimUnit(ctx context.Context, u Unit, start bool) (string, erro
 		if err != nil {
 			return fmt.Errorf("claiming unit %s: %w", fp, err)
 		}
-		if start {
-			_, err = ensureUnit(ctx, tx, u, true)
+		if !start {
+			return nil
+		}
+		prev, err := ensureUnit(ctx, tx, u, true)
+		if err == nil && prev == UnitDone {
+			// committed meanwhile (by another process): nothing to run
+			holder = ""
+			_, err = tx.ExecContext(ctx, `DELETE FROM unit_claims WHERE fingerprint = ? AND run_id = ?`, fp, runID)
 		}
 		return err
 	})

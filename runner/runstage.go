@@ -217,9 +217,12 @@ func (r *run) concurrency(key string) int {
 		}
 	}
 	if best == 0 {
-		best = 4
+		return 4
 	}
-	return best
+	// Twice the endpoint's slots: a unit that is claiming, building its
+	// prompts or committing holds no HTTP slot, so as many units as slots
+	// would leave slots idle; the client's semaphore still bounds requests.
+	return 2 * best
 }
 
 // publish makes a finished stage visible to its dependants.
@@ -246,8 +249,8 @@ func (r *run) claim(ctx context.Context, key string, u results.Unit) (bool, erro
 	waited := false
 	for {
 		holder, err := r.opts.Store.ClaimAndStartUnit(ctx, u)
-		if err != nil || holder == r.env.RunID {
-			return err == nil, err
+		if err != nil || holder == r.env.RunID || holder == "" {
+			return err == nil && holder != "", err
 		}
 		if !waited {
 			waited = true

@@ -20,7 +20,8 @@ import (
 
 // BenchmarkCandidatesStage runs a candidates stage (40 contexts x 3
 // personas, K=4 single requests: 480 requests) through the real runner
-// and store against the fake server (20 ms latency, concurrency 64), then
+// and store against the fake server (20 ms latency, endpoint concurrency
+// 64, so 128 units in flight by default), then
 // sends as many requests with a bare go-openai client, 64 at a time, to
 // the same server. It reports both rates and their ratio (goal >= 0.9).
 func BenchmarkCandidatesStage(b *testing.B) {
@@ -40,8 +41,8 @@ name: "bench/candidates"
 datasets: es: {name: "esconv", path: %q}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: [%q], model: "Qwen/Qwen3-8B", concurrency: %d, supports_n: false}
-stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d, concurrency: 2 * %d}
-`, data, srv.URL(), conc, k, conc)
+stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
+`, data, srv.URL(), conc, k)
 	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
 		b.Fatal(err)
 	}

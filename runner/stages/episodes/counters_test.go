@@ -18,8 +18,11 @@ import (
 // server itself counted: attempts, retries and final failures by cause,
 // tokens, and the garbage directives replaced by a random agent.
 func TestCountersMatchTheServer(t *testing.T) {
-	srv := fakevllm.Start(t, fakevllm.Options{Seed: 11, Faults: fakevllm.Faults{ServerError: 0.10, RateLimit: 0.05,
-		Stall: 0.02, Malformed: 0.02, GarbageDirective: 0.01, StallFor: 2 * time.Second}})
+	// The first requests get one fault of each kind whatever the draws
+	// (which depend on arrival order); the rest draw from the mix.
+	script := []fakevllm.Fault{fakevllm.FaultStall, fakevllm.FaultMalformed, fakevllm.FaultRateLimit, fakevllm.FaultServerError}
+	srv := fakevllm.Start(t, fakevllm.Options{Seed: 11, Script: script, Faults: fakevllm.Faults{ServerError: 0.10,
+		RateLimit: 0.05, Stall: 0.02, Malformed: 0.02, GarbageDirective: 0.01, StallFor: 2 * time.Second}})
 	h := newHarness(t)
 	spec := writeSpec(t, srv.URL(), `retries: 1, timeout: "300ms", concurrency: 8`,
 		`ep: {kind: "episodes", dataset: "es", roster: "support", turns: 3, samples_per_context: 3,

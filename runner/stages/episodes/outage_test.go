@@ -47,4 +47,12 @@ func TestOutageFailsUnitsAndRerunRetries(t *testing.T) {
 		t.Fatalf("rerun ran %d, failed %d, %d episodes; want 3, 0, 3", again.Ran, again.Failed,
 			h.count(`SELECT COUNT(*) FROM episodes`))
 	}
+	// The two runs' counters together account for every attempt the
+	// server saw: the failed units' counts were committed with them.
+	attempts := func(s *runner.Summary) int64 {
+		return s.Counters["llm.director.attempts"] + s.Counters["llm.speaker.attempts"] + s.Counters["llm.user.attempts"]
+	}
+	if got, want := attempts(sum)+attempts(again), srv.Counters().Served["/v1/chat/completions"]; got != want {
+		t.Fatalf("the runs counted %d + %d attempts, the server saw %d", attempts(sum), attempts(again), want)
+	}
 }

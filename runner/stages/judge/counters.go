@@ -2,14 +2,12 @@ package judge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
-	"google.golang.org/grpc/codes"
-
 	"mascot.dev/mascot/plugins/host"
 	"mascot.dev/mascot/runner/llm"
+	"mascot.dev/mascot/runner/stages/judge/plugstart"
 )
 
 // score runs one Score call of judge name and accounts for it in the
@@ -20,13 +18,7 @@ import (
 func (s *stage) score(ctx context.Context, name string, j *host.PluginJudge, items []host.Item) (host.ScoreResult, error) {
 	before := j.Restarts()
 	res, err := j.Score(ctx, items)
-	s.env.CountIn(ctx, s.key, "plugin."+name+".restarts", int64(j.Restarts()-before))
-	var ce *host.CallError
-	timedOut := int64(0) // counted even when 0, so every run lists the name
-	if errors.As(err, &ce) && ce.Code == codes.DeadlineExceeded {
-		timedOut = 1
-	}
-	s.env.CountIn(ctx, s.key, "plugin."+name+".timeouts", timedOut)
+	plugstart.CountCall(ctx, s.env, s.key, name, before, j.Restarts(), err)
 	if err != nil {
 		return res, err
 	}

@@ -62,7 +62,8 @@ func TestRubricJudgeUsesTheEndpointSettings(t *testing.T) {
 	speaker := fakevllm.Start(t, fakevllm.Options{})
 	dead := fakevllm.Start(t, fakevllm.Options{})
 	dead.Kill()
-	judge := fakevllm.Start(t, fakevllm.Options{Seed: 5, Faults: fakevllm.Faults{ServerError: 0.15, RateLimit: 0.05}})
+	judge := fakevllm.Start(t, fakevllm.Options{Seed: 5, Faults: fakevllm.Faults{ServerError: 0.15, RateLimit: 0.05},
+		Script: []fakevllm.Fault{fakevllm.FaultRateLimit, fakevllm.FaultServerError}}) // one of each, whatever the draws
 	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
 	if err != nil {
 		t.Fatal(err)

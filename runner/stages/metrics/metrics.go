@@ -80,7 +80,9 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 		in[i] = host.Episode{ID: fmt.Sprintf("e%d", e.ID), Turns: judge.EpisodeTurns(e.Turns),
 			Metadata: map[string]string{"conv_id": e.ConvID, "system": e.System}}
 	}
+	before := m.Restarts()
 	res, err := m.Compute(ctx, in)
+	plugstart.CountCall(ctx, s.env, s.key, u.Key, before, m.Restarts(), err)
 	if err != nil {
 		return nil, fmt.Errorf("computing metric %s: %w", u.Key, err)
 	}

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
+
+	"google.golang.org/grpc/codes"
 
 	"mascot.dev/mascot/plugins/host"
 	"mascot.dev/mascot/plugins/spec"
@@ -161,4 +164,22 @@ func Options(raw json.RawMessage) (map[string]any, error) {
 		return nil, fmt.Errorf("decoding plugin options: %w", err)
 	}
 	return m, nil
+}
+
+// CountCall records, in the counters of the unit ctx runs, what one call
+// to plugin name cost in restarts (the process's restart count before and
+// after the call) and whether it passed the call timeout:
+// plugin.<name>.restarts and plugin.<name>.timeouts.
+func CountCall(ctx context.Context, env *runner.Env, stage, name string, restartsBefore, restartsAfter int, err error) {
+	env.CountIn(ctx, stage, "plugin."+name+".restarts", int64(restartsAfter-restartsBefore))
+	var ce *host.CallError
+	timedOut := errors.As(err, &ce) && ce.Code == codes.DeadlineExceeded
+	env.CountIn(ctx, stage, "plugin."+name+".timeouts", int64(btoi(timedOut)))
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
