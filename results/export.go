@@ -137,7 +137,9 @@ func (s *Store) ExportJSONL(ctx context.Context, runID, dir string, opts ExportO
 			if err != nil {
 				return err
 			}
-			w.Write(line)
+			if _, err := w.Write(line); err != nil {
+				return err
+			}
 			res.Episodes++
 			if IsTrainingMode(e.Mode) {
 				res.Training++
@@ -231,7 +233,9 @@ func writeJSONFile(path string, raw json.RawMessage) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return writeAtomic(path, func(w *bufio.Writer) error {
-		w.Write(b)
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
 		return w.WriteByte('\n')
 	})
 }

@@ -59,12 +59,15 @@ func Ingest(ctx context.Context, s *Store, shardPath, runID string) (IngestStats
 	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS shard`, "file:"+shardPath+"?mode=ro"); err != nil {
 		return st, fmt.Errorf("attaching shard %s: %w", shardPath, err)
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), `DETACH DATABASE shard`)
+	defer func() {
+		// The connection is closed right after; a failed DETACH leaves nothing behind.
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), `DETACH DATABASE shard`)
+	}()
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return st, fmt.Errorf("ingesting %s: beginning: %w", shardPath, err)
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }() // sql.ErrTxDone after Commit
 	if err := ingestTx(ctx, tx, runID, &st); err != nil {
 		return IngestStats{Rows: map[string]int64{}}, fmt.Errorf("ingesting %s: %w", shardPath, err)
 	}

@@ -81,7 +81,7 @@ func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
 	if err != nil {
 		return fmt.Errorf("starting migration %s: %w", m.name, err)
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }() // sql.ErrTxDone after Commit
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return fmt.Errorf("applying migration %s: %w", m.name, err)
 	}

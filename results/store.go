@@ -127,7 +127,9 @@ func (s *Store) writeTx(ctx context.Context, fn func(*sql.Tx) error) error {
 		return fmt.Errorf("beginning write transaction: %w", err)
 	}
 	if err := fn(tx); err != nil {
-		tx.Rollback()
+		if rerr := tx.Rollback(); rerr != nil {
+			return errors.Join(err, fmt.Errorf("rolling back: %w", rerr))
+		}
 		return err
 	}
 	if err := tx.Commit(); err != nil {

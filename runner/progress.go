@@ -184,7 +184,7 @@ func (p *progress) draw() {
 		fmt.Fprintf(&b, "\x1b[2K%-22s [%s%s] %s\n", x.name, strings.Repeat("#", fill), strings.Repeat(".", width-fill), line)
 	}
 	p.drawn = len(p.bars)
-	io.WriteString(p.w, b.String())
+	_, _ = io.WriteString(p.w, b.String()) // a broken terminal must not stop the run
 }
 
 func (p *progress) stop() {

@@ -209,19 +209,25 @@ var CSVHeader = []string{"table", "run_id", "level", "system", "split", "criteri
 
 func renderCSV(w io.Writer, rep *Report) error {
 	cw := csv.NewWriter(w)
-	cw.Write(CSVHeader)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
 	for _, t := range rep.Tables {
 		for _, r := range t.Rows {
 			for i, c := range r.Cells {
-				cw.Write([]string{"score", t.RunID, t.Level, r.System, r.Split, t.Criteria[i], strconv.Itoa(c.N),
-					csvNum(c.Mean), csvNum(c.Std), csvNum(c.CILow), csvNum(c.CIHigh), "", "", r.Population})
+				if err := cw.Write([]string{"score", t.RunID, t.Level, r.System, r.Split, t.Criteria[i], strconv.Itoa(c.N),
+					csvNum(c.Mean), csvNum(c.Std), csvNum(c.CILow), csvNum(c.CIHigh), "", "", r.Population}); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	for _, wr := range rep.WinRates {
-		cw.Write([]string{"win_rate", wr.RunID, wr.Source, wr.System, wr.Kind, wr.Criterion, strconv.Itoa(wr.Shown),
+		if err := cw.Write([]string{"win_rate", wr.RunID, wr.Source, wr.System, wr.Kind, wr.Criterion, strconv.Itoa(wr.Shown),
 			csvNum(wr.Rate), "", csvNum(wr.CILow), csvNum(wr.CIHigh), strconv.Itoa(wr.Wins), strconv.Itoa(wr.Ties),
-			wr.Population})
+			wr.Population}); err != nil {
+			return err
+		}
 	}
 	cw.Flush()
 	return cw.Error()

@@ -92,19 +92,25 @@ var CompareCSVHeader = []string{"table", "level", "system", "split", "criterion"
 
 func renderCompareCSV(w io.Writer, c *Comparison) error {
 	cw := csv.NewWriter(w)
-	cw.Write(CompareCSVHeader)
+	if err := cw.Write(CompareCSVHeader); err != nil {
+		return err
+	}
 	for _, t := range c.Paired {
 		for _, r := range t.Rows {
 			for i, p := range r.Cells {
-				cw.Write([]string{"paired", t.Level, r.System, r.Split, t.Criteria[i], strconv.Itoa(p.N),
+				if err := cw.Write([]string{"paired", t.Level, r.System, r.Split, t.Criteria[i], strconv.Itoa(p.N),
 					csvNum(p.MeanA), csvNum(p.MeanB), csvNum(p.MeanDiff), csvNum(p.SDDiff), csvNum(p.CILow),
-					csvNum(p.CIHigh), csvNum(p.Dz)})
+					csvNum(p.CIHigh), csvNum(p.Dz)}); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	for _, d := range c.Counters {
-		cw.Write([]string{"counter", "", "", "", d.Name, "", strconv.FormatInt(d.A, 10), strconv.FormatInt(d.B, 10),
-			strconv.FormatInt(d.Delta, 10), "", "", "", ""})
+		if err := cw.Write([]string{"counter", "", "", "", d.Name, "", strconv.FormatInt(d.A, 10), strconv.FormatInt(d.B, 10),
+			strconv.FormatInt(d.Delta, 10), "", "", "", ""}); err != nil {
+			return err
+		}
 	}
 	cw.Flush()
 	return cw.Error()

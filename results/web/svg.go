@@ -70,8 +70,9 @@ func lineChart(title string, ss []series, xLabels []string) template.HTML {
 				fmt.Fprintf(&sb, `<polyline fill="none" stroke="%s" stroke-width="1.6" points="%s"/>`, col, strings.Join(pts, " "))
 			} else if len(pts) == 1 {
 				var x, y float64
-				fmt.Sscanf(pts[0], "%g,%g", &x, &y)
-				fmt.Fprintf(&sb, `<circle cx="%g" cy="%g" r="2.5" fill="%s"/>`, x, y, col)
+				if _, err := fmt.Sscanf(pts[0], "%g,%g", &x, &y); err == nil {
+					fmt.Fprintf(&sb, `<circle cx="%g" cy="%g" r="2.5" fill="%s"/>`, x, y, col)
+				}
 			}
 			pts = pts[:0]
 		}

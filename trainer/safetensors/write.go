@@ -66,8 +66,12 @@ func Write(w io.Writer, tensors map[string]*Tensor, dtype DType, meta map[string
 	bw := bufio.NewWriterSize(w, 1<<20)
 	var pre [8]byte
 	binary.LittleEndian.PutUint64(pre[:], uint64(len(hb)))
-	bw.Write(pre[:])
-	bw.Write(hb)
+	if _, err := bw.Write(pre[:]); err != nil {
+		return fmt.Errorf("writing safetensors header: %w", err)
+	}
+	if _, err := bw.Write(hb); err != nil {
+		return fmt.Errorf("writing safetensors header: %w", err)
+	}
 	var buf []byte
 	for _, n := range names {
 		buf = encode(dtype, tensors[n].Data, buf[:0])
