@@ -1,6 +1,9 @@
 package datasets
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -47,5 +50,27 @@ func TestLoadFS(t *testing.T) {
 	_, err = LoadFS(fsys, Spec{Name: JSONL, Path: "../up"})
 	if err == nil || !strings.Contains(err.Error(), "needs a path inside") {
 		t.Errorf("escape: %v", err)
+	}
+}
+
+// TestEmptyDatasetIsAnError: an empty file, or filters that keep nothing,
+// fail the load instead of giving a stage zero units to finish "done".
+func TestEmptyDatasetIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "test.jsonl")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(Spec{Name: JSONL, Path: empty})
+	if !errors.Is(err, ErrEmpty) || !strings.Contains(err.Error(), "test.jsonl") {
+		t.Errorf("empty file: err = %v, want ErrEmpty naming the file", err)
+	}
+	one := filepath.Join(dir, "one.jsonl")
+	if err := os.WriteFile(one, []byte(`{"conv_id": "a", "emotion": "joyful", "context": [{"speaker": "seeker", "text": "hi"}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(Spec{Name: JSONL, Path: one, Filters: Filters{Emotion: []string{"sad"}}})
+	if !errors.Is(err, ErrEmpty) || !strings.Contains(err.Error(), "none of its 1 samples pass the filters") {
+		t.Errorf("filtered to nothing: err = %v, want ErrEmpty", err)
 	}
 }

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -45,6 +46,11 @@ type Spec struct {
 	// gets as context (0: DefaultContextTurns).
 	ContextTurns int `json:"context_turns,omitempty"`
 }
+
+// ErrEmpty is returned (wrapped) when a dataset yields no sample: an empty
+// file, or filters nothing passes. A stage over it would otherwise finish
+// "done" with nothing in it.
+var ErrEmpty = errors.New("no samples")
 
 // Filters keep samples whose field is one of the listed values (case
 // insensitive). An empty list keeps everything; a sample with an empty
@@ -126,7 +132,15 @@ func loadAt(fsys fs.FS, p, display string, spec Spec) ([]Sample, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading %s from %s: %w", spec.Name, displayName(p, display, file), err)
 	}
-	return Select(all, spec.Filters, spec.Limit, spec.Seed), nil
+	if len(all) == 0 {
+		return nil, fmt.Errorf("loading %s from %s: %w", spec.Name, displayName(p, display, file), ErrEmpty)
+	}
+	kept := Select(all, spec.Filters, spec.Limit, spec.Seed)
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("loading %s from %s: %w: none of its %d samples pass the filters",
+			spec.Name, displayName(p, display, file), ErrEmpty, len(all))
+	}
+	return kept, nil
 }
 
 func (s Spec) contextTurns() int {

@@ -45,9 +45,9 @@ func (f *runFlags) options(ctx context.Context, arg string, c *cobra.Command) (r
 	if err != nil {
 		return runner.Options{}, nil, err
 	}
-	store, err := results.OpenContext(ctx, f.db)
+	store, err := openDB(ctx, f.db)
 	if err != nil {
-		return runner.Options{}, nil, fmt.Errorf("opening results database: %w", err)
+		return runner.Options{}, nil, err
 	}
 	logger := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	opts := runner.Options{Loaded: l, Store: store, RunsDir: f.runsDir, Only: f.only, From: f.from,
@@ -138,7 +138,7 @@ func printSummary(c *cobra.Command, s *runner.Summary, asJSON bool) {
 		return
 	}
 	fmt.Fprintf(w, "\nrun %s (%s): %s in %.1fs — %d units ran, %d cached, %d failed\n",
-		s.RunID, s.Name, s.Status, s.Seconds, s.Ran, s.Cached, s.Failed)
+		s.RunID, shown(s.Name), s.Status, s.Seconds, s.Ran, s.Cached, s.Failed)
 	if s.Ran == 0 && s.Failed == 0 && s.Cached > 0 {
 		fmt.Fprintln(w, "nothing to do: every unit was already done (cached)")
 	}
