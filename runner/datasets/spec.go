@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -45,6 +46,10 @@ type Spec struct {
 	// ContextTurns is the number of opening turns a QMSum general query
 	// gets as context (0: DefaultContextTurns).
 	ContextTurns int `json:"context_turns,omitempty"`
+	// ExcludeIDs are sample IDs this load never returns (another dataset's
+	// samples, e.g. training contexts drawn from the same split). They are
+	// removed before Limit is drawn, so Limit samples still come back.
+	ExcludeIDs []string `json:"exclude_ids,omitempty"`
 }
 
 // ErrEmpty is returned (wrapped) when a dataset yields no sample: an empty
@@ -134,6 +139,13 @@ func loadAt(fsys fs.FS, p, display string, spec Spec) ([]Sample, error) {
 	}
 	if len(all) == 0 {
 		return nil, fmt.Errorf("loading %s from %s: %w", spec.Name, displayName(p, display, file), ErrEmpty)
+	}
+	if len(spec.ExcludeIDs) > 0 {
+		drop := make(map[string]bool, len(spec.ExcludeIDs))
+		for _, id := range spec.ExcludeIDs {
+			drop[id] = true
+		}
+		all = slices.DeleteFunc(all, func(s Sample) bool { return drop[s.ID] })
 	}
 	kept := Select(all, spec.Filters, spec.Limit, spec.Seed)
 	if len(kept) == 0 {
