@@ -17,10 +17,26 @@ import (
 // fakeCandidates replaces the candidates kind: one unit inserting chat
 // prompts with a "good" and a "bad" response each, and a pair per prompt
 // (good chosen), so the training stages read realistic rows.
-func fakeCandidates() runner.Kind {
-	return runner.Kind{Name: "candidates", Version: "test", Definition: "#Candidates",
+func fakeCandidates() runner.Kind { return fakeStoring("candidates", "#Candidates") }
+
+// fakeStoring is a kind whose one unit stores fakeCand's rows.
+func fakeStoring(name, def string) runner.Kind {
+	return runner.Kind{Name: name, Version: "test", Definition: def,
 		New: func(env *runner.Env, st schema.Stage) (runner.Stage, error) { return fakeCand{}, nil }}
 }
+
+// noopKind stands in for a stage of the graph whose output the test does
+// not read: it has no units.
+func noopKind(name, def string) runner.Kind {
+	return runner.Kind{Name: name, Version: "test", Definition: def,
+		New: func(env *runner.Env, st schema.Stage) (runner.Stage, error) { return noop{}, nil }}
+}
+
+type noop struct{}
+
+func (noop) Units(ctx context.Context) ([]runner.Unit, error) { return nil, nil }
+
+func (noop) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) { return nil, nil }
 
 type fakeCand struct{}
 
@@ -54,9 +70,15 @@ const candStage = `cand: {kind: "candidates", dataset: "es", roster: "support", 
 `
 
 func TestRewardModelOnStoredPairs(t *testing.T) {
-	l := writeSpec(t, `stages: `+candStage+`stages: rm: {kind: "train-reward-model", pairs: "cand", base_stage: "pre", max_steps: 30, batch_size: 4, max_length: 96, lr: 1e-2}
+	// The pairs stage stands in for candidates -> judge -> pairs: it stores
+	// the candidates and their pairs itself.
+	l := writeSpec(t, `judges: rubric: {plugin: "rubric", endpoint: "speaker"}
+stages: `+candStage+`stages: jdg: {kind: "judge", items: "cand", judges: ["rubric"]}
+stages: prs: {kind: "pairs", judged: "jdg"}
+stages: rm: {kind: "train-reward-model", pairs: "prs", base_stage: "pre", max_steps: 30, batch_size: 4, max_length: 96, lr: 1e-2}
 `)
-	h := newHarness(t, l, runner.Default.With(fakeCandidates()))
+	h := newHarness(t, l, runner.Default.With(noopKind("candidates", "#Candidates")).With(noopKind("judge", "#JudgeStage")).
+		With(fakeStoring("pairs", "#Pairs")))
 	if s := h.run(); s.Ran != 3 {
 		t.Fatalf("ran %d units, want 3 (pretrain, candidates, reward model)", s.Ran)
 	}
