@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/cmd/mascot/cli"
+	"mascot.dev/mascot/runner"
 )
 
 // runCLI runs one command line in dir and returns its exit code and output.
@@ -126,5 +127,23 @@ stages: cand: {kind: "candidates", dataset: "d", roster: "support"}
 	}
 	if !strings.Contains(stdout, `"evil\x1b[2J\x1b]0;pwned\a"`) || !strings.Contains(list, `"evil\x1b[2J`) {
 		t.Errorf("run output %q or list %q lacks the quoted name", stdout, list)
+	}
+}
+
+// TestKindSummariesInHelpAndPlan: each stage kind's Summary is what
+// `run --help` lists, and `plan` explains the kinds it shows.
+func TestKindSummariesInHelpAndPlan(t *testing.T) {
+	dir := t.TempDir()
+	_, help, _ := runCLI(t, dir, "run", "--help")
+	for _, n := range runner.Default.Names() {
+		k, _ := runner.Default.Lookup(n)
+		if k.Summary == "" || !strings.Contains(help, k.Summary) {
+			t.Errorf("run --help lacks kind %s's summary %q", n, k.Summary)
+		}
+	}
+	code, plan, stderr := runCLI(t, dir, "plan", "demo", "--db", "m.db")
+	pretrain, _ := runner.Default.Lookup("pretrain")
+	if code != 0 || !strings.Contains(plan, pretrain.Summary+" (device)") {
+		t.Errorf("plan (exit %d) lacks the pretrain summary:\n%s%s", code, plan, stderr)
 	}
 }

@@ -65,7 +65,10 @@ func newRun() *cobra.Command {
 		Long: `Run executes the experiment's stage graph. Every unit of work is committed to the
 results database with its fingerprint, so rerunning the same command resumes: done units
 are reused, failed ones are retried. A changed config reports which stages are
-invalidated before any work starts.`,
+invalidated before any work starts.
+
+Stage kinds:
+` + runner.Default.KindsHelp(),
 		Example: `  mascot run demo
   mascot run paper/qmsum -t vllm=http://gpu01:8008/v1 -t judge=http://gpu02:8008/v1
   mascot run my.cue --set stages.candidates.k=4 --only candidates --strict`,
