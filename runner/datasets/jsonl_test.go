@@ -74,3 +74,22 @@ func TestEmptyDatasetIsAnError(t *testing.T) {
 		t.Errorf("filtered to nothing: err = %v, want ErrEmpty", err)
 	}
 }
+
+// TestFileOfAnotherSplitIsRefused: test.jsonl given for split train is the
+// wrong data, said as such (not "not found"); the right split loads.
+func TestFileOfAnotherSplitIsRefused(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "test.jsonl")
+	if err := os.WriteFile(p, []byte(`{"conv_id": "a", "context": [{"speaker": "seeker", "text": "hi"}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(Spec{Name: JSONL, Path: p, Split: "train"})
+	var nf *NotFoundError
+	if !errors.Is(err, ErrWrongSplit) || errors.As(err, &nf) {
+		t.Errorf("split train from test.jsonl: err = %v, want ErrWrongSplit", err)
+	}
+	if got, err := Load(Spec{Name: JSONL, Path: p, Split: "test"}); err != nil || len(got) != 1 {
+		t.Errorf("split test: %d samples, %v", len(got), err)
+	}
+}

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -91,8 +92,13 @@ func splitMismatch(base, split string) error {
 	if split == "" || !slices.Contains(splitNames, stem) || slices.Contains(splitAliases(split), stem) {
 		return nil
 	}
-	return fmt.Errorf("%s holds the %s split, but split %q is asked for: give the directory holding the splits, or the %s file", base, stem, split, split)
+	return fmt.Errorf("%w: %s holds the %s split, but split %q is asked for: give the directory holding the splits, or the %s file",
+		ErrWrongSplit, base, stem, split, split)
 }
+
+// ErrWrongSplit is returned (wrapped) for a file or directory named after
+// another split than the one asked for.
+var ErrWrongSplit = errors.New("wrong split")
 
 // effectiveSplit is the split a spec asks for: test when empty, except
 // for esconv where empty means the whole corpus file.
