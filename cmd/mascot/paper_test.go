@@ -58,8 +58,12 @@ func TestPaperBaselinesAgainstFakeVLLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"train.csv", "test.csv"} {
-		if err := os.WriteFile(filepath.Join(data, f), csv, 0o644); err != nil {
+	// The sft baseline trains on train.csv and evaluates on test.csv, which
+	// must not share a conversation: train.csv gets the sample's dialogues
+	// under other conversation ids.
+	splits := map[string][]byte{"train.csv": bytes.ReplaceAll(csv, []byte("hit:"), []byte("trainhit:")), "test.csv": csv}
+	for f, b := range splits {
+		if err := os.WriteFile(filepath.Join(data, f), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
