@@ -57,6 +57,9 @@ func stageFingerprint(k Kind, st schema.Stage, exp *schema.Experiment, upstream 
 			switch ref.Target {
 			case "datasets":
 				refs["dataset/"+n] = exp.Datasets[n]
+				for _, x := range exp.Datasets[n].Exclude { // their samples shape this one's
+					refs["dataset/"+n+"/exclude/"+x] = exp.Datasets[x]
+				}
 			case "rosters":
 				refs["roster/"+n] = exp.Rosters[n]
 			case "judges":

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // topoOrder orders stages so every stage follows its dependencies; ties
@@ -42,20 +43,26 @@ func topoOrder(deps map[string][]string) ([]string, error) {
 }
 
 // selectStages returns the stages a run executes for --only and --from.
+// SelectionError is a --only or --from that names no stage of the
+// experiment: bad input, not a failed run.
+type SelectionError struct{ msg string }
+
+func (e SelectionError) Error() string { return e.msg }
+
 func selectStages(order []string, deps map[string][]string, only, from string) (map[string]bool, error) {
 	want := map[string]bool{}
 	has := func(k string) bool { _, ok := deps[k]; return ok }
 	switch {
 	case only != "" && from != "":
-		return nil, fmt.Errorf("use --only or --from, not both")
+		return nil, SelectionError{"use --only or --from, not both"}
 	case only != "":
 		if !has(only) {
-			return nil, fmt.Errorf("--only %s: no such stage (stages: %v)", only, order)
+			return nil, SelectionError{fmt.Sprintf("--only %q: no such stage (stages: %s)", only, strings.Join(order, ", "))}
 		}
 		want[only] = true
 	case from != "":
 		if !has(from) {
-			return nil, fmt.Errorf("--from %s: no such stage (stages: %v)", from, order)
+			return nil, SelectionError{fmt.Sprintf("--from %q: no such stage (stages: %s)", from, strings.Join(order, ", "))}
 		}
 		want[from] = true
 		for _, k := range order {

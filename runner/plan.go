@@ -20,6 +20,8 @@ type PlanStage struct {
 	Done   int    `json:"done"`
 	Note   string `json:"note,omitempty"`
 	Device bool   `json:"device"`
+	// Summary is the kind's one-line description (Kind.Summary).
+	Summary string `json:"summary,omitempty"`
 }
 
 // Plan lists the stages in execution order with unit counts: how many each
@@ -35,7 +37,7 @@ func Plan(ctx context.Context, opts Options) ([]PlanStage, error) {
 	for _, key := range r.order {
 		k := r.kinds[key]
 		ps := PlanStage{Key: key, Kind: k.Name, Inputs: r.deps[key], Fingerprint: r.fps[key], Units: -1,
-			Device: schema.IsTraining(k.Name)}
+			Device: schema.IsTraining(k.Name), Summary: k.Summary}
 		ps.Units, ps.Done, ps.Note = r.countUnits(ctx, key)
 		out = append(out, ps)
 	}
@@ -92,6 +94,39 @@ func PrintPlan(w io.Writer, plan []PlanStage) {
 			in += "  (" + p.Note + ")"
 		}
 		fmt.Fprintf(w, "%-24s %-20s %7s %7d %7s  %s\n", p.Key, p.Kind, units, p.Done, todo, in)
+	}
+	seen := map[string]bool{}
+	var kinds []Kind
+	for _, p := range plan {
+		if !seen[p.Kind] {
+			seen[p.Kind] = true
+			kinds = append(kinds, Kind{Name: p.Kind, Summary: p.Summary})
+		}
+	}
+	fmt.Fprintln(w)
+	writeKinds(w, kinds)
+}
+
+// KindsHelp lists the registry's kinds with their summaries, for --help
+// and docs.
+func (r *Registry) KindsHelp() string {
+	var b strings.Builder
+	var kinds []Kind
+	for _, n := range r.Names() {
+		k, _ := r.Lookup(n)
+		kinds = append(kinds, k)
+	}
+	writeKinds(&b, kinds)
+	return b.String()
+}
+
+func writeKinds(w io.Writer, kinds []Kind) {
+	for _, k := range kinds {
+		device := ""
+		if schema.IsTraining(k.Name) {
+			device = " (device)"
+		}
+		fmt.Fprintf(w, "  %-20s %s%s\n", k.Name, k.Summary, device)
 	}
 }
 

@@ -20,6 +20,12 @@ type Kind struct {
 	Summary string
 	// New builds the stage from its decoded config.
 	New func(env *Env, st schema.Stage) (Stage, error)
+	// Decl, for a kind the embedded schema does not define, declares it to
+	// the schema: its CUE (Decl.Source, usually go:embed of the kind's
+	// <kind>.cue), the kinds it reads, device and concurrency needs. A new
+	// kind is then one folder with one Register call, plus its import in
+	// runner/stages/all.
+	Decl *schema.KindSpec
 }
 
 // Registry maps kind names to kinds. It is an explicit value so tests build
@@ -49,6 +55,15 @@ func (r *Registry) Add(k Kind) error {
 		return fmt.Errorf("stage kind %q registered twice", k.Name)
 	}
 	decl, ok := schema.LookupKind(k.Name)
+	if !ok && k.Decl != nil {
+		if k.Decl.Name != k.Name {
+			return fmt.Errorf("stage kind %q declares schema kind %q", k.Name, k.Decl.Name)
+		}
+		if err := schema.RegisterKind(*k.Decl); err != nil {
+			return err
+		}
+		decl, ok = *k.Decl, true
+	}
 	if !ok {
 		return fmt.Errorf("stage kind %q has no CUE definition in the schema", k.Name)
 	}

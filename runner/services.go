@@ -107,8 +107,12 @@ func (r *run) startServices(ctx context.Context) error {
 // call an endpoint with the same settings.
 func LLMEndpoint(name string, ep schema.Endpoint) llm.Endpoint {
 	think := ep.EnableThinking
+	retries := ep.Retries
+	if retries == 0 {
+		retries = -1 // the spec's 0 is "no retry"; llm's zero value means its default
+	}
 	e := llm.Endpoint{Name: name, URLs: ep.URLs, Model: ep.Model, APIKeyEnv: ep.APIKeyEnv,
-		Concurrency: ep.Concurrency, Retries: ep.Retries, EnableThinking: &think,
+		Concurrency: ep.Concurrency, Retries: retries, EnableThinking: &think,
 		Timeout: parseDur(ep.Timeout), TotalTimeout: parseDur(ep.TotalTimeout)}
 	t, p, k := ep.Sampling.Temperature, ep.Sampling.TopP, ep.Sampling.TopK
 	rp := ep.Sampling.RepetitionPenalty

@@ -144,6 +144,7 @@ func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
 				Positions: at(cue.MakePath(cue.Str("rewards"), cue.Str(name), cue.Str("judge")))})
 		}
 	}
+	errs = append(errs, datasetChecks(e, at)...)
 	if len(errs) == 0 {
 		errs = append(errs, cycles(e, at)...)
 	}

@@ -21,7 +21,17 @@ func intRange(v cue.Value, rw posRewriter) Errors {
 		if _, err := x.Int64(); err == nil {
 			return true
 		}
-		path := strings.TrimPrefix(strings.TrimPrefix(x.Path().String(), "#Experiment"), ".")
+		var parts []string // the dotted form other errors use: agents.1.name
+		for _, sel := range x.Path().Selectors() {
+			switch {
+			case sel.Type() == cue.IndexLabel:
+				parts = append(parts, fmt.Sprint(sel.Index()))
+			case sel.IsDefinition():
+			default:
+				parts = append(parts, sel.String())
+			}
+		}
+		path := strings.Join(parts, ".")
 		var poss []string
 		if p := rw.pos(x.Pos()); p != "" {
 			poss = []string{p}

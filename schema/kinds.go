@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -36,6 +37,10 @@ type KindSpec struct {
 	// Endpoints are the fields naming endpoints whose concurrency bounds the
 	// stage's units in flight when the stage sets none.
 	Endpoints []string
+	// Evaluates reports whether a stage of this kind, with these resolved
+	// fields, reads its datasets as evaluation data; nil means it reads
+	// them as training data. Evaluation and training data must not overlap.
+	Evaluates func(fields map[string]json.RawMessage) bool
 }
 
 // kinds that produce what others read.
@@ -52,6 +57,7 @@ var builtinKinds = []KindSpec{
 		Refs: []Ref{{Field: "dataset", Target: "datasets"}, {Field: "roster", Target: "rosters"},
 			{Field: "endpoint", Target: "endpoints"}}},
 	{Name: "episodes", Definition: "#Episodes", Endpoints: []string{"speaker", "director"},
+		Evaluates: func(f map[string]json.RawMessage) bool { return string(f["mode"]) == `"eval"` },
 		Refs: []Ref{{Field: "dataset", Target: "datasets"}, {Field: "roster", Target: "rosters"},
 			{Field: "director", Target: "endpoints"}, {Field: "speaker", Target: "endpoints"},
 			{Field: "user", Target: "endpoints"},

@@ -9,17 +9,17 @@ import (
 	"mascot.dev/mascot/schema"
 )
 
-// echoKind is a stage kind declared outside the schema files, the way a new
+// repeatKind is a stage kind declared outside the schema files, the way a new
 // kind's folder declares itself: its CUE, what it reads, what it needs.
-var echoKind = schema.KindSpec{
-	Name:       "echo",
-	Definition: "#Echo",
+var repeatKind = schema.KindSpec{
+	Name:       "repeat",
+	Definition: "#Repeat",
 	Source: `package schema
 
-// #Echo repeats the candidates of another stage.
-#Echo: {
+// #Repeat repeats the candidates of another stage.
+#Repeat: {
 	#StageCommon
-	kind:  "echo"
+	kind:  "repeat"
 	from:  string
 	times: *1 | int & >=1
 }
@@ -29,11 +29,11 @@ var echoKind = schema.KindSpec{
 }
 
 func TestRegisteredKindValidates(t *testing.T) {
-	if err := schema.RegisterKind(echoKind); err != nil {
+	if err := schema.RegisterKind(repeatKind); err != nil {
 		t.Fatal(err)
 	}
-	if err := schema.RegisterKind(echoKind); err == nil {
-		t.Error("declaring echo twice was accepted")
+	if err := schema.RegisterKind(repeatKind); err == nil {
+		t.Error("declaring repeat twice was accepted")
 	}
 	dir := t.TempDir()
 	base := `package spec
@@ -53,7 +53,7 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support"}
 		}
 		return p
 	}
-	l, err := schema.Load(write("ok.cue", `stages: again: {kind: "echo", from: "cand", times: 3}`+"\n"), schema.Options{})
+	l, err := schema.Load(write("ok.cue", `stages: again: {kind: "repeat", from: "cand", times: 3}`+"\n"), schema.Options{})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -64,11 +64,11 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support"}
 		t.Fatalf("times = %d, %v", c.Times, err)
 	}
 	if deps := schema.Dependencies(l.Experiment)["again"]; len(deps) != 1 || deps[0] != "cand" {
-		t.Errorf("echo depends on %v, want [cand]", deps)
+		t.Errorf("repeat depends on %v, want [cand]", deps)
 	}
 
-	_, err = schema.Load(write("bad.cue", `stages: again: {kind: "echo", from: "cand", times: 0}
-stages: twice: {kind: "echo", from: "again"}
+	_, err = schema.Load(write("bad.cue", `stages: again: {kind: "repeat", from: "cand", times: 0}
+stages: twice: {kind: "repeat", from: "again"}
 `), schema.Options{})
 	if err == nil {
 		t.Fatal("times 0 was accepted")
@@ -76,10 +76,10 @@ stages: twice: {kind: "echo", from: "again"}
 	if !strings.Contains(err.Error(), "stages.again.times: invalid value 0 (out of bound >=1)") {
 		t.Errorf("error = %v, want the kind's own bound enforced", err)
 	}
-	_, err = schema.Load(write("reads.cue", `stages: again: {kind: "echo", from: "cand"}
-stages: twice: {kind: "echo", from: "again"}
+	_, err = schema.Load(write("reads.cue", `stages: again: {kind: "repeat", from: "cand"}
+stages: twice: {kind: "repeat", from: "again"}
 `), schema.Options{})
-	want := `stages.twice.from: stage "again" has kind echo, but echo.from must name a stage of kind candidates`
+	want := `stages.twice.from: stage "again" has kind repeat, but repeat.from must name a stage of kind candidates`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error = %v, want %q", err, want)
 	}

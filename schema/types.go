@@ -47,12 +47,14 @@ type SlurmOptions struct {
 
 // Dataset is #Dataset.
 type Dataset struct {
-	Name    string `json:"name"`
-	Path    string `json:"path,omitempty"`
-	HFID    string `json:"hf_id,omitempty"`
-	Split   string `json:"split"`
-	Limit   int    `json:"limit,omitempty"`
-	Seed    int    `json:"seed"`
+	Name  string `json:"name"`
+	Path  string `json:"path,omitempty"`
+	HFID  string `json:"hf_id,omitempty"`
+	Split string `json:"split"`
+	Limit int    `json:"limit,omitempty"`
+	Seed  int    `json:"seed"`
+	// Exclude names datasets whose samples this one never holds.
+	Exclude []string `json:"exclude,omitempty"`
 	Filters struct {
 		Valence []string `json:"valence,omitempty"`
 		Domain  []string `json:"domain,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"mascot.dev/mascot/cmd/mascot/cli"
@@ -58,8 +59,12 @@ func TestPaperBaselinesAgainstFakeVLLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"train.csv", "test.csv"} {
-		if err := os.WriteFile(filepath.Join(data, f), csv, 0o644); err != nil {
+	// The sft baseline trains on train.csv and evaluates on test.csv, which
+	// must not share a conversation: train.csv gets the sample's dialogues
+	// under other conversation ids.
+	splits := map[string][]byte{"train.csv": bytes.ReplaceAll(csv, []byte("hit:"), []byte("trainhit:")), "test.csv": csv}
+	for f, b := range splits {
+		if err := os.WriteFile(filepath.Join(data, f), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -135,11 +140,11 @@ func checkExport(t *testing.T, path, system string, want int) {
 	}
 }
 
-// TestPaperQMSumStage1AgainstFakeVLLM runs paper/qmsum by name on the real
-// QMSum test split through candidates, the rubric judge and persona pairs
+// TestPaperQMSumStage1AgainstFakeVLLM runs paper/qmsum by name on real
+// QMSum meetings through candidates, the rubric judge and persona pairs
 // (the stages that need no Qwen3 weights), stage by stage with --only.
 func TestPaperQMSumStage1AgainstFakeVLLM(t *testing.T) {
-	data := sharedDataset(t, "qmsum/test.jsonl")
+	data := qmsumSplits(t, sharedDataset(t, "qmsum/test.jsonl"))
 	srv := fakevllm.Start(t, fakevllm.Options{})
 	judge := fakevllm.Start(t, fakevllm.Options{Model: "google/gemma-3-27b-it"})
 	dir := t.TempDir()
@@ -207,4 +212,27 @@ func openStore(t *testing.T, db string) *results.Store {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// qmsumSplits builds the QMSum directory paper/qmsum reads (train.jsonl,
+// test.jsonl) from the shared test split, whose meetings are all there is
+// here: the first 20 meetings become train.jsonl, the rest test.jsonl, so
+// the two share no meeting, as QMSum's own splits.
+func qmsumSplits(t *testing.T, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSpace(string(b)), "\n")
+	if len(lines) < 25 {
+		t.Fatalf("%s holds %d meetings, want at least 25", file, len(lines))
+	}
+	dir := t.TempDir()
+	for name, part := range map[string][]string{"train.jsonl": lines[:20], "test.jsonl": lines[20:]} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(part, "")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -1,6 +1,9 @@
 package datasets
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -49,5 +52,46 @@ func TestLoadFS(t *testing.T) {
 	_, err = LoadFS(fsys, Spec{Name: JSONL, Path: "../up"})
 	if err == nil || !strings.Contains(err.Error(), "needs a path inside") {
 		t.Errorf("escape: %v", err)
+	}
+}
+
+// TestEmptyDatasetIsAnError: an empty file, or filters that keep nothing,
+// fail the load instead of giving a stage zero units to finish "done".
+func TestEmptyDatasetIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "test.jsonl")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(Spec{Name: JSONL, Path: empty})
+	if !errors.Is(err, ErrEmpty) || !strings.Contains(err.Error(), "test.jsonl") {
+		t.Errorf("empty file: err = %v, want ErrEmpty naming the file", err)
+	}
+	one := filepath.Join(dir, "one.jsonl")
+	if err := os.WriteFile(one, []byte(`{"conv_id": "a", "emotion": "joyful", "context": [{"speaker": "seeker", "text": "hi"}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(Spec{Name: JSONL, Path: one, Filters: Filters{Emotion: []string{"sad"}}})
+	if !errors.Is(err, ErrEmpty) || !strings.Contains(err.Error(), "none of its 1 samples pass the filters") {
+		t.Errorf("filtered to nothing: err = %v, want ErrEmpty", err)
+	}
+}
+
+// TestFileOfAnotherSplitIsRefused: test.jsonl given for split train is the
+// wrong data, said as such (not "not found"); the right split loads.
+func TestFileOfAnotherSplitIsRefused(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "test.jsonl")
+	if err := os.WriteFile(p, []byte(`{"conv_id": "a", "context": [{"speaker": "seeker", "text": "hi"}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(Spec{Name: JSONL, Path: p, Split: "train"})
+	var nf *NotFoundError
+	if !errors.Is(err, ErrWrongSplit) || errors.As(err, &nf) {
+		t.Errorf("split train from test.jsonl: err = %v, want ErrWrongSplit", err)
+	}
+	if got, err := Load(Spec{Name: JSONL, Path: p, Split: "test"}); err != nil || len(got) != 1 {
+		t.Errorf("split test: %d samples, %v", len(got), err)
 	}
 }

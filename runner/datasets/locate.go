@@ -105,6 +105,9 @@ func locateDir(p string, spec Spec, nf *NotFoundError) (string, error) {
 	}
 	dir := filepath.Dir(abs)
 	rel, err := resolveIn(os.DirFS(dir), filepath.Base(abs), spec)
+	if errors.Is(err, ErrWrongSplit) {
+		return "", fmt.Errorf("reading %s: %w", abs, err) // found, but the wrong data: say so, not "not found"
+	}
 	if err != nil {
 		nf.Looked = append(nf.Looked, fmt.Sprintf("%s (%v)", abs, err))
 		return "", nf

@@ -1,9 +1,11 @@
 package datasets
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -33,11 +35,13 @@ func resolveIn(fsys fs.FS, p string, spec Spec) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !st.IsDir() {
+	if !st.IsDir() || (spec.Name == QMSum && hasJSONFiles(fsys, p)) {
+		// a file, or a QMSum per-meeting directory itself: its name must not
+		// say it is another split than the one asked for
+		if err := splitMismatch(path.Base(p), effectiveSplit(spec)); err != nil {
+			return "", err
+		}
 		return p, nil
-	}
-	if spec.Name == QMSum && hasJSONFiles(fsys, p) {
-		return p, nil // a per-meeting directory itself
 	}
 	split := effectiveSplit(spec)
 	var cands []candidate
@@ -76,6 +80,25 @@ func resolveIn(fsys fs.FS, p string, spec Spec) (string, error) {
 	})
 	return cands[0].path, nil
 }
+
+// splitNames are the file stems that name a split.
+var splitNames = []string{"train", "test", "valid", "validation", "dev", "val"}
+
+// splitMismatch refuses a file or directory whose name is a split other
+// than split ("test.jsonl" for split train): reading it would train on
+// evaluation data, or evaluate on training data.
+func splitMismatch(base, split string) error {
+	stem := strings.ToLower(strings.TrimSuffix(base, path.Ext(base)))
+	if split == "" || !slices.Contains(splitNames, stem) || slices.Contains(splitAliases(split), stem) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s holds the %s split, but split %q is asked for: give the directory holding the splits, or the %s file",
+		ErrWrongSplit, base, stem, split, split)
+}
+
+// ErrWrongSplit is returned (wrapped) for a file or directory named after
+// another split than the one asked for.
+var ErrWrongSplit = errors.New("wrong split")
 
 // effectiveSplit is the split a spec asks for: test when empty, except
 // for esconv where empty means the whole corpus file.

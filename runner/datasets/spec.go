@@ -1,11 +1,13 @@
 package datasets
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -44,7 +46,16 @@ type Spec struct {
 	// ContextTurns is the number of opening turns a QMSum general query
 	// gets as context (0: DefaultContextTurns).
 	ContextTurns int `json:"context_turns,omitempty"`
+	// ExcludeIDs are sample IDs this load never returns (another dataset's
+	// samples, e.g. training contexts drawn from the same split). They are
+	// removed before Limit is drawn, so Limit samples still come back.
+	ExcludeIDs []string `json:"exclude_ids,omitempty"`
 }
+
+// ErrEmpty is returned (wrapped) when a dataset yields no sample: an empty
+// file, or filters nothing passes. A stage over it would otherwise finish
+// "done" with nothing in it.
+var ErrEmpty = errors.New("no samples")
 
 // Filters keep samples whose field is one of the listed values (case
 // insensitive). An empty list keeps everything; a sample with an empty
@@ -126,7 +137,22 @@ func loadAt(fsys fs.FS, p, display string, spec Spec) ([]Sample, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading %s from %s: %w", spec.Name, displayName(p, display, file), err)
 	}
-	return Select(all, spec.Filters, spec.Limit, spec.Seed), nil
+	if len(all) == 0 {
+		return nil, fmt.Errorf("loading %s from %s: %w", spec.Name, displayName(p, display, file), ErrEmpty)
+	}
+	if len(spec.ExcludeIDs) > 0 {
+		drop := make(map[string]bool, len(spec.ExcludeIDs))
+		for _, id := range spec.ExcludeIDs {
+			drop[id] = true
+		}
+		all = slices.DeleteFunc(all, func(s Sample) bool { return drop[s.ID] })
+	}
+	kept := Select(all, spec.Filters, spec.Limit, spec.Seed)
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("loading %s from %s: %w: none of its %d samples pass the filters",
+			spec.Name, displayName(p, display, file), ErrEmpty, len(all))
+	}
+	return kept, nil
 }
 
 func (s Spec) contextTurns() int {

@@ -84,6 +84,9 @@ func (c *Client) attempt(ctx context.Context, st *endpointState, rep *replica, o
 	out, err := rep.oc.CreateChatCompletion(actx, oreq)
 	if err != nil {
 		kind, msg = classify(err, as.status, actx)
+		if msg == "" && len(as.errBody) > 0 {
+			msg = flatMessage(as.errBody) // go-openai found no message in the body
+		}
 		return out, as, kind, msg
 	}
 	if len(out.Choices) == 0 {

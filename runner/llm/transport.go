@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -17,7 +18,14 @@ type attemptState struct {
 	extra      []byte // `"temperature":0,"top_k":5` (no braces), may be empty
 	status     int
 	retryAfter time.Duration
+	// errBody is the start of an error response's body (status >= 400), so
+	// a failure shows what the server said even when go-openai finds no
+	// message in it.
+	errBody []byte
 }
+
+// maxErrBody bounds the error body kept for messages.
+const maxErrBody = 4 << 10
 
 type attemptKey struct{}
 
@@ -50,6 +58,15 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	if err == nil && st != nil {
 		st.status = resp.StatusCode
 		st.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		if resp.StatusCode >= 400 {
+			body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxErrBody))
+			_ = resp.Body.Close()
+			if rerr != nil {
+				return nil, fmt.Errorf("reading the HTTP %d response: %w", resp.StatusCode, rerr)
+			}
+			st.errBody = body
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+		}
 	}
 	return resp, err
 }

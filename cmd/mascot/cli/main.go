@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
 )
 
@@ -60,7 +61,8 @@ func printError(err error, w io.Writer) int {
 	}
 	fmt.Fprintln(w, "mascot:", err)
 	var u usageError
-	if errors.As(err, &u) {
+	var sel runner.SelectionError
+	if errors.As(err, &u) || errors.As(err, &sel) {
 		return ExitInvalid
 	}
 	return ExitFailure

@@ -71,7 +71,7 @@ func newResults() *cobra.Command {
 			tw := tabwriter.NewWriter(c.OutOrStdout(), 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "RUN\tNAME\tSTATUS\tSTARTED\tDURATION\tUNITS DONE\tCACHED\tFAILED")
 			for _, r := range runs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", r.ID, r.Name, r.Status,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", r.ID, shown(r.Name), r.Status,
 					r.StartedAt.Local().Format("2006-01-02 15:04"), (time.Duration(r.DurationMS) * time.Millisecond).Round(time.Second),
 					r.UnitsDone, r.UnitsCached, r.UnitsFailed)
 			}
@@ -108,7 +108,7 @@ func newResults() *cobra.Command {
 				return printJSON(c.OutOrStdout(), d)
 			}
 			w := c.OutOrStdout()
-			fmt.Fprintf(w, "run %s  %s  (%s)  %s  %s\n", d.Run.ID, d.Run.Name, d.Run.ConfigName, d.Run.Status,
+			fmt.Fprintf(w, "run %s  %s  (%s)  %s  %s\n", d.Run.ID, shown(d.Run.Name), shown(d.Run.ConfigName), d.Run.Status,
 				d.Run.Duration().Round(time.Second))
 			tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "STAGE\tKIND\tSTATUS\tTOTAL\tDONE\tCACHED\tFAILED")
@@ -304,9 +304,9 @@ func newImport() *cobra.Command {
   mascot report latest`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := results.OpenContext(c.Context(), f.db)
+			s, err := openDB(c.Context(), f.db)
 			if err != nil {
-				return fmt.Errorf("opening results database: %w", err)
+				return err
 			}
 			defer s.Close()
 			if !fileExists(args[0]) {

@@ -45,9 +45,9 @@ func (f *runFlags) options(ctx context.Context, arg string, c *cobra.Command) (r
 	if err != nil {
 		return runner.Options{}, nil, err
 	}
-	store, err := results.OpenContext(ctx, f.db)
+	store, err := openDB(ctx, f.db)
 	if err != nil {
-		return runner.Options{}, nil, fmt.Errorf("opening results database: %w", err)
+		return runner.Options{}, nil, err
 	}
 	logger := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	opts := runner.Options{Loaded: l, Store: store, RunsDir: f.runsDir, Only: f.only, From: f.from,
@@ -65,7 +65,10 @@ func newRun() *cobra.Command {
 		Long: `Run executes the experiment's stage graph. Every unit of work is committed to the
 results database with its fingerprint, so rerunning the same command resumes: done units
 are reused, failed ones are retried. A changed config reports which stages are
-invalidated before any work starts.`,
+invalidated before any work starts.
+
+Stage kinds:
+` + runner.Default.KindsHelp(),
 		Example: `  mascot run demo
   mascot run paper/qmsum -t vllm=http://gpu01:8008/v1 -t judge=http://gpu02:8008/v1
   mascot run my.cue --set stages.candidates.k=4 --only candidates --strict`,
@@ -143,7 +146,7 @@ func printSummary(c *cobra.Command, s *runner.Summary, asJSON bool) {
 		return
 	}
 	fmt.Fprintf(w, "\nrun %s (%s): %s in %.1fs — %d units ran, %d cached, %d failed\n",
-		s.RunID, s.Name, s.Status, s.Seconds, s.Ran, s.Cached, s.Failed)
+		s.RunID, shown(s.Name), s.Status, s.Seconds, s.Ran, s.Cached, s.Failed)
 	if s.Ran == 0 && s.Failed == 0 && s.Cached > 0 {
 		fmt.Fprintln(w, "nothing to do: every unit was already done (cached)")
 	}

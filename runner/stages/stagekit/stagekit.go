@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"mascot.dev/mascot/experiments"
@@ -27,15 +29,69 @@ func ReadFile(path string) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
-// LoadDataset loads the experiment dataset named name.
+// LoadDataset loads the experiment dataset named name, without the samples
+// of the datasets it excludes. An evaluation dataset that shares a sample
+// with a training dataset it does not exclude is an error: validation
+// catches the same file and split; this catches what only the files show
+// (one file given for both splits).
 func LoadDataset(env *runner.Env, name string) ([]datasets.Sample, error) {
+	samples, err := loadDataset(env, name, map[string]bool{})
+	if err != nil {
+		return nil, err
+	}
+	train, eval := schema.DatasetUse(env.Exp)
+	if _, ok := eval[name]; !ok {
+		return samples, nil
+	}
+	ids := make(map[string]bool, len(samples))
+	for _, s := range samples {
+		ids[s.ID] = true
+	}
+	for _, tr := range slices.Sorted(maps.Keys(train)) {
+		stage := train[tr]
+		if tr == name || schema.Excludes(env.Exp, name, tr) {
+			continue
+		}
+		other, err := loadDataset(env, tr, map[string]bool{})
+		if err != nil {
+			return nil, fmt.Errorf("loading training dataset %s to check dataset %s against it: %w", tr, name, err)
+		}
+		var shared []string
+		for _, s := range other {
+			if ids[s.ID] {
+				shared = append(shared, s.ID)
+			}
+		}
+		if len(shared) > 0 {
+			return nil, fmt.Errorf("evaluation dataset %s holds %d of the samples training dataset %s (stage %s) reads, e.g. %s: "+
+				"give each its own split, or set exclude: [%q] on %s", name, len(shared), tr, stage, shared[0], tr, name)
+		}
+	}
+	return samples, nil
+}
+
+func loadDataset(env *runner.Env, name string, loading map[string]bool) ([]datasets.Sample, error) {
 	d, ok := env.Exp.Datasets[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown dataset %q", name)
 	}
+	if loading[name] {
+		return nil, fmt.Errorf("dataset %s excludes itself through %v", name, d.Exclude)
+	}
+	loading[name] = true
+	defer delete(loading, name)
 	spec := datasets.Spec{Name: d.Name, Path: d.Path, HF: d.HFID, Split: d.Split, Limit: d.Limit,
 		Seed: int64(d.Seed), Filters: datasets.Filters{Valence: d.Filters.Valence, Domain: d.Filters.Domain,
 			Emotion: d.Filters.Emotion}}
+	for _, x := range d.Exclude {
+		other, err := loadDataset(env, x, loading)
+		if err != nil {
+			return nil, fmt.Errorf("loading dataset %s excluded from %s: %w", x, name, err)
+		}
+		for _, s := range other {
+			spec.ExcludeIDs = append(spec.ExcludeIDs, s.ID)
+		}
+	}
 	var samples []datasets.Sample
 	var err error
 	if rest, ok := strings.CutPrefix(d.Path, EmbedPrefix); ok {

@@ -18,8 +18,11 @@ import (
 // fakeCandidates replaces the candidates kind: one unit inserting chat
 // prompts with a "good" and a "bad" response each, and a pair per prompt
 // (good chosen), so the training stages read realistic rows.
-func fakeCandidates() runner.Kind {
-	return runner.Kind{Name: "candidates", Version: "test", Definition: "#Candidates",
+func fakeCandidates() runner.Kind { return fakeStoring("candidates", "#Candidates") }
+
+// fakeStoring is a kind whose one unit stores fakeCand's rows.
+func fakeStoring(name, def string) runner.Kind {
+	return runner.Kind{Name: name, Version: "test", Definition: def,
 		New: func(env *runner.Env, st schema.Stage) (runner.Stage, error) { return fakeCand{}, nil }}
 }
 
