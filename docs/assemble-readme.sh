@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
   cat docs/readme-head.md
   echo
   echo "# Reference, by area"
-  for f in datasets llm dialogue episodes-stage plugins judge-stages results trainer-model trainer-training tokenizer training-stages serve ui slurm; do
+  for f in datasets llm dialogue episodes-stage plugins judge-stages results trainer-model trainer-training tokenizer training-stages serve ui chat slurm; do
     [ -f "docs/readme/$f.md" ] || continue
     echo
     sed -e 's/^# /## /' "docs/readme/$f.md"

@@ -178,7 +178,7 @@ func renderCrossRun(w io.Writer, cr *CrossRun, conf float64, g grid) error {
 		if !ok {
 			return "–"
 		}
-		return fmt.Sprintf("%s%% [%s, %s] (%d/%d)", f1(100*wr.Rate), f1(100*wr.CILow), f1(100*wr.CIHigh), wr.Wins, wr.Shown)
+		return fmt.Sprintf("%s%% [%s, %s] (%d/%d, %d ties)", f1(100*wr.Rate), f1(100*wr.CILow), f1(100*wr.CIHigh), wr.Wins, wr.Shown, wr.Ties)
 	}
 	var rows [][]string
 	for _, k := range keys {

@@ -130,6 +130,10 @@ func TestRateAcrossRuns(t *testing.T) {
 	if len(rep.CrossRun.Agreement) != 2 || rep.CrossRun.Agreement[0].N != 1 {
 		t.Errorf("agreement %+v, want one comparison for each of 2 criteria", rep.CrossRun.Agreement)
 	}
+	_, page := get(t, srv, "/runs/run-b/report")
+	if !strings.Contains(page, `id="crossrun"`) || !strings.Contains(page, "run-b:mascot") {
+		t.Error("the viewer's report page of run-b does not show the cross-run ratings")
+	}
 	var buf bytes.Buffer
 	must(t, report.Render(&buf, rep, report.FormatText))
 	for _, want := range []string{"Human ratings across runs", "run-b:mascot", "Human–judge agreement"} {
