@@ -11,17 +11,19 @@ import (
 	"os"
 	"strings"
 	"unicode/utf8"
+
+	"mascot.dev/mascot/results"
 )
 
 // Limits on what a POST may carry. A form is small; a larger body is cut
 // off with 413 before it is parsed.
 const (
 	maxBody     = 64 << 10 // bytes of one POST body
-	maxRaterID  = 64       // bytes of a rater id
-	maxField    = 256      // bytes of an id-like field (run, context, system)
-	maxMessage  = 4000     // bytes of one chat message
-	csrfField   = "csrf"   // the form field holding the same-site token
-	tokenLength = 32       // random bytes of the token
+	maxRaterID  = results.MaxRaterID
+	maxField    = 256    // bytes of an id-like field (run, context, system)
+	maxMessage  = 4000   // bytes of one chat message
+	csrfField   = "csrf" // the form field holding the same-site token
+	tokenLength = 32     // random bytes of the token
 )
 
 // guard protects the viewer's write endpoints (the raters and the chat page)
