@@ -206,6 +206,7 @@ func renderCSV(w io.Writer, rep *Report) error {
 		cw.Write([]string{"win_rate", wr.RunID, wr.Source, wr.System, wr.Kind, wr.Criterion, strconv.Itoa(wr.Shown),
 			csvNum(wr.Rate), "", csvNum(wr.CILow), csvNum(wr.CIHigh), strconv.Itoa(wr.Wins), strconv.Itoa(wr.Ties)})
 	}
+	crossRunCSV(cw, rep.CrossRun)
 	cw.Flush()
 	return cw.Error()
 }

@@ -141,4 +141,15 @@ func TestRateAcrossRuns(t *testing.T) {
 			t.Errorf("rendered report lacks %q:\n%s", want, buf.String())
 		}
 	}
+	buf.Reset()
+	must(t, report.Render(&buf, rep, report.FormatCSV))
+	if !strings.Contains(buf.String(), "cross_run_win_rate,,human,run-b:mascot,pairwise,overall,1,1,") ||
+		!strings.Contains(buf.String(), "agreement,,human-vs-llm-judge,,,Fidelity,1,") {
+		t.Errorf("CSV report lacks the cross-run lines:\n%s", buf.String())
+	}
+	buf.Reset()
+	must(t, report.Render(&buf, rep, report.FormatJSON))
+	if !strings.Contains(buf.String(), `"cross_run"`) || !strings.Contains(buf.String(), `"kappa"`) {
+		t.Errorf("JSON report lacks the cross-run section")
+	}
 }
