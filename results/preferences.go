@@ -7,6 +7,9 @@ import (
 	"fmt"
 )
 
+// MaxRaterID is the longest rater id (bytes) a preference may carry.
+const MaxRaterID = 64
+
 // AddHumanPreferences records raters' choices in one transaction and
 // returns their ids. A zero Time means now.
 func (s *Store) AddHumanPreferences(ctx context.Context, prefs []HumanPreference) ([]int64, error) {
@@ -19,8 +22,8 @@ func (s *Store) AddHumanPreferences(ctx context.Context, prefs []HumanPreference
 		}
 		defer stmt.Close()
 		for i, p := range prefs {
-			if p.RaterID == "" {
-				return fmt.Errorf("recording human preference %s: empty rater id", p.ContextID)
+			if p.RaterID == "" || len(p.RaterID) > MaxRaterID {
+				return fmt.Errorf("recording human preference %s: rater id of %d bytes (want 1 to %d)", p.ContextID, len(p.RaterID), MaxRaterID)
 			}
 			if err := checkChoice(p.Systems, p.Choice); err != nil {
 				return fmt.Errorf("recording human preference %s: %w", p.ContextID, err)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -158,6 +159,24 @@ func agreement(crit string, pairs [][2]string) Agreement {
 	return a
 }
 
+// crossRunCSV writes the cross-run win rates as "cross_run_win_rate" lines
+// (laid out like win_rate lines, the RUN:SYSTEM label as system) and the
+// agreement as "agreement" lines (n, the agreement rate as mean, Cohen's
+// kappa as std).
+func crossRunCSV(cw *csv.Writer, cr *CrossRun) {
+	if cr == nil {
+		return
+	}
+	for _, wr := range cr.WinRates {
+		cw.Write([]string{"cross_run_win_rate", "", wr.Source, wr.System, wr.Kind, wr.Criterion, strconv.Itoa(wr.Shown),
+			csvNum(wr.Rate), "", csvNum(wr.CILow), csvNum(wr.CIHigh), strconv.Itoa(wr.Wins), strconv.Itoa(wr.Ties)})
+	}
+	for _, a := range cr.Agreement {
+		cw.Write([]string{"agreement", "", "human-vs-" + SourceJudge, "", "", a.Criterion, strconv.Itoa(a.N),
+			csvNum(a.Rate), csvNum(a.Kappa), "", "", strconv.Itoa(a.Agree), ""})
+	}
+}
+
 // renderCrossRun writes the cross-run tables of a report.
 func renderCrossRun(w io.Writer, cr *CrossRun, conf float64, g grid) error {
 	if cr == nil {
@@ -178,7 +197,7 @@ func renderCrossRun(w io.Writer, cr *CrossRun, conf float64, g grid) error {
 		if !ok {
 			return "–"
 		}
-		return fmt.Sprintf("%s%% [%s, %s] (%d/%d)", f1(100*wr.Rate), f1(100*wr.CILow), f1(100*wr.CIHigh), wr.Wins, wr.Shown)
+		return fmt.Sprintf("%s%% [%s, %s] (%d/%d, %d ties)", f1(100*wr.Rate), f1(100*wr.CILow), f1(100*wr.CIHigh), wr.Wins, wr.Shown, wr.Ties)
 	}
 	var rows [][]string
 	for _, k := range keys {

@@ -229,6 +229,7 @@ func renderCSV(w io.Writer, rep *Report) error {
 			return err
 		}
 	}
+	crossRunCSV(cw, rep.CrossRun)
 	cw.Flush()
 	return cw.Error()
 }

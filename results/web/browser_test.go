@@ -30,12 +30,12 @@ func findChromium(t *testing.T) string {
 	if p := os.Getenv("MASCOT_CHROMIUM"); p != "" {
 		return p
 	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell", "chromium-headless-shell"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
 	}
-	testgate.Need(t, false, "Chromium not found on PATH (looked for chromium, chromium-browser, google-chrome, headless-shell): "+
+	testgate.Need(t, false, "Chromium not found on PATH (looked for chromium, chromium-browser, google-chrome, headless-shell, chromium-headless-shell): "+
 		"install it (Debian: apt-get install -y chromium) or point MASCOT_CHROMIUM at it")
 	return ""
 }

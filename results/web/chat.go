@@ -116,7 +116,9 @@ func (s *server) chatPage(w http.ResponseWriter, r *http.Request) error {
 		if l == nil {
 			return notFound("no live conversation %q (conversations end with mascot ui; stored ones are under the run's episodes)", id)
 		}
-		l.Lock()
+		if !l.TryLock() {
+			return &httpError{http.StatusConflict, "this conversation is answering a message; reload in a moment"}
+		}
 		d.RunID, d.System, d.ConvID, d.Turns, d.Episode = l.run, l.conv.System(), id, l.conv.Turns(), l.conv.EpisodeID()
 		l.Unlock()
 	}
@@ -157,7 +159,9 @@ func (s *server) chatSubmit(w http.ResponseWriter, r *http.Request) error {
 		if l == nil {
 			return badRequest("nothing to undo")
 		}
-		l.Lock()
+		if !l.TryLock() {
+			return &httpError{http.StatusConflict, "this conversation is answering a message; undo once it has"}
+		}
 		_, err := l.conv.Undo(ctx)
 		l.Unlock()
 		if err != nil {

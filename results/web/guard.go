@@ -8,19 +8,22 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"unicode/utf8"
+
+	"mascot.dev/mascot/results"
 )
 
 // Limits on what a POST may carry. A form is small; a larger body is cut
 // off with 413 before it is parsed.
 const (
 	maxBody     = 64 << 10 // bytes of one POST body
-	maxRaterID  = 64       // bytes of a rater id
-	maxField    = 256      // bytes of an id-like field (run, context, system)
-	maxMessage  = 4000     // bytes of one chat message
-	csrfField   = "csrf"   // the form field holding the same-site token
-	tokenLength = 32       // random bytes of the token
+	maxRaterID  = results.MaxRaterID
+	maxField    = 256    // bytes of an id-like field (run, context, system)
+	maxMessage  = 4000   // bytes of one chat message
+	csrfField   = "csrf" // the form field holding the same-site token
+	tokenLength = 32     // random bytes of the token
 )
 
 // guard protects the viewer's write endpoints (the raters and the chat page)
@@ -55,16 +58,28 @@ func newGuard(hosts []string) (*guard, error) {
 	return g, nil
 }
 
-// boundHosts lists the Host values that name a listener at addr: the
-// address itself and, for a loopback listener, localhost with its port.
-func boundHosts(addr string) []string {
-	hosts := []string{addr}
-	host, port, err := net.SplitHostPort(addr)
+// boundHosts lists the Host values that name a listener asked for at
+// requested and bound at bound: both addresses and, for a loopback
+// listener, localhost with its port. A listener on every interface
+// (0.0.0.0, ::) is reached by the machine's IP addresses and host name: it
+// answers "*:PORT" (any IP literal) and the host name with the port, but
+// still no other name, which is what DNS rebinding needs.
+func boundHosts(requested, bound string) []string {
+	hosts := []string{requested, bound}
+	host, port, err := net.SplitHostPort(bound)
 	if err != nil {
 		return hosts
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	ip := net.ParseIP(host)
+	switch {
+	case ip == nil:
+	case ip.IsLoopback():
 		hosts = append(hosts, net.JoinHostPort("localhost", port))
+	case ip.IsUnspecified():
+		hosts = append(hosts, net.JoinHostPort("*", port), net.JoinHostPort("localhost", port))
+		if name, err := os.Hostname(); err == nil && name != "" {
+			hosts = append(hosts, net.JoinHostPort(name, port))
+		}
 	}
 	return hosts
 }
@@ -72,14 +87,17 @@ func boundHosts(addr string) []string {
 // hostAllowed reports whether a request's Host header names this server.
 func (g *guard) hostAllowed(host string) bool {
 	host = strings.ToLower(host)
-	if len(g.hosts) > 0 {
-		return g.hosts[host]
-	}
-	h, _, err := net.SplitHostPort(host)
+	h, port, err := net.SplitHostPort(host)
 	if err != nil {
-		h = host
+		h, port = host, ""
 	}
 	h = strings.Trim(h, "[]")
+	if len(g.hosts) > 0 {
+		if g.hosts[host] {
+			return true
+		}
+		return net.ParseIP(h) != nil && g.hosts[net.JoinHostPort("*", port)]
+	}
 	if h == "localhost" {
 		return true
 	}

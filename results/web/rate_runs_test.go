@@ -130,11 +130,26 @@ func TestRateAcrossRuns(t *testing.T) {
 	if len(rep.CrossRun.Agreement) != 2 || rep.CrossRun.Agreement[0].N != 1 {
 		t.Errorf("agreement %+v, want one comparison for each of 2 criteria", rep.CrossRun.Agreement)
 	}
+	_, page := get(t, srv, "/runs/run-b/report")
+	if !strings.Contains(page, `id="crossrun"`) || !strings.Contains(page, "run-b:mascot") {
+		t.Error("the viewer's report page of run-b does not show the cross-run ratings")
+	}
 	var buf bytes.Buffer
 	must(t, report.Render(&buf, rep, report.FormatText))
 	for _, want := range []string{"Human ratings across runs", "run-b:mascot", "Human–judge agreement"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("rendered report lacks %q:\n%s", want, buf.String())
 		}
+	}
+	buf.Reset()
+	must(t, report.Render(&buf, rep, report.FormatCSV))
+	if !strings.Contains(buf.String(), "cross_run_win_rate,,human,run-b:mascot,pairwise,overall,1,1,") ||
+		!strings.Contains(buf.String(), "agreement,,human-vs-llm-judge,,,Fidelity,1,") {
+		t.Errorf("CSV report lacks the cross-run lines:\n%s", buf.String())
+	}
+	buf.Reset()
+	must(t, report.Render(&buf, rep, report.FormatJSON))
+	if !strings.Contains(buf.String(), `"cross_run"`) || !strings.Contains(buf.String(), `"kappa"`) {
+		t.Errorf("JSON report lacks the cross-run section")
 	}
 }

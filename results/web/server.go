@@ -26,8 +26,9 @@ type Options struct {
 	// Ready, when set, is called with the bound address once Serve listens
 	// (useful with Addr "127.0.0.1:0").
 	Ready func(addr string)
-	// Hosts are the Host header values the viewer answers (DNS-rebinding
-	// protection). Serve sets the bound address; empty = loopback hosts.
+	// Hosts are the Host header values ("host:port"; "*:port" = any IP
+	// literal) the viewer answers (DNS-rebinding protection). Serve sets
+	// the listener's; empty = loopback hosts.
 	Hosts []string
 	// Chat opens conversations with a run's trained system for the chat
 	// page; nil = the page explains how to enable it (mascot ui --chat).
@@ -70,7 +71,7 @@ func Serve(ctx context.Context, opts Options) error {
 		return fmt.Errorf("listening on %s: %w", opts.Addr, err)
 	}
 	if len(opts.Hosts) == 0 {
-		opts.Hosts = boundHosts(ln.Addr().String())
+		opts.Hosts = boundHosts(opts.Addr, ln.Addr().String())
 	}
 	h, err := NewHandler(st, opts)
 	if err != nil {

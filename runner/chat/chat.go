@@ -136,8 +136,14 @@ func (s *System) Name() string { return s.cfg.System }
 // RunID is the run whose system this is.
 func (s *System) RunID() string { return s.runID }
 
-// Roster lists the agents who can speak.
-func (s *System) Roster() dialogue.Roster { return s.cfg.Roster }
+// Roster lists the agents who can speak: the roster of a directed system,
+// none for a baseline (which answers with one voice).
+func (s *System) Roster() dialogue.Roster {
+	if !dialogue.IsDirected(s.cfg.System) {
+		return nil
+	}
+	return s.cfg.Roster
+}
 
 // Close stops the endpoints the system started.
 func (s *System) Close() error { return s.sess.Close() }

@@ -56,7 +56,7 @@ func chatLoop(ctx context.Context, in io.Reader, out io.Writer, sys *chat.System
 				fmt.Fprintf(out, "%s — %s\n", a.Name, a.Role)
 			}
 			if len(sys.Roster()) == 0 {
-				fmt.Fprintf(out, "system %s speaks with one voice (no roster)\n", sys.Name())
+				fmt.Fprintf(out, "system %s answers with one voice (no roster, no Director)\n", sys.Name())
 			}
 		case line == "/directive":
 			showDir = !showDir

@@ -45,6 +45,7 @@ func newUI() *cobra.Command {
 	c.Flags().StringVar(&db, "db", results.DefaultPath, "results database (SQLite)")
 	c.Flags().StringVar(&addr, "addr", web.DefaultAddr, "listen address (loopback by default; the chat page is served on loopback only)")
 	c.Flags().StringVar(&cf.runsDir, "runs-dir", "runs", "directory of the runs' files (for the chat page)")
+	c.Flags().IntVar(&cf.rounds, "chat-rounds", 1, "agent turns after each message on the chat page")
 	return c
 }
 
