@@ -41,14 +41,14 @@ func TestRateAcrossRuns(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{`name="choice:"`, `name="choice:Fidelity"`, `name="choice:Engagement &amp; Contribution"`} {
+	for _, want := range []string{`name="choice:"`, `name="choice:fidelity"`, `name="choice:engagement_contribution"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("rater page lacks %s", want)
 		}
 	}
 	eps := regexp.MustCompile(`name="ep" value="(\d+)"`).FindAllStringSubmatch(body, -1)
 	form := url.Values{"csrf": {csrfOf(t, body)}, "rater": {"ann"}, "context": {"conv-001"}, "shown": {"1"},
-		"arm": {"run-a:mascot", "run-b:mascot"}, "choice:Fidelity": {"tie"}}
+		"arm": {"run-a:mascot", "run-b:mascot"}, "choice:fidelity": {"tie"}}
 	runOf := map[int64]string{}
 	bWins := ""
 	for i, m := range eps {
@@ -100,7 +100,7 @@ func TestRateAcrossRuns(t *testing.T) {
 				t.Errorf("stored episode %d as %s/%s, want run %s", id, p.Runs[i], p.Systems[i], runOf[id])
 			}
 		}
-		want := map[string]string{"": "run-b:mascot", "Fidelity": results.Tie}[p.Criterion]
+		want := map[string]string{"": "run-b:mascot", "fidelity": results.Tie}[p.Criterion]
 		if p.Choice != want || p.RunID != "" || p.RaterID != "ann" {
 			t.Errorf("criterion %q: stored %+v, want choice %s", p.Criterion, p, want)
 		}
@@ -121,10 +121,10 @@ func TestRateAcrossRuns(t *testing.T) {
 	if w := got["human/overall/run-b:mascot"]; w.Wins != 1 || w.Shown != 1 {
 		t.Errorf("human overall win of run-b: %+v", w)
 	}
-	if w := got["human/Fidelity/run-a:mascot"]; w.Ties != 1 || w.Wins != 0 {
+	if w := got["human/fidelity/run-a:mascot"]; w.Ties != 1 || w.Wins != 0 {
 		t.Errorf("human Fidelity tie: %+v", w)
 	}
-	if w, ok := got["llm-judge/Fidelity/run-b:mascot"]; !ok || w.Shown != 1 {
+	if w, ok := got["llm-judge/fidelity/run-b:mascot"]; !ok || w.Shown != 1 {
 		t.Errorf("judge's Fidelity rate on the same comparison missing: %+v", rep.CrossRun.WinRates)
 	}
 	if len(rep.CrossRun.Agreement) != 2 || rep.CrossRun.Agreement[0].N != 1 {
@@ -144,7 +144,7 @@ func TestRateAcrossRuns(t *testing.T) {
 	buf.Reset()
 	must(t, report.Render(&buf, rep, report.FormatCSV))
 	if !strings.Contains(buf.String(), "cross_run_win_rate,,human,run-b:mascot,pairwise,overall,1,1,") ||
-		!strings.Contains(buf.String(), "agreement,,human-vs-llm-judge,,,Fidelity,1,") {
+		!strings.Contains(buf.String(), "agreement,,human-vs-llm-judge,,,fidelity,1,") {
 		t.Errorf("CSV report lacks the cross-run lines:\n%s", buf.String())
 	}
 	buf.Reset()
