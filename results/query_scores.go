@@ -74,12 +74,6 @@ type Scope struct {
 	IncludeTraining bool
 }
 
-// ScoreGroupsOf is ScoreGroups restricted to the values recorded by the
-// given units (Scope.Units); nil units means the run's evaluation episodes.
-func (s *Store) ScoreGroupsOf(ctx context.Context, runID, splitBy string, units []string) ([]ScoreGroup, error) {
-	return s.ScoreGroupsIn(ctx, runID, splitBy, Scope{Units: units})
-}
-
 // ScoreGroupsIn is ScoreGroups over the given scope.
 func (s *Store) ScoreGroupsIn(ctx context.Context, runID, splitBy string, scope Scope) ([]ScoreGroup, error) {
 	split, err := splitExpr(splitBy)
@@ -98,7 +92,7 @@ func (s *Store) ScoreGroupsIn(ctx context.Context, runID, splitBy string, scope 
 }
 
 // StageUnits returns the fingerprints of the units the run records for the
-// given stage keys (through run_units), for ScoreGroupsOf. A key with no
+// given stage keys (through run_units), for Scope.Units. A key with no
 // units is an error, so a typo does not yield an empty report.
 func (s *Store) StageUnits(ctx context.Context, runID string, stageKeys []string) ([]string, error) {
 	units := []string{}

@@ -99,13 +99,6 @@ func WinRates(ctx context.Context, st *results.Store, runID string, confidence f
 	return winRatesIn(ctx, st, runID, confidence, nil, false)
 }
 
-// WinRatesOf is WinRates restricted to the comparisons recorded by the
-// given units (whatever episodes they compared), without human
-// preferences; nil units means WinRates.
-func WinRatesOf(ctx context.Context, st *results.Store, runID string, confidence float64, units []string) ([]WinRate, error) {
-	return winRatesIn(ctx, st, runID, confidence, units, units != nil)
-}
-
 // winRatesIn tallies the comparisons of the units (nil: the run's), with
 // the comparisons of training-time episodes labelled by their mode when
 // training is set and left out otherwise. A comparison belongs to the
@@ -118,9 +111,11 @@ func winRatesIn(ctx context.Context, st *results.Store, runID string, confidence
 	if err != nil {
 		return nil, err
 	}
-	modes, err := st.TrainingEpisodes(ctx, runID)
-	if err != nil {
-		return nil, err
+	var modes map[int64]string
+	if len(cs) > 0 {
+		if modes, err = st.TrainingEpisodes(ctx, runID); err != nil {
+			return nil, err
+		}
 	}
 	var hp []results.HumanPreference
 	if units == nil {
