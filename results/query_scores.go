@@ -71,6 +71,7 @@ type Scope struct {
 	Units []string
 	// IncludeTraining adds the run's training-time episodes, in groups of
 	// their own (ScoreGroup.Population), never mixed with evaluation ones.
+	// A run without evaluation episodes always shows them (CoversTraining).
 	IncludeTraining bool
 }
 
@@ -80,7 +81,11 @@ func (s *Store) ScoreGroupsIn(ctx context.Context, runID, splitBy string, scope 
 	if err != nil {
 		return nil, err
 	}
-	eg, err := s.episodeGroups(ctx, runID, split, scope.IncludeTraining || scope.Units != nil)
+	training, err := s.CoversTraining(ctx, runID, scope)
+	if err != nil {
+		return nil, err
+	}
+	eg, err := s.episodeGroups(ctx, runID, split, training)
 	if err != nil {
 		return nil, err
 	}

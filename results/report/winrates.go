@@ -93,10 +93,15 @@ func TallyWins(runID string, choices []Choice, confidence float64) []WinRate {
 	return out
 }
 
-// WinRates tallies a run's comparisons of evaluation episodes and the
-// human preferences recorded for it.
+// WinRates tallies a run's comparisons of evaluation episodes (of all its
+// episodes when it has no evaluation episode, results.CoversTraining) and
+// the human preferences recorded for it.
 func WinRates(ctx context.Context, st *results.Store, runID string, confidence float64) ([]WinRate, error) {
-	return winRatesIn(ctx, st, runID, confidence, nil, false)
+	training, err := st.CoversTraining(ctx, runID, results.Scope{})
+	if err != nil {
+		return nil, err
+	}
+	return winRatesIn(ctx, st, runID, confidence, nil, training)
 }
 
 // winRatesIn tallies the comparisons of the units (nil: the run's), with
