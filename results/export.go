@@ -114,7 +114,8 @@ type withStage struct {
 func (w withStage) Scan(dest ...any) error { return w.sc.Scan(append(dest, w.stage)...) }
 
 // ExportJSONL writes a run's evaluation episodes (and with
-// opts.IncludeTraining its training-time ones) to dir/conversations.jsonl
+// opts.IncludeTraining, or when it has no evaluation episode at all
+// (CoversTraining), its training-time ones) to dir/conversations.jsonl
 // in the MASCOT JSONL format (schema_version 1.0, metadata block), each
 // record with its stage and mode (RecordStageKey, RecordModeKey), with
 // run_config.json (the resolved config) and run_summary.json (counters,
@@ -125,11 +126,15 @@ func (s *Store) ExportJSONL(ctx context.Context, runID, dir string, opts ExportO
 	if err != nil {
 		return res, fmt.Errorf("exporting run %s: %w", runID, err)
 	}
+	training, err := s.CoversTraining(ctx, runID, Scope{IncludeTraining: opts.IncludeTraining})
+	if err != nil {
+		return res, fmt.Errorf("exporting run %s: %w", runID, err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return res, fmt.Errorf("creating export directory: %w", err)
 	}
 	err = writeAtomic(res.Path, func(w *bufio.Writer) error {
-		return s.forEachEpisode(ctx, runID, opts.IncludeTraining, func(e *Episode, stage string) error {
+		return s.forEachEpisode(ctx, runID, training, func(e *Episode, stage string) error {
 			if err := labelRecord(e, stage); err != nil {
 				return err
 			}
@@ -150,7 +155,7 @@ func (s *Store) ExportJSONL(ctx context.Context, runID, dir string, opts ExportO
 	if err != nil {
 		return res, fmt.Errorf("exporting run %s: %w", runID, err)
 	}
-	if !opts.IncludeTraining {
+	if !training {
 		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes e WHERE `+inRun("e")+` AND NOT (`+
 			evaluationSQL("e")+`)`, runID).Scan(&res.LeftOut); err != nil {
 			return res, fmt.Errorf("exporting run %s: counting training episodes: %w", runID, err)

@@ -115,3 +115,30 @@ func TestExportImportKeepsStageAndMode(t *testing.T) {
 		t.Errorf("export after import differs:\n%s\n%s", x, y)
 	}
 }
+
+// TestExportRunWithoutEvaluationEpisodes: a run whose episodes all keep the
+// default mode (independent) exports them, labelled, instead of nothing.
+func TestExportRunWithoutEvaluationEpisodes(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	mustRun(t, s, "r")
+	err := s.CommitUnit(ctx, Unit{Fingerprint: "g", Kind: "episodes", StageKey: "ep", RunID: "r"}, func(tx *Tx) error {
+		e := sampleEpisode("c")
+		e.Mode = ModeIndependent
+		_, err := tx.InsertEpisode(e)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.ExportJSONL(ctx, "r", t.TempDir(), ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Episodes != 1 || res.Training != 1 || res.LeftOut != 0 {
+		t.Fatalf("export %+v, want the one independent episode", res)
+	}
+	if m := readLines(t, res.Path)[0].(map[string]any); m[RecordModeKey] != ModeIndependent || m[RecordStageKey] != "ep" {
+		t.Errorf("record labelled %v/%v", m[RecordStageKey], m[RecordModeKey])
+	}
+}

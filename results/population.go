@@ -76,3 +76,21 @@ func (s *Store) TrainingEpisodes(ctx context.Context, runID string) (map[int64]s
 	}
 	return out, nil
 }
+
+// CoversTraining reports whether a query over scope covers the run's
+// training-time episodes: when asked (IncludeTraining), when restricted to
+// units (they may be training units), and when the run holds no evaluation
+// episode at all (a spec whose episodes stages keep the default mode,
+// independent), so that such a run is reported on what it has, labelled.
+func (s *Store) CoversTraining(ctx context.Context, runID string, scope Scope) (bool, error) {
+	if scope.IncludeTraining || scope.Units != nil {
+		return true, nil
+	}
+	var has bool
+	err := s.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM run_units ru JOIN episodes e ON e.unit_fp = ru.fingerprint
+		WHERE ru.run_id = ? AND `+evaluationSQL("e")+`)`, runID).Scan(&has)
+	if err != nil {
+		return false, fmt.Errorf("looking for evaluation episodes of run %s: %w", runID, err)
+	}
+	return !has, nil
+}

@@ -71,13 +71,8 @@ type Scope struct {
 	Units []string
 	// IncludeTraining adds the run's training-time episodes, in groups of
 	// their own (ScoreGroup.Population), never mixed with evaluation ones.
+	// A run without evaluation episodes always shows them (CoversTraining).
 	IncludeTraining bool
-}
-
-// ScoreGroupsOf is ScoreGroups restricted to the values recorded by the
-// given units (Scope.Units); nil units means the run's evaluation episodes.
-func (s *Store) ScoreGroupsOf(ctx context.Context, runID, splitBy string, units []string) ([]ScoreGroup, error) {
-	return s.ScoreGroupsIn(ctx, runID, splitBy, Scope{Units: units})
 }
 
 // ScoreGroupsIn is ScoreGroups over the given scope.
@@ -86,7 +81,11 @@ func (s *Store) ScoreGroupsIn(ctx context.Context, runID, splitBy string, scope 
 	if err != nil {
 		return nil, err
 	}
-	eg, err := s.episodeGroups(ctx, runID, split, scope.IncludeTraining || scope.Units != nil)
+	training, err := s.CoversTraining(ctx, runID, scope)
+	if err != nil {
+		return nil, err
+	}
+	eg, err := s.episodeGroups(ctx, runID, split, training)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +97,7 @@ func (s *Store) ScoreGroupsIn(ctx context.Context, runID, splitBy string, scope 
 }
 
 // StageUnits returns the fingerprints of the units the run records for the
-// given stage keys (through run_units), for ScoreGroupsOf. A key with no
+// given stage keys (through run_units), for Scope.Units. A key with no
 // units is an error, so a typo does not yield an empty report.
 func (s *Store) StageUnits(ctx context.Context, runID string, stageKeys []string) ([]string, error) {
 	units := []string{}

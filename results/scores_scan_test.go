@@ -219,10 +219,10 @@ func valueOf(t *testing.T, gs []ScoreGroup, level, system, crit string, ep int64
 	return 0
 }
 
-// TestScoreGroupsOfUnits restricts the scan to half the judge units: the
+// TestScoreGroupsInUnits restricts the scan to half the judge units: the
 // groups hold exactly the episodes those units scored, with the values the
 // whole-run scan gives them.
-func TestScoreGroupsOfUnits(t *testing.T) {
+func TestScoreGroupsInUnits(t *testing.T) {
 	s := openTemp(t)
 	judgeUnits, epsOf := scanFixture(t, s, 30)
 	ctx := context.Background()
@@ -242,7 +242,7 @@ func TestScoreGroupsOfUnits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	some, err := s.ScoreGroupsOf(ctx, "r", "none", units)
+	some, err := s.ScoreGroupsIn(ctx, "r", "none", Scope{Units: units})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestScoreGroupsOfUnits(t *testing.T) {
 	if n != len(scored) || n != 26 {
 		t.Errorf("agent-level episodes = %d, want %d = 26", n, len(scored))
 	}
-	none, err := s.ScoreGroupsOf(ctx, "r", "none", []string{})
+	none, err := s.ScoreGroupsIn(ctx, "r", "none", Scope{Units: []string{}})
 	if err != nil || len(none) != 0 {
 		t.Errorf("no units: %d groups, %v", len(none), err)
 	}

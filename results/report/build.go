@@ -113,7 +113,11 @@ func Build(ctx context.Context, st *results.Store, runIDs []string, opts Options
 			return nil, fmt.Errorf("building report: %w", err)
 		}
 		rep.Tables = append(rep.Tables, tablesOf(id, groups, opts)...)
-		wr, err := winRatesIn(ctx, st, id, opts.Confidence, opts.Units, opts.IncludeTraining || opts.Units != nil)
+		training, err := st.CoversTraining(ctx, id, results.Scope{Units: opts.Units, IncludeTraining: opts.IncludeTraining})
+		if err != nil {
+			return nil, fmt.Errorf("building report: %w", err)
+		}
+		wr, err := winRatesIn(ctx, st, id, opts.Confidence, opts.Units, training)
 		if err != nil {
 			return nil, err
 		}

@@ -241,3 +241,49 @@ func TestSharedDrawsEqualSeparateBootstraps(t *testing.T) {
 }
 
 func sameFloat(a, b float64) bool { return a == b || (a != a && b != b) }
+
+// TestRunWithoutEvaluationEpisodes: a run whose episodes all keep the
+// default mode (independent) has no evaluation population; its report
+// shows those episodes, labelled, instead of nothing.
+func TestRunWithoutEvaluationEpisodes(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	if err := s.CreateRun(ctx, results.Run{ID: "I", Name: "I"}); err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	gen := results.Unit{Fingerprint: "I-gen", Kind: "episodes", StageKey: "ep", RunID: "I"}
+	err := s.CommitUnit(ctx, gen, func(tx *results.Tx) error {
+		for i := range 3 {
+			id, err := tx.InsertEpisode(results.Episode{Idx: i, ConvID: fmt.Sprintf("c%d", i), System: "mascot",
+				Mode: results.ModeIndependent})
+			if err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	judge := results.Unit{Fingerprint: "I-judge", Kind: "judge", StageKey: "judge", RunID: "I"}
+	err = s.CommitUnit(ctx, judge, func(tx *results.Tx) error {
+		var js []results.Judgment
+		for _, id := range ids {
+			js = append(js, results.Judgment{Judge: "j", Criterion: "fidelity", Score: 5, EpisodeID: id})
+		}
+		_, err := tx.InsertJudgments(js)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Build(ctx, s, []string{"I"}, Options{Resamples: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := findPopulationRow(t, rep, results.LevelCollective, results.ModeIndependent); r.N != 3 || r.Cells[0].Mean != 100 {
+		t.Errorf("row %+v, want the 3 independent episodes at 100", r)
+	}
+}

@@ -93,17 +93,15 @@ func TallyWins(runID string, choices []Choice, confidence float64) []WinRate {
 	return out
 }
 
-// WinRates tallies a run's comparisons of evaluation episodes and the
-// human preferences recorded for it.
+// WinRates tallies a run's comparisons of evaluation episodes (of all its
+// episodes when it has no evaluation episode, results.CoversTraining) and
+// the human preferences recorded for it.
 func WinRates(ctx context.Context, st *results.Store, runID string, confidence float64) ([]WinRate, error) {
-	return winRatesIn(ctx, st, runID, confidence, nil, false)
-}
-
-// WinRatesOf is WinRates restricted to the comparisons recorded by the
-// given units (whatever episodes they compared), without human
-// preferences; nil units means WinRates.
-func WinRatesOf(ctx context.Context, st *results.Store, runID string, confidence float64, units []string) ([]WinRate, error) {
-	return winRatesIn(ctx, st, runID, confidence, units, units != nil)
+	training, err := st.CoversTraining(ctx, runID, results.Scope{})
+	if err != nil {
+		return nil, err
+	}
+	return winRatesIn(ctx, st, runID, confidence, nil, training)
 }
 
 // winRatesIn tallies the comparisons of the units (nil: the run's), with
@@ -118,9 +116,11 @@ func winRatesIn(ctx context.Context, st *results.Store, runID string, confidence
 	if err != nil {
 		return nil, err
 	}
-	modes, err := st.TrainingEpisodes(ctx, runID)
-	if err != nil {
-		return nil, err
+	var modes map[int64]string
+	if len(cs) > 0 {
+		if modes, err = st.TrainingEpisodes(ctx, runID); err != nil {
+			return nil, err
+		}
 	}
 	var hp []results.HumanPreference
 	if units == nil {

@@ -273,7 +273,7 @@ episodes (modes independent and branching). mascot import keeps both keys.`,
 			if f.jsonOut {
 				return printJSON(c.OutOrStdout(), res)
 			}
-			if opts.IncludeTraining {
+			if res.Training > 0 {
 				fmt.Fprintf(c.OutOrStdout(), "exported %d episodes (%d of them training-time) to %s\n", res.Episodes,
 					res.Training, res.Path)
 				return nil
