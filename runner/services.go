@@ -15,7 +15,8 @@ import (
 )
 
 // Services are what a run needs from outside the runner: the built-in
-// engine for builtin endpoints and the commands that serve plugins.
+// engine for builtin endpoints, the commands that serve plugins, and the
+// executors and server starters (runner/slurm) that run work elsewhere.
 type Services struct {
 	// Engine serves builtin endpoints; nil means this build has none.
 	Engine Engine
@@ -23,6 +24,11 @@ type Services struct {
 	Plugins PluginStarter
 	// Trace records every LLM request (--trace-role-calls).
 	Trace bool
+	// Executors run the stages whose executor (the stage's, else the
+	// experiment's executor.kind) is one of their names; "" and "local"
+	// run in this process and need none. This is the only way a run
+	// finds an executor.
+	Executors map[string]Executor
 	// Servers starts the server jobs of slurm-server endpoints.
 	Servers ServerStarter
 }
@@ -120,7 +126,7 @@ func LLMEndpoint(name string, ep schema.Endpoint) llm.Endpoint {
 // when the run ends) and returns their URLs. Inside a Slurm job of the run
 // it reads the URLs the controller's servers published instead.
 func (r *run) serverURLs(ctx context.Context, name string, ep schema.Endpoint) ([]string, error) {
-	if dir := shardRunDir(ctx); dir != "" {
+	if dir := r.shardRunDir(); dir != "" {
 		return publishedURLs(filepath.Join(dir, "endpoints", name))
 	}
 	if r.opts.Services.Servers == nil || ep.Server == nil {
