@@ -18,11 +18,9 @@ import (
 	"mascot.dev/mascot/schema"
 )
 
-// stageExecFixture writes a candidates experiment (9 units) as a
-// controller would leave it for its jobs: the run's run_config.json and a
-// snapshot of its (empty) database. It returns both paths and the run
-// directory.
-func stageExecFixture(t *testing.T) (spec, input, runDir string) {
+// candidatesSpec writes a candidates experiment (3 contexts x 3
+// personas = 9 units) against a fake vLLM and returns its path.
+func candidatesSpec(t *testing.T) string {
 	t.Helper()
 	url := fakevllm.Start(t, fakevllm.Options{}).URL()
 	src := `package spec
@@ -35,11 +33,19 @@ rosters: support: personas.emotional_support
 endpoints: speaker: {urls: ["` + url + `"], model: "Qwen/Qwen3-8B", retries: 1, timeout: "30s"}
 stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 `
-	dir := t.TempDir()
-	cue := filepath.Join(dir, "spec.cue")
+	cue := filepath.Join(t.TempDir(), "spec.cue")
 	must(t, os.WriteFile(cue, []byte(src), 0o644))
-	l, err := schema.Load(cue, schema.Options{})
+	return cue
+}
+
+// stageExecFixture leaves the candidates experiment as a controller
+// leaves it for its jobs: the run's run_config.json and a snapshot of its
+// (empty) database. It returns both paths and the run directory.
+func stageExecFixture(t *testing.T) (spec, input, runDir string) {
+	t.Helper()
+	l, err := schema.Load(candidatesSpec(t), schema.Options{})
 	must(t, err)
+	dir := t.TempDir()
 	runDir = filepath.Join(dir, "runs", "run-1")
 	must(t, os.MkdirAll(runDir, 0o755))
 	spec = filepath.Join(runDir, "run_config.json")
