@@ -18,6 +18,18 @@
 // is done in the store is reused, by any run, which is how sweeps share
 // upstream work.
 //
+// Executors: where a stage's units run is the only thing the runner
+// delegates. A stage whose executor (its own, else executor.kind) is ""
+// or "local" runs here; any other name must be wired by the caller in
+// Services.Executors (the CLI wires runner/slurm under "slurm"; there is no
+// process-wide registry), and the runner hands that Executor the stage's
+// pending units (ExecJob) and records the outcome, knowing nothing of
+// Slurm or its options. The other side of the seam is a shard run
+// (Options.Shard): a remote worker (`mascot stage-exec`) executes its
+// share of one stage's units against its own copy of the store, writes
+// files into the controller's run directory and leaves the stage's Finish
+// to the controller, which ingests the worker's database.
+//
 // Layer: runner sits under cmd and over schema, results, plugins/host,
 // trainer and runner/* (llm, dialogue, datasets, stages).
 package runner

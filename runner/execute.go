@@ -39,6 +39,9 @@ type Options struct {
 	Log *slog.Logger
 	// Services builds the run's LLM client and plugin commands.
 	Services Services
+	// Shard, when set, makes the run a remote worker's share of one
+	// stage's units (see Shard).
+	Shard *Shard
 	// ParentID and Axes mark a sweep child.
 	ParentID string
 	Axes     json.RawMessage
@@ -124,6 +127,9 @@ func newRun(ctx context.Context, opts Options) (*run, error) {
 	if opts.Out == nil {
 		opts.Out = os.Stdout
 	}
+	if err := scopeShard(&opts); err != nil {
+		return nil, err
+	}
 	deps := schema.Dependencies(exp)
 	order, err := topoOrder(deps)
 	if err != nil {
@@ -175,7 +181,7 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 	stopBeat := heartbeat(ctx, r.opts.Store, runID, r.opts.Log)
 	defer stopBeat()
 	envDir := runDir
-	if d := shardRunDir(ctx); d != "" {
+	if d := r.shardRunDir(); d != "" {
 		envDir = d // a stage-exec shard writes files where the controller's run lives
 	}
 	r.env = &Env{Store: r.opts.Store, RunID: runID, RunDir: envDir, Exp: exp, Log: r.opts.Log,

@@ -101,7 +101,7 @@ func (r *run) runStage(ctx context.Context, key string) error {
 	if failed > 0 {
 		return fail(fmt.Errorf("%w: %d of %d units failed; first: %v", ErrStageFailed, failed, len(units), firstErr))
 	}
-	if f, ok := st.(Finisher); ok && !inShard(ctx, key) {
+	if f, ok := st.(Finisher); ok && !r.inShard(key) {
 		if err := f.Finish(ctx); err != nil {
 			return fail(fmt.Errorf("finishing: %w", err))
 		}

@@ -15,7 +15,8 @@ import (
 )
 
 // Services are what a run needs from outside the runner: the built-in
-// engine for builtin endpoints and the commands that serve plugins.
+// engine for builtin endpoints, the commands that serve plugins, and the
+// executors and server starters (runner/slurm) that run work elsewhere.
 type Services struct {
 	// Engine serves builtin endpoints; nil means this build has none.
 	Engine Engine
@@ -23,14 +24,21 @@ type Services struct {
 	Plugins PluginStarter
 	// Trace records every LLM request (--trace-role-calls).
 	Trace bool
+	// Executors run the stages whose executor (the stage's, else the
+	// experiment's executor.kind) is one of their names; "" and "local"
+	// run in this process and need none. This is the only way a run
+	// finds an executor.
+	Executors map[string]Executor
 	// Servers starts the server jobs of slurm-server endpoints.
 	Servers ServerStarter
 }
 
-// ServerStarter submits a job serving an OpenAI-compatible endpoint and
-// returns its base URL once it answers, with the function that stops it.
+// ServerStarter starts one server (a job, for runner/slurm) for endpoint
+// name as its server block declares, and returns its base URL once it
+// answers, with the function that stops it. The runner does not read the
+// block; it only starts server.Replicas of them.
 type ServerStarter interface {
-	StartEndpoint(ctx context.Context, runDir, name string, command []string, opts schema.SlurmOptions) (string, func(context.Context) error, error)
+	StartEndpoint(ctx context.Context, runDir, name string, server schema.EndpointServer) (string, func(context.Context) error, error)
 }
 
 // Engine is a local OpenAI-compatible engine (trainer/serve) the runner
@@ -121,10 +129,10 @@ func LLMEndpoint(name string, ep schema.Endpoint) llm.Endpoint {
 }
 
 // serverURLs starts the server jobs of a slurm-server endpoint (stopped
-// when the run ends) and returns their URLs. Inside a Slurm job of the run
-// it reads the URLs the controller's servers published instead.
+// when the run ends) and returns their URLs. In a shard run it reads the
+// URLs the controller's servers published in its run directory instead.
 func (r *run) serverURLs(ctx context.Context, name string, ep schema.Endpoint) ([]string, error) {
-	if dir := shardRunDir(ctx); dir != "" {
+	if dir := r.shardRunDir(); dir != "" {
 		return publishedURLs(filepath.Join(dir, "endpoints", name))
 	}
 	if r.opts.Services.Servers == nil || ep.Server == nil {
@@ -132,7 +140,7 @@ func (r *run) serverURLs(ctx context.Context, name string, ep schema.Endpoint) (
 	}
 	var urls []string
 	for i := 0; i < max(1, ep.Server.Replicas); i++ {
-		u, stop, err := r.opts.Services.Servers.StartEndpoint(ctx, r.env.RunDir, name, ep.Server.Command, ep.Server.Slurm)
+		u, stop, err := r.opts.Services.Servers.StartEndpoint(ctx, r.env.RunDir, name, *ep.Server)
 		if err != nil {
 			return nil, fmt.Errorf("starting server job %d of endpoint %s: %w", i+1, name, err)
 		}

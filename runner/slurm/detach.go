@@ -137,7 +137,11 @@ func (e *Executor) Detach(ctx context.Context, opts runner.Options) (*Detached, 
 		if err != nil {
 			return nil, fmt.Errorf("choosing the directory of stage %q: %w", g.Key, err)
 		}
-		s := &DetachedStage{Key: g.Key, Kind: g.Kind, Shards: max(1, min(g.Slurm.ArrayParallelism, e.maxShards())),
+		so, err := StageOptions(exp, g.Key)
+		if err != nil {
+			return nil, err
+		}
+		s := &DetachedStage{Key: g.Key, Kind: g.Kind, Shards: max(1, min(so.ArrayParallelism, e.maxShards())),
 			Dir: dir, Parents: g.Deps, After: append([]string(nil), jobIDs...)}
 		for _, sub := range []string{"logs", "shards"} {
 			if err := os.MkdirAll(filepath.Join(s.Dir, sub), 0o755); err != nil {
@@ -149,7 +153,7 @@ func (e *Executor) Detach(ctx context.Context, opts runner.Options) (*Detached, 
 		if err := os.WriteFile(after, ab, 0o644); err != nil {
 			return nil, fmt.Errorf("writing %s: %w", after, err)
 		}
-		script := Render(ScriptSpec{Name: "mascot-" + g.Key, Dir: s.Dir, Chdir: cwd, Shards: s.Shards, Options: g.Slurm,
+		script := Render(ScriptSpec{Name: "mascot-" + g.Key, Dir: s.Dir, Chdir: cwd, Shards: s.Shards, Options: so,
 			Command: []string{bin, "stage-exec", "--spec", spec, "--stage", g.Key, "--shard", "{shard}",
 				"--shards", strconv.Itoa(s.Shards), "--input", input, "--after", after, "--out", "{out}", "--run-dir", runDir}})
 		path := filepath.Join(s.Dir, "job.sh")

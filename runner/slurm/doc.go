@@ -2,16 +2,23 @@
 // units as a Slurm job (a job array over unit shards) and ingests what the
 // jobs wrote into the controller's results store.
 //
-// Layer: an executor plugged into runner (runner.RegisterExecutor); it sits
-// over runner, results and schema and talks to Slurm only through its CLI
-// (sbatch --parsable, squeue -t all, scontrol show job -o, scancel), never
-// slurmrestd and never sacct, which needs accounting storage.
+// Layer: an implementation of runner.Executor (and runner.ServerStarter
+// for slurm-server endpoints); it sits over runner, results and schema and
+// talks to Slurm only through its CLI (sbatch --parsable, squeue -t all,
+// scontrol show job -o, scancel), never slurmrestd and never sacct, which
+// needs accounting storage. Nothing registers it: the CLI wires one
+// Executor into runner.Services.Executors under "slurm" (and as
+// Services.Servers), the only way a run finds it. The runner hands it a
+// stage's pending units and the experiment; the Slurm settings are read
+// here (StageOptions: executor.slurm overlaid with the stage's slurm
+// block), not by the runner.
 //
-// Choices (docs/distributed.md): the controller keeps the stage graph and
-// is the one SQLite writer. Each array task runs `mascot stage-exec` on its
+// Choices (docs/slurm.md): the controller keeps the stage graph and is
+// the one SQLite writer. Each array task runs `mascot stage-exec` on its
 // shard of units against a job-local copy of a snapshot of the store (no
-// SQLite file is shared across nodes) and its wrapper script writes an
-// exitcode file, which is the final word once Slurm has forgotten the job.
+// SQLite file is shared across nodes); that is a runner shard run
+// (runner.Options.Shard listing the task's units). Its wrapper script
+// writes an exitcode file, which is the final word once Slurm has forgotten the job.
 // Job ids are stored per attempt under <runs>/slurm/<stage fingerprint>/,
 // so a restarted controller re-attaches to jobs still in the queue instead
 // of submitting them again. Ingest is idempotent (results.Ingest), so a
@@ -28,7 +35,7 @@
 // its shard database from a snapshot taken at detach time, ingests the
 // shard databases of every earlier stage (read-only files in the shared
 // run directory, in submission order), then runs the units of its stage
-// that hash to its shard (runner.ExecShardPart). Result rows reference
+// that hash to its shard (runner.Shard's Part of Parts). Result rows reference
 // each other by integer id, and Ingest keeps references to rows a shard
 // did not produce as they are; ids only agree between a job's copy and the
 // controller's database if both apply the same ingests in the same order

@@ -18,9 +18,11 @@ import (
 	"mascot.dev/mascot/runner"
 )
 
-// Executor runs stages' units as Slurm jobs. The zero value is usable: it
-// runs the Slurm commands from PATH, the mascot binary it is part of, and
-// polls every 5 seconds.
+// Executor runs stages' units as Slurm jobs (a runner.Executor) and the
+// server jobs of slurm-server endpoints (a runner.ServerStarter); the CLI
+// wires one into runner.Services under the name "slurm". The zero value is
+// usable: it runs the Slurm commands from PATH, the mascot binary it is
+// part of, and polls every 5 seconds.
 type Executor struct {
 	CLI CLI
 	// Binary is the mascot binary jobs run; default os.Executable().
@@ -40,15 +42,6 @@ type Executor struct {
 	polled time.Time
 	queue  map[string]Job
 }
-
-// defaultExecutor is the executor `mascot run` uses for slurm stages and
-// slurm-server endpoints.
-var defaultExecutor = &Executor{}
-
-func init() { runner.RegisterExecutor("slurm", defaultExecutor) }
-
-// Servers returns the starter of slurm-server endpoints for runner.Services.
-func Servers() runner.ServerStarter { return defaultExecutor }
 
 func (e *Executor) poll() time.Duration {
 	if e.Poll > 0 {
@@ -165,6 +158,10 @@ func (e *Executor) stageDir(job *runner.ExecJob) string {
 
 // submit writes an attempt's files and submits its job.
 func (e *Executor) submit(ctx context.Context, job *runner.ExecJob, stageDir string, n int, fps []string) (*Attempt, error) {
+	opts, err := StageOptions(job.Experiment, job.StageKey)
+	if err != nil {
+		return nil, err
+	}
 	dir, err := filepath.Abs(filepath.Join(stageDir, "attempt-"+strconv.Itoa(n)))
 	if err != nil {
 		return nil, err
@@ -191,7 +188,7 @@ func (e *Executor) submit(ctx context.Context, job *runner.ExecJob, stageDir str
 	runDir, _ := filepath.Abs(job.RunDir)
 	cwd, _ := os.Getwd()
 	script := Render(ScriptSpec{Name: "mascot-" + job.StageKey, Dir: dir, Chdir: cwd, Shards: len(a.Shards),
-		Options: job.Slurm, Command: []string{bin, "stage-exec", "--spec", filepath.Join(runDir, "run_config.json"),
+		Options: opts, Command: []string{bin, "stage-exec", "--spec", filepath.Join(runDir, "run_config.json"),
 			"--stage", job.StageKey, "--units", filepath.Join(dir, "units.json"), "--shard", "{shard}",
 			"--input", filepath.Join(dir, "input.db"), "--out", "{out}", "--run-dir", runDir}})
 	path := filepath.Join(dir, "job.sh")

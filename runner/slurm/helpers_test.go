@@ -15,6 +15,7 @@ import (
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/schema"
 )
 
 // TestMain lets the test binary stand in for `mascot stage-exec` inside
@@ -150,11 +151,13 @@ func copyFile(src, dst string) error {
 	return out.Close()
 }
 
-// fixture is a controller store with a run and n pending units.
+// fixture is a controller store with a run and n pending units of stage
+// gen; slurm is the experiment's executor.slurm block the job reads.
 type fixture struct {
 	store *results.Store
 	job   *runner.ExecJob
 	dir   string
+	slurm *schema.SlurmOptions
 }
 
 func newFixture(t *testing.T, n int) *fixture {
@@ -172,12 +175,15 @@ func newFixture(t *testing.T, n int) *fixture {
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	opts := &schema.SlurmOptions{}
+	exp := &schema.Experiment{Executor: schema.Executor{Kind: "slurm", Slurm: opts},
+		Stages: map[string]schema.Stage{"gen": {Key: "gen", Kind: "fake", Raw: []byte(`{"kind": "fake"}`)}}}
 	job := &runner.ExecJob{RunID: "run-1", RunDir: runDir, StageKey: "gen", Kind: "fake",
-		Fingerprint: "0123456789abcdef0123", Store: s}
+		Fingerprint: "0123456789abcdef0123", Store: s, Experiment: exp}
 	for i := range n {
 		job.Pending = append(job.Pending, runner.Unit{Key: strconv.Itoa(i), Fingerprint: fmt.Sprintf("fp-%02d", i)})
 	}
-	return &fixture{store: s, job: job, dir: dir}
+	return &fixture{store: s, job: job, dir: dir, slurm: opts}
 }
 
 func (f *fixture) count(t *testing.T, q string, args ...any) int {

@@ -58,8 +58,8 @@ func TestSlurmArrayConcurrencyCapAndFakeGPUs(t *testing.T) {
 	t.Setenv("FAKE_STAGE_DELAY", "1")
 	f := newFixture(t, 6)
 	e.MaxShards = 6
-	f.job.Slurm.ArrayParallelism = 2
-	f.job.Slurm.GPUs = 1
+	f.slurm.ArrayParallelism = 2
+	f.slurm.GPUs = 1
 	stop := make(chan struct{})
 	most := make(chan int)
 	go func() {
@@ -114,7 +114,7 @@ func TestSlurmArrayConcurrencyCapAndFakeGPUs(t *testing.T) {
 func TestSlurmTooManyGPUsRejected(t *testing.T) {
 	e := needSlurm(t)
 	f := newFixture(t, 1)
-	f.job.Slurm.GPUs = 3
+	f.slurm.GPUs = 3
 	_, failed, err := e.RunUnits(context.Background(), f.job)
 	if failed != 1 || !errors.Is(err, ErrUnsatisfiable) {
 		t.Fatalf("failed %d, err %v; want the gpu:3 request rejected clearly", failed, err)
@@ -176,7 +176,7 @@ func TestSlurmTimeLimit(t *testing.T) {
 	}
 	t.Setenv("FAKE_STAGE_SLEEP", "1")
 	f := newFixture(t, 1)
-	f.job.Slurm.Time = "1"
+	f.slurm.Time = "1"
 	_, failed, err := e.RunUnits(context.Background(), f.job)
 	if failed != 1 || err == nil || !strings.Contains(err.Error(), "time limit") {
 		t.Fatalf("failed %d, err %v", failed, err)
@@ -193,8 +193,6 @@ func TestSlurmEndToEndMatchesLocal(t *testing.T) {
 		t.Fatalf("building mascot: %v\n%s", err, out)
 	}
 	e.Binary, e.MaxShards = bin, 3
-	runner.RegisterExecutor("slurm", e)
-	t.Cleanup(func() { runner.RegisterExecutor("slurm", &Executor{}) })
 	srv := fakevllm.Start(t, fakevllm.Options{})
 	data, _ := filepath.Abs("../../experiments/demo/data/esconv.json")
 	spec := func(executor string) string {
@@ -226,7 +224,8 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { s.Close() })
-		sum, err := runner.Execute(context.Background(), runner.Options{Loaded: l, Store: s, RunsDir: t.TempDir()})
+		sum, err := runner.Execute(context.Background(), runner.Options{Loaded: l, Store: s, RunsDir: t.TempDir(),
+			Services: runner.Services{Executors: map[string]runner.Executor{"slurm": e}}})
 		if err != nil {
 			t.Fatalf("%s run: %v", executor, err)
 		}

@@ -121,10 +121,11 @@ func (s *Server) Stop(ctx context.Context) error {
 	return s.cli.Cancel(ctx, s.JobID)
 }
 
-// StartEndpoint implements runner.ServerStarter: one server job per call,
-// its URL, and the function that scancels it.
-func (e *Executor) StartEndpoint(ctx context.Context, runDir, name string, command []string, opts schema.SlurmOptions) (string, func(context.Context) error, error) {
-	s, err := e.StartServer(ctx, runDir, ServerSpec{Name: name, Command: command, Options: opts})
+// StartEndpoint implements runner.ServerStarter: one server job per call
+// (its command and slurm block from the endpoint's server block), its URL,
+// and the function that scancels it.
+func (e *Executor) StartEndpoint(ctx context.Context, runDir, name string, server schema.EndpointServer) (string, func(context.Context) error, error) {
+	s, err := e.StartServer(ctx, runDir, ServerSpec{Name: name, Command: server.Command, Options: server.Slurm})
 	if err != nil {
 		return "", nil, err
 	}

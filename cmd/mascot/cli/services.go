@@ -20,8 +20,14 @@ func (selfPlugins) Command(name string) []string {
 	return []string{exe, "plugin", "serve", name}
 }
 
+// services is what every run of this binary gets: the built-in engine,
+// plugins served by this binary, and the one Slurm executor, which runs
+// stages whose executor is "slurm" and the jobs of slurm-server endpoints.
+// This is the only place executors are chosen.
 func services(trace bool) runner.Services {
-	return runner.Services{Plugins: selfPlugins{}, Trace: trace, Engine: newEngine(), Servers: slurm.Servers()}
+	sl := &slurm.Executor{}
+	return runner.Services{Plugins: selfPlugins{}, Trace: trace, Engine: newEngine(),
+		Executors: map[string]runner.Executor{"slurm": sl}, Servers: sl}
 }
 
 // newEngine returns the built-in engine (trainer/serve) for builtin endpoints.

@@ -15,7 +15,6 @@ import (
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
-	_ "mascot.dev/mascot/runner/slurm" // the slurm executor
 	"mascot.dev/mascot/schema"
 )
 
@@ -62,20 +61,21 @@ func newStageExec() *cobra.Command {
 			}
 			defer store.Close()
 			logger := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-			opts := runner.Options{Loaded: l, Store: store, RunsDir: filepath.Join(out, "runs"), Log: logger,
-				Progress: c.ErrOrStderr(), Out: c.ErrOrStderr(), Services: services(false),
-				Command: fmt.Sprintf("mascot stage-exec --stage %s --shard %d", stage, shard)}
-			var sum *runner.Summary
+			sh := &runner.Shard{Stage: stage, RunDir: runDir}
 			if shards == 0 {
-				sum, err = runner.ExecShard(c.Context(), opts, stage, lists[shard], runDir)
+				sh.Units = lists[shard]
 			} else {
-				// Detached: bring in the earlier stages' results, then list
-				// and run this stage's share of its units.
+				// Detached: bring in the earlier stages' results; the run
+				// lists this stage's units and runs its share of them.
 				if err = ingestEarlier(c.Context(), store, after); err != nil {
 					return err
 				}
-				sum, err = runner.ExecShardPart(c.Context(), opts, stage, shard, shards, runDir)
+				sh.Part, sh.Parts = shard, shards
 			}
+			sum, err := runner.Execute(c.Context(), runner.Options{Loaded: l, Store: store,
+				RunsDir: filepath.Join(out, "runs"), Log: logger, Progress: c.ErrOrStderr(), Out: c.ErrOrStderr(),
+				Services: services(false), Shard: sh,
+				Command: fmt.Sprintf("mascot stage-exec --stage %s --shard %d", stage, shard)})
 			if sum != nil {
 				fmt.Fprintf(c.ErrOrStderr(), "shard %d of %s: %d ran, %d cached, %d failed\n", shard, stage, sum.Ran, sum.Cached, sum.Failed)
 				if werr := writeShardCounters(out, stage, sum); werr != nil && err == nil {
