@@ -163,18 +163,24 @@ func agreement(crit string, pairs [][2]string) Agreement {
 // (laid out like win_rate lines, the RUN:SYSTEM label as system) and the
 // agreement as "agreement" lines (n, the agreement rate as mean, Cohen's
 // kappa as std).
-func crossRunCSV(cw *csv.Writer, cr *CrossRun) {
+func crossRunCSV(cw *csv.Writer, cr *CrossRun) error {
 	if cr == nil {
-		return
+		return nil
 	}
+	// Lines have CSVHeader's columns; population is empty (evaluation).
 	for _, wr := range cr.WinRates {
-		cw.Write([]string{"cross_run_win_rate", "", wr.Source, wr.System, wr.Kind, wr.Criterion, strconv.Itoa(wr.Shown),
-			csvNum(wr.Rate), "", csvNum(wr.CILow), csvNum(wr.CIHigh), strconv.Itoa(wr.Wins), strconv.Itoa(wr.Ties)})
+		if err := cw.Write([]string{"cross_run_win_rate", "", wr.Source, wr.System, wr.Kind, wr.Criterion, strconv.Itoa(wr.Shown),
+			csvNum(wr.Rate), "", csvNum(wr.CILow), csvNum(wr.CIHigh), strconv.Itoa(wr.Wins), strconv.Itoa(wr.Ties), ""}); err != nil {
+			return err
+		}
 	}
 	for _, a := range cr.Agreement {
-		cw.Write([]string{"agreement", "", "human-vs-" + SourceJudge, "", "", a.Criterion, strconv.Itoa(a.N),
-			csvNum(a.Rate), csvNum(a.Kappa), "", "", strconv.Itoa(a.Agree), ""})
+		if err := cw.Write([]string{"agreement", "", "human-vs-" + SourceJudge, "", "", a.Criterion, strconv.Itoa(a.N),
+			csvNum(a.Rate), csvNum(a.Kappa), "", "", strconv.Itoa(a.Agree), "", ""}); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // renderCrossRun writes the cross-run tables of a report.

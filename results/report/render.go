@@ -229,7 +229,9 @@ func renderCSV(w io.Writer, rep *Report) error {
 			return err
 		}
 	}
-	crossRunCSV(cw, rep.CrossRun)
+	if err := crossRunCSV(cw, rep.CrossRun); err != nil {
+		return err
+	}
 	cw.Flush()
 	return cw.Error()
 }

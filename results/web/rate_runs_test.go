@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -146,6 +147,10 @@ func TestRateAcrossRuns(t *testing.T) {
 	if !strings.Contains(buf.String(), "cross_run_win_rate,,human,run-b:mascot,pairwise,overall,1,1,") ||
 		!strings.Contains(buf.String(), "agreement,,human-vs-llm-judge,,,fidelity,1,") {
 		t.Errorf("CSV report lacks the cross-run lines:\n%s", buf.String())
+	}
+	// Every line has the header's columns (csv.Reader checks the count).
+	if recs, err := csv.NewReader(bytes.NewReader(buf.Bytes())).ReadAll(); err != nil || len(recs[0]) != len(report.CSVHeader) {
+		t.Errorf("CSV report is not rectangular with %d columns: %v", len(report.CSVHeader), err)
 	}
 	buf.Reset()
 	must(t, report.Render(&buf, rep, report.FormatJSON))

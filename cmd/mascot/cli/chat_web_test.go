@@ -29,7 +29,6 @@ type gate struct {
 	mu    sync.Mutex
 	armed bool
 	left  int
-	held  int // requests waiting now
 	open  chan struct{}
 }
 
