@@ -27,14 +27,15 @@ import "mascot.dev/experiments/personas"
 name: "test/chat-open"
 seed: 5
 datasets: es: {name: "esconv", path: "embed:demo/data/esconv.json", limit: 1}
+datasets: test: {name: "esconv", path: "embed:demo/data/esconv.json", limit: 1, exclude: ["es"]}
 rosters: support: personas.emotional_support
 endpoints: director: ` + ep + `
 endpoints: speaker: ` + ep + `
 endpoints: user: ` + ep + `
 stages: {
 	ind: {kind: "episodes", dataset: "es", roster: "support", system: "mascot", turns: 1}
-	eval: {kind: "episodes", mode: "eval", dataset: "es", roster: "support", system: "mascot", turns: 1}
-	zs: {kind: "episodes", mode: "eval", dataset: "es", roster: "support", system: "zero-shot", turns: 1}
+	eval: {kind: "episodes", mode: "eval", dataset: "test", roster: "support", system: "mascot", turns: 1}
+	zs: {kind: "episodes", mode: "eval", dataset: "test", roster: "support", system: "zero-shot", turns: 1}
 }
 `
 	dir := t.TempDir()

@@ -37,7 +37,9 @@ func TestEverySystemRuns(t *testing.T) {
 	h.reg = runner.Default.With(runner.Kind{Name: "train-sft", Version: "test", Definition: "#TrainSFT",
 		New: func(*runner.Env, schema.Stage) (runner.Stage, error) { return fakeTrain{dir: dir}, nil }})
 	var stages strings.Builder
-	stages.WriteString(`sft_train: {kind: "train-sft", dataset: "es", base_model: "Qwen/Qwen3-8B"}` + "\n")
+	// The (fake) SFT trains on other data than the systems are evaluated
+	// on: validation refuses training and evaluation stages sharing a dataset.
+	stages.WriteString(`sft_train: {kind: "train-sft", dataset: "qm", base_model: "Qwen/Qwen3-8B"}` + "\n")
 	for _, sys := range dialogue.Systems() {
 		extra := ""
 		if sys == dialogue.SystemSFT {

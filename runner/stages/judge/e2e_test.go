@@ -30,6 +30,7 @@ import "mascot.dev/experiments/personas"
 
 name: "test/judge"
 datasets: es: {name: "esconv", path: "` + data + `", limit: 3}
+datasets: test: {name: "esconv", path: "` + data + `", limit: 3, exclude: ["es"]}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: ["` + url + `"], model: "Qwen/Qwen3-8B", retries: 2, timeout: "5s"}
 endpoints: judge: {urls: ["` + url + `"], model: "Qwen/Qwen3-8B", retries: 2, timeout: "5s", sampling: temperature: 0}
@@ -40,7 +41,7 @@ stages: {
 	cand: {kind: "candidates", dataset: "es", roster: "support", k: 4}
 	judge_cand: {kind: "judge", items: "cand", judges: ["rubric"]}
 	persona_pairs: {kind: "pairs", judged: "judge_cand"}
-	eval: {kind: "episodes", mode: "eval", dataset: "es", roster: "support", director: "speaker", user: "speaker"}
+	eval: {kind: "episodes", mode: "eval", dataset: "test", roster: "support", director: "speaker", user: "speaker"}
 	judge_agent: {kind: "judge", items: "eval", level: "agent", judges: ["rubric"]}
 	judge_coll: {kind: "judge", items: "eval", level: "collective", judges: ["rubric"]}
 	metrics_eval: {kind: "metrics", episodes: "eval", metrics: ["self-bleu", "distinct-n"]}
@@ -380,7 +381,7 @@ func TestCompareLevelWritesComparisonsAndWinRates(t *testing.T) {
 	}
 	defer store.Close()
 	sum := execute(t, spec(t, srv.URL(), `stages: {
-	base: {kind: "episodes", mode: "eval", dataset: "es", roster: "support", director: "speaker", user: "speaker", system: "zero-shot"}
+	base: {kind: "episodes", mode: "eval", dataset: "test", roster: "support", director: "speaker", user: "speaker", system: "zero-shot"}
 	h2h: {kind: "judge", items: "eval", level: "compare", compare: ["base"], judges: ["rubric"]}
 }
 `), store)
