@@ -32,3 +32,18 @@ func TestStatusLinesInALog(t *testing.T) {
 		}
 	}
 }
+
+// On a terminal the latest Status text is drawn live beside the stage's
+// bar, with nothing printed as a log line.
+func TestStatusDrawnOnATerminal(t *testing.T) {
+	var buf bytes.Buffer
+	p := &progress{w: &buf, tty: true, quit: make(chan struct{}), done: make(chan struct{})}
+	p.add("grpo", 1, 0)
+	p.status("grpo", "step=1/3 loss=0.5")
+	p.status("grpo", "step=2/3 loss=0.4 eta=3s")
+	p.draw()
+	got := buf.String()
+	if !strings.Contains(got, "0/1 · step=2/3 loss=0.4 eta=3s\n") || strings.Contains(got, "step=1/3") {
+		t.Errorf("terminal shows %q, want the latest status beside the bar", got)
+	}
+}

@@ -74,3 +74,48 @@ func demoConfig() qwen3.Config {
 		NumHiddenLayers: 2, NumAttentionHeads: 4, NumKeyValueHeads: 2, HeadDim: 16,
 		RMSNormEps: 1e-6, RopeTheta: 10000, TieWordEmbeddings: true}
 }
+
+// A Model keeps the forward and backward graphs of the shape in use even
+// past MaxCachedTokens, drops graphs of other shapes once the cached tokens
+// pass it, and keeps small graphs of several shapes.
+func TestGraphCacheDropsOtherShapes(t *testing.T) {
+	cfg := tinyConfig(true)
+	m, err := New(cfg, randomWeights(cfg, 1), Options{Train: TrainAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	rng := rand.New(rand.NewPCG(3, 4))
+	T := MaxCachedTokens * 3 / 8 // two rows: 3/4 of the budget per graph
+	run := func(T int, grad bool) {
+		t.Helper()
+		b := Batch{IDs: randomRows(rng, cfg.VocabSize, T, T)}
+		if grad {
+			_, err = m.Backward(b, RunOptions{}, nil, nil)
+		} else {
+			_, err = m.Forward(b, RunOptions{})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	has := func(want ...graphKey) {
+		t.Helper()
+		if len(m.graphs) != len(want) {
+			t.Fatalf("cached graphs %v, want %v", m.order, want)
+		}
+		for _, k := range want {
+			if m.graphs[k] == nil {
+				t.Fatalf("cached graphs %v, want %v", m.order, want)
+			}
+		}
+	}
+	run(T, false)
+	run(T, true)
+	has(graphKey{2, T, false}, graphKey{2, T, true})
+	run(T+16, false)
+	has(graphKey{2, T + 16, false})
+	run(4, false)
+	run(8, true)
+	has(graphKey{2, T + 16, false}, graphKey{2, 4, false}, graphKey{2, 8, true})
+}

@@ -102,10 +102,11 @@ type Model struct {
 const MaxGraphs = 6
 
 // MaxCachedTokens bounds the batch tokens (B·T summed over graphs) of the
-// compiled graphs a Model keeps beside the one in use: a graph holds its
-// last pass's activations, which grow with B·T, so graphs of earlier
-// shapes (GRPO batches of other lengths) are dropped rather than kept.
-const MaxCachedTokens = 1 << 15
+// compiled graphs a Model keeps: a graph holds its last pass's
+// activations, which grow with B·T, so graphs of earlier shapes (GRPO
+// batches of other lengths) are dropped rather than kept. The graphs of
+// the shape in use (forward and backward) are always kept.
+const MaxCachedTokens = 1 << 13
 
 // bigGraphTokens is the size from which dropping graphs returns their
 // memory to the system at once.

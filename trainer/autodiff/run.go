@@ -78,20 +78,26 @@ func (m *Model) graph(key graphKey) (*graph, error) {
 	}
 	// A compiled graph keeps every intermediate value of its last pass, so
 	// graphs of other shapes are dropped, oldest first, to stay within
-	// MaxGraphs and MaxCachedTokens (the new graph always stays).
+	// MaxGraphs and MaxCachedTokens. The new graph and its same-shape
+	// partner (the forward of a backward, or the reverse) always stay.
 	tokens := key.B * key.T
 	for _, k := range m.order {
 		tokens += k.B * k.T
 	}
 	freed := 0
-	for len(m.order) > 0 && (len(m.order) >= MaxGraphs || tokens > MaxCachedTokens) {
-		old := m.order[0]
-		m.order = m.order[1:]
+	keep := m.order[:0]
+	for i, old := range m.order {
+		over := len(m.order)-i+len(keep) >= MaxGraphs || tokens > MaxCachedTokens
+		if !over || (old.B == key.B && old.T == key.T) {
+			keep = append(keep, old)
+			continue
+		}
 		m.graphs[old].vm.Close()
 		delete(m.graphs, old)
 		tokens -= old.B * old.T
 		freed += old.B * old.T
 	}
+	m.order = keep
 	if freed >= bigGraphTokens {
 		// Hand the dropped graphs' memory back before the new graph's first
 		// pass allocates its own, so the peak holds one large graph, not two.

@@ -13,6 +13,10 @@ func ExpNeg(x float64) float64 {
 	}
 	k := int64(x*math.Log2E - 0.5) // round to nearest for x ≤ 0
 	r := x - float64(k)*math.Ln2
-	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720+r*(1.0/5040+r*(1.0/40320))))))))
+	// Estrin's scheme: the same polynomial as Horner's, with a shorter
+	// chain of dependent multiply-adds.
+	r2 := r * r
+	r4 := r2 * r2
+	p := (1 + r) + r2*(1.0/2+r*(1.0/6)) + r4*((1.0/24+r*(1.0/120))+r2*(1.0/720+r*(1.0/5040))+r4*(1.0/40320))
 	return p * math.Float64frombits(uint64(k+1023)<<52)
 }
