@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"mascot.dev/mascot/internal/realdata"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/datasets"
 	"mascot.dev/mascot/runner/stages/stagekit"
@@ -14,18 +15,14 @@ import (
 )
 
 // qmsumDir builds a QMSum directory like QMSum's data/ALL/jsonl from the
-// shared test split: the first 20 meetings as train.jsonl, the next 5 as
+// real test split shipped in testdata/datasets: the first 20 meetings as train.jsonl, the next 5 as
 // val.jsonl, the rest as test.jsonl (so the splits share no meeting, as
 // QMSum's do).
 func qmsumDir(t *testing.T) string {
 	t.Helper()
-	src, err := filepath.Abs("../../../../shared/datasets/qmsum/test.jsonl")
+	f, err := os.Open(realdata.File(t, "qmsum/test.jsonl"))
 	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatalf("shared QMSum data: %v", err)
+		t.Fatalf("real QMSum data: %v", err)
 	}
 	defer f.Close()
 	var lines []string
