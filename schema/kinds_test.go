@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	_ "mascot.dev/mascot/runner/stages/decls" // the built-in stage kinds
 	"mascot.dev/mascot/schema"
 )
 

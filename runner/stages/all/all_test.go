@@ -1,0 +1,90 @@
+package all_test
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/runner/stages/all"
+	"mascot.dev/mascot/schema"
+)
+
+// TestStageKindsReferenceIsCurrent regenerates docs/stages.md from the
+// registry and compares it with the committed page. UPDATE=1 rewrites it.
+func TestStageKindsReferenceIsCurrent(t *testing.T) {
+	committed := filepath.Join("..", "..", "..", "docs", "stages.md")
+	fresh := all.Reference(runner.Default)
+	if os.Getenv("UPDATE") == "1" {
+		if err := os.WriteFile(committed, fresh, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	have, err := os.ReadFile(committed)
+	if err != nil || string(have) != string(fresh) {
+		t.Errorf("docs/stages.md is stale (%v); regenerate: UPDATE=1 go test ./runner/stages/all -run TestStageKindsReferenceIsCurrent", err)
+	}
+	for _, n := range runner.Default.Names() {
+		if !strings.Contains(string(fresh), "\n## "+n+"\n") {
+			t.Errorf("the reference has no section for kind %s", n)
+		}
+	}
+	spec, _ := schema.LookupKind("judge")
+	if !strings.Contains(string(fresh), "| [judge](#judge) | score candidates, turns or episodes with judge plugins | candidates, episodes | no |") ||
+		!strings.Contains(string(fresh), strings.TrimSpace(strings.TrimPrefix(spec.Source, "package schema"))) {
+		t.Errorf("the judge kind's row or CUE definition is missing:\n%s", fresh)
+	}
+}
+
+// TestEveryKindIsDeclaredAndRegistered: the binary's kinds and the schema's
+// kinds are the same set, each with the definition its declaration names,
+// and package decls imports the declaration package of every stage package
+// all imports (so schema-only loaders see every kind the binary runs).
+func TestEveryKindIsDeclaredAndRegistered(t *testing.T) {
+	if got, want := runner.Default.Names(), schema.Kinds(); !slices.Equal(got, want) {
+		t.Errorf("registered kinds %v, declared kinds %v", got, want)
+	}
+	for _, n := range runner.Default.Names() {
+		k, _ := runner.Default.Lookup(n)
+		spec, _ := schema.LookupKind(n)
+		if k.Definition != spec.Definition || k.Summary == "" {
+			t.Errorf("kind %s: definition %q, declared %q, summary %q", n, k.Definition, spec.Definition, k.Summary)
+		}
+	}
+	stages := imports(t, "all.go")
+	decls := imports(t, filepath.Join("..", "decls", "decls.go"))
+	for _, p := range stages {
+		found := false
+		for _, d := range decls {
+			found = found || strings.HasPrefix(d, p+"/")
+		}
+		if !found {
+			t.Errorf("runner/stages/decls does not import the declarations of %s", p)
+		}
+	}
+	if len(decls) != len(stages) {
+		t.Errorf("decls imports %d declaration packages, all imports %d stage packages", len(decls), len(stages))
+	}
+}
+
+func imports(t *testing.T, file string) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, imp := range f.Imports {
+		p, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
