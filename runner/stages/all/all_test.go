@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -87,4 +88,27 @@ func imports(t *testing.T, file string) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// TestDeclarationsImportNoStage: imports stay one-way. The declaration
+// packages, and so schema, import no runner package, which is what lets
+// schema's and the runner's own tests load specs with every built-in kind.
+func TestDeclarationsImportNoStage(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "mascot.dev/mascot/runner/stages/decls").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	decls := 0
+	for _, p := range strings.Fields(string(out)) {
+		switch {
+		case strings.HasSuffix(p, "decl") && strings.HasPrefix(p, "mascot.dev/mascot/runner/stages/"):
+			decls++
+		case p == "mascot.dev/mascot/runner/stages/decls":
+		case strings.HasPrefix(p, "mascot.dev/mascot/runner"):
+			t.Errorf("the declarations depend on %s", p)
+		}
+	}
+	if decls != len(imports(t, filepath.Join("..", "decls", "decls.go"))) {
+		t.Errorf("found %d declaration packages among the dependencies:\n%s", decls, out)
+	}
 }
