@@ -90,6 +90,31 @@ func imports(t *testing.T, file string) []string {
 	return out
 }
 
+// TestVendorWritesEveryKind: `mascot schema vendor` (what .ci/run hands to
+// the cue CLI) writes each kind's CUE from its folder and the union over
+// all of them.
+func TestVendorWritesEveryKind(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := schema.Vendor(dir); err != nil {
+		t.Fatal(err)
+	}
+	gen := filepath.Join(dir, "cue.mod", "gen", "mascot.dev", "schema")
+	union, err := os.ReadFile(filepath.Join(gen, "kinds_gen.cue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range runner.Default.Names() {
+		spec, _ := schema.LookupKind(n)
+		b, err := os.ReadFile(filepath.Join(gen, "kind_"+n+".cue"))
+		if err != nil || string(b) != spec.Source {
+			t.Errorf("vendored kind_%s.cue differs from the kind's own CUE (%v)", n, err)
+		}
+		if !strings.Contains(string(union), strconv.Quote(n)+": "+spec.Definition) {
+			t.Errorf("the vendored union lacks %s: %s", n, spec.Definition)
+		}
+	}
+}
+
 // TestDeclarationsImportNoStage: imports stay one-way. The declaration
 // packages, and so schema, import no runner package, which is what lets
 // schema's and the runner's own tests load specs with every built-in kind.
