@@ -83,6 +83,9 @@ func RegisterKind(k KindSpec) error {
 	if k.Name == "" || strings.ContainsAny(k.Name, "\"\\") || !strings.HasPrefix(k.Definition, "#") {
 		return fmt.Errorf("declaring stage kind %q (%s): want a name and a #Definition", k.Name, k.Definition)
 	}
+	if !strings.Contains(k.Source, k.Definition+":") {
+		return fmt.Errorf("declaring stage kind %q: its Source does not define %s", k.Name, k.Definition)
+	}
 	if _, dup := kinds[k.Name]; dup {
 		return fmt.Errorf("stage kind %q declared twice", k.Name)
 	}
