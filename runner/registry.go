@@ -14,17 +14,20 @@ type Kind struct {
 	// Version is hashed into fingerprints; bump it when the kind's output
 	// for the same inputs changes.
 	Version string
-	// Definition is the kind's CUE definition in the schema ("#Candidates").
+	// Definition is the kind's CUE definition ("#Candidates"); built-in
+	// kinds take it from their declaration (candidatesdecl.Spec.Definition).
 	Definition string
 	// Summary is a one-line description for help and docs.
 	Summary string
 	// New builds the stage from its decoded config.
 	New func(env *Env, st schema.Stage) (Stage, error)
-	// Decl, for a kind the embedded schema does not define, declares it to
-	// the schema: its CUE (Decl.Source, usually go:embed of the kind's
-	// <kind>.cue), the kinds it reads, device and concurrency needs. A new
-	// kind is then one folder with one Register call, plus its import in
-	// runner/stages/all.
+	// Decl, for a kind no declaration package declares, declares it to the
+	// schema on registration: its CUE (Decl.Source, usually go:embed of the
+	// kind's <kind>.cue), the kinds it reads, device and concurrency needs.
+	// Built-in kinds keep their declaration in runner/stages/<kind>/<kind>decl
+	// instead, so code that loads specs without the stages sees them (see
+	// runner/stages/decls); Decl suits a kind only its own tests load
+	// (runner/stages/internal/echo).
 	Decl *schema.KindSpec
 }
 
@@ -48,8 +51,8 @@ func Register(k Kind) {
 	}
 }
 
-// Add adds a kind; a duplicate name or a kind the schema does not define is
-// an error.
+// Add adds a kind; a duplicate name, or a kind neither declared to the
+// schema nor bringing its Decl, is an error.
 func (r *Registry) Add(k Kind) error {
 	if _, dup := r.kinds[k.Name]; dup {
 		return fmt.Errorf("stage kind %q registered twice", k.Name)
@@ -65,7 +68,7 @@ func (r *Registry) Add(k Kind) error {
 		decl, ok = *k.Decl, true
 	}
 	if !ok {
-		return fmt.Errorf("stage kind %q has no CUE definition in the schema", k.Name)
+		return fmt.Errorf("stage kind %q has no CUE definition in the schema: import its declaration package or set Kind.Decl", k.Name)
 	}
 	if k.Definition != "" && k.Definition != decl.Definition {
 		return fmt.Errorf("stage kind %q names definition %s, the schema declares %s", k.Name, k.Definition, decl.Definition)

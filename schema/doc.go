@@ -5,6 +5,11 @@
 // path, and decodes it into typed Go structs with a canonical JSON form for
 // fingerprints.
 //
+// Stage kinds are declared to it (RegisterKind) from their own folders,
+// runner/stages/<kind>/<kind>decl, which import only schema; schema declares
+// none itself, so a program loading specs imports the declarations it needs
+// (runner/stages/decls for every built-in kind).
+//
 // Layer: the bottom of the stack next to results and trainer; it imports no
 // runner package. User files import the embedded packages
 // ("mascot.dev/schema", "mascot.dev/experiments/...") through a load overlay

@@ -26,14 +26,18 @@ type KindSpec struct {
 	Name string
 	// Definition is the kind's closed CUE definition ("#Candidates").
 	Definition string
-	// Source is the CUE (package schema) that defines Definition, for a
-	// kind declared outside the embedded schema files; empty for built-ins.
+	// Source is the CUE (package schema) that defines Definition, usually
+	// the kind's <kind>.cue embedded with go:embed in its own folder. It is
+	// vendored and overlaid as schema/kind_<name>.cue.
 	Source string
 	// Refs are the fields that name other entities, with the stage kinds
 	// each may read.
 	Refs []Ref
 	// Device says the kind trains a model and holds a device slot.
 	Device bool
+	// Model says the kind's output is a base model directory, what
+	// base_stage and a builtin endpoint's model_stage may name.
+	Model bool
 	// Endpoints are the fields naming endpoints whose concurrency bounds the
 	// stage's units in flight when the stage sets none.
 	Endpoints []string
@@ -43,77 +47,44 @@ type KindSpec struct {
 	Evaluates func(fields map[string]json.RawMessage) bool
 }
 
-// kinds that produce what others read.
-var (
-	adapterKinds = []string{"train-grpo", "train-dpo", "train-sft"}
-	modelKinds   = []string{"pretrain"}
-)
-
-func baseStage() Ref { return Ref{Field: "base_stage", Target: "stages", Reads: modelKinds} }
-
-// builtinKinds are the stage kinds defined in stages.cue.
-var builtinKinds = []KindSpec{
-	{Name: "candidates", Definition: "#Candidates", Endpoints: []string{"endpoint"},
-		Refs: []Ref{{Field: "dataset", Target: "datasets"}, {Field: "roster", Target: "rosters"},
-			{Field: "endpoint", Target: "endpoints"}}},
-	{Name: "episodes", Definition: "#Episodes", Endpoints: []string{"speaker", "director"},
-		Evaluates: func(f map[string]json.RawMessage) bool { return string(f["mode"]) == `"eval"` },
-		Refs: []Ref{{Field: "dataset", Target: "datasets"}, {Field: "roster", Target: "rosters"},
-			{Field: "director", Target: "endpoints"}, {Field: "speaker", Target: "endpoints"},
-			{Field: "user", Target: "endpoints"},
-			{Field: "speaker_adapter", Target: "stages", Reads: adapterKinds},
-			{Field: "director_adapter", Target: "stages", Reads: adapterKinds},
-			{Field: "sft_adapter", Target: "stages", Reads: adapterKinds}}},
-	{Name: "judge", Definition: "#JudgeStage",
-		Refs: []Ref{{Field: "items", Target: "stages", Reads: []string{"candidates", "episodes"}},
-			{Field: "judges", Target: "judges", List: true},
-			{Field: "compare", Target: "stages", List: true, Reads: []string{"episodes"}}}},
-	{Name: "pairs", Definition: "#Pairs",
-		Refs: []Ref{{Field: "judged", Target: "stages", Reads: []string{"judge"}}}},
-	{Name: "metrics", Definition: "#MetricsStage",
-		Refs: []Ref{{Field: "episodes", Target: "stages", Reads: []string{"episodes"}},
-			{Field: "metrics", Target: "metrics", List: true}}},
-	{Name: "report", Definition: "#ReportStage",
-		Refs: []Ref{{Field: "inputs", Target: "stages", List: true, Reads: []string{"judge", "metrics", "episodes"}},
-			{Field: "baseline", Target: "stages", Reads: []string{"episodes"}}}},
-	{Name: "train-reward-model", Definition: "#TrainRewardModel", Device: true,
-		Refs: []Ref{{Field: "pairs", Target: "stages", Reads: []string{"pairs"}}, baseStage()}},
-	{Name: "train-grpo", Definition: "#TrainGRPO", Device: true,
-		Refs: []Ref{{Field: "prompts", Target: "stages", Reads: []string{"candidates", "episodes"}},
-			{Field: "rewards", Target: "rewards", List: true}, baseStage(),
-			{Field: "rollout_endpoint", Target: "endpoints"}}},
-	{Name: "train-dpo", Definition: "#TrainDPO", Device: true,
-		Refs: []Ref{{Field: "pairs", Target: "stages", Reads: []string{"pairs"}}, baseStage()}},
-	{Name: "train-sft", Definition: "#TrainSFT", Device: true,
-		Refs: []Ref{{Field: "dataset", Target: "datasets"}, baseStage()}},
-	{Name: "pretrain", Definition: "#Pretrain", Device: true},
+// ModelKinds lists the stage kinds whose output is a model directory
+// (KindSpec.Model), what base_stage and a builtin endpoint's model_stage may
+// name.
+func ModelKinds() []string {
+	var out []string
+	for _, n := range Kinds() {
+		if k, _ := LookupKind(n); k.Model {
+			out = append(out, n)
+		}
+	}
+	return out
 }
-
-// ModelKinds lists the stage kinds whose output is a model directory, what
-// base_stage and a builtin endpoint's model_stage may name.
-func ModelKinds() []string { return append([]string(nil), modelKinds...) }
 
 var (
 	kindsMu sync.RWMutex
 	kinds   = map[string]KindSpec{}
 )
 
-func init() {
-	for _, k := range builtinKinds {
-		if err := RegisterKind(k); err != nil {
-			panic(err)
-		}
+// MustRegisterKind declares a stage kind from a declaration package's init;
+// it panics on an invalid or duplicate declaration, a programming error.
+func MustRegisterKind(k KindSpec) {
+	if err := RegisterKind(k); err != nil {
+		panic(err)
 	}
 }
 
-// RegisterKind declares a stage kind. A kind outside the embedded schema
-// brings its CUE in Source; it must define Definition and embed
-// #StageCommon. Declaring a name twice is an error.
+// RegisterKind declares a stage kind. The kind brings its CUE in Source; it
+// must define Definition and embed #StageCommon. Declaring a name twice is
+// an error. The built-in kinds declare themselves from their folders
+// (runner/stages/<kind>/<kind>decl); schema itself declares none.
 func RegisterKind(k KindSpec) error {
 	kindsMu.Lock()
 	defer kindsMu.Unlock()
 	if k.Name == "" || strings.ContainsAny(k.Name, "\"\\") || !strings.HasPrefix(k.Definition, "#") {
 		return fmt.Errorf("declaring stage kind %q (%s): want a name and a #Definition", k.Name, k.Definition)
+	}
+	if !strings.Contains(k.Source, k.Definition+":") {
+		return fmt.Errorf("declaring stage kind %q: its Source does not define %s", k.Name, k.Definition)
 	}
 	if _, dup := kinds[k.Name]; dup {
 		return fmt.Errorf("stage kind %q declared twice", k.Name)
@@ -163,6 +134,9 @@ func kindFiles() map[string][]byte {
 	var b strings.Builder
 	b.WriteString("// Code generated from the declared stage kinds (schema.RegisterKind). DO NOT EDIT.\n\npackage schema\n\n")
 	b.WriteString("// #Kind lists the stage kinds.\n#Kind:")
+	if len(names) == 0 {
+		b.WriteString(" _|_ // no stage kinds declared")
+	}
 	for i, n := range names {
 		if i > 0 {
 			b.WriteString(" |")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	_ "mascot.dev/mascot/runner/stages/decls" // the built-in stage kinds
 	"mascot.dev/mascot/schema"
 )
 
@@ -34,6 +35,10 @@ func TestRegisteredKindValidates(t *testing.T) {
 	}
 	if err := schema.RegisterKind(repeatKind); err == nil {
 		t.Error("declaring repeat twice was accepted")
+	}
+	noSource := schema.KindSpec{Name: "nosource", Definition: "#NoSource"}
+	if err := schema.RegisterKind(noSource); err == nil || !strings.Contains(err.Error(), "its Source does not define #NoSource") {
+		t.Errorf("a kind without its CUE: err = %v", err)
 	}
 	dir := t.TempDir()
 	base := `package spec

@@ -1,14 +1,17 @@
-package schema
+package schema_test
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	_ "mascot.dev/mascot/runner/stages/decls" // the built-in stage kinds
+	"mascot.dev/mascot/schema"
 )
 
 func TestEmbeddedNamesIncludePaperConfigs(t *testing.T) {
-	names, err := EmbeddedNames()
+	names, err := schema.EmbeddedNames()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,13 +22,13 @@ func TestEmbeddedNamesIncludePaperConfigs(t *testing.T) {
 			found = found || n == w
 		}
 		if !found {
-			t.Errorf("EmbeddedNames() = %v, missing %q", names, w)
+			t.Errorf("schema.EmbeddedNames() = %v, missing %q", names, w)
 		}
 	}
 }
 
 func TestLoadPaperQMSumWithTags(t *testing.T) {
-	l, err := Load("paper/qmsum", Options{Tags: []string{"vllm=http://127.0.0.1:8000/v1", "judge=http://127.0.0.1:8001/v1"}})
+	l, err := schema.Load("paper/qmsum", schema.Options{Tags: []string{"vllm=http://127.0.0.1:8000/v1", "judge=http://127.0.0.1:8001/v1"}})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -42,7 +45,7 @@ func TestLoadPaperQMSumWithTags(t *testing.T) {
 }
 
 func TestLoadReportsMissingTag(t *testing.T) {
-	_, err := Load("paper/qmsum", Options{Tags: []string{"judge=http://x/v1"}})
+	_, err := schema.Load("paper/qmsum", schema.Options{Tags: []string{"judge=http://x/v1"}})
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -67,7 +70,7 @@ stages: candidates: k: 4
 	if err := os.WriteFile(filepath.Join(dir, "mine.cue"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := Load(filepath.Join(dir, "mine.cue"), Options{Sets: []string{"stages.speaker_grpo.lr=2e-6"}})
+	l, err := schema.Load(filepath.Join(dir, "mine.cue"), schema.Options{Sets: []string{"stages.speaker_grpo.lr=2e-6"}})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}

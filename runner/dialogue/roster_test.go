@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	_ "mascot.dev/mascot/runner/stages/decls" // the stage kinds the paper experiments use
 	"mascot.dev/mascot/schema"
 )
 

@@ -15,6 +15,7 @@ import (
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/datasets"
 	"mascot.dev/mascot/runner/dialogue"
+	"mascot.dev/mascot/runner/stages/candidates/candidatesdecl"
 	"mascot.dev/mascot/runner/stages/stagekit"
 	"mascot.dev/mascot/schema"
 )
@@ -29,7 +30,7 @@ type Config struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "candidates", Version: "1", Definition: "#Candidates",
+	runner.Register(runner.Kind{Name: "candidates", Version: "1", Definition: candidatesdecl.Spec.Definition,
 		Summary: "K Speaker responses per (context, persona) for reward data", New: New})
 }
 

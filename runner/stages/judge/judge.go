@@ -9,6 +9,7 @@ import (
 	"mascot.dev/mascot/plugins/host"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/runner/stages/judge/judgedecl"
 	"mascot.dev/mascot/runner/stages/judge/plugstart"
 	"mascot.dev/mascot/schema"
 )
@@ -30,7 +31,7 @@ const (
 )
 
 func init() {
-	runner.Register(runner.Kind{Name: "judge", Version: "1", Definition: "#JudgeStage",
+	runner.Register(runner.Kind{Name: "judge", Version: "1", Definition: judgedecl.Spec.Definition,
 		Summary: "score candidates, turns or episodes with judge plugins", New: New})
 }
 

@@ -10,6 +10,7 @@ import (
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/stages/judge"
 	"mascot.dev/mascot/runner/stages/judge/plugstart"
+	"mascot.dev/mascot/runner/stages/metrics/metricsdecl"
 	"mascot.dev/mascot/schema"
 )
 
@@ -20,7 +21,7 @@ type Config struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "metrics", Version: "1", Definition: "#MetricsStage",
+	runner.Register(runner.Kind{Name: "metrics", Version: "1", Definition: metricsdecl.Spec.Definition,
 		Summary: "automatic metrics (self-BLEU, distinct-n, NLI) over episodes", New: New})
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/runner/stages/pairs/pairsdecl"
 	"mascot.dev/mascot/schema"
 )
 
@@ -19,7 +20,7 @@ type Config struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "pairs", Version: "2", Definition: "#Pairs",
+	runner.Register(runner.Kind{Name: "pairs", Version: "2", Definition: pairsdecl.Spec.Definition,
 		Summary: "chosen/rejected pairs from judged candidates (score-margin filter)", New: New})
 }
 

@@ -17,6 +17,7 @@ import (
 	"mascot.dev/mascot/results"
 	rep "mascot.dev/mascot/results/report"
 	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/runner/stages/report/reportdecl"
 	"mascot.dev/mascot/schema"
 )
 
@@ -28,7 +29,7 @@ type Config struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "report", Version: "1", Definition: "#ReportStage",
+	runner.Register(runner.Kind{Name: "report", Version: "1", Definition: reportdecl.Spec.Definition,
 		Summary: "paper-style tables over the run's judgments and metrics", New: New})
 }
 

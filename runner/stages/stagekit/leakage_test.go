@@ -10,6 +10,7 @@ import (
 	"mascot.dev/mascot/internal/realdata"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/datasets"
+	_ "mascot.dev/mascot/runner/stages/decls" // the kinds the specs name
 	"mascot.dev/mascot/runner/stages/stagekit"
 	"mascot.dev/mascot/schema"
 )

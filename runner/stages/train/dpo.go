@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/runner/stages/train/traindecl"
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/train"
 )
@@ -18,7 +19,7 @@ type DPOConfig struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "train-dpo", Version: "2", Definition: "#TrainDPO",
+	runner.Register(runner.Kind{Name: "train-dpo", Version: "2", Definition: traindecl.DPO.Definition,
 		Summary: "DPO LoRA adapter on stored preference pairs", New: newDPO})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/runner/stages/train/traindecl"
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/lora"
 	"mascot.dev/mascot/trainer/loss"
@@ -41,7 +42,7 @@ type GRPOConfig struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "train-grpo", Version: "1", Definition: "#TrainGRPO",
+	runner.Register(runner.Kind{Name: "train-grpo", Version: "1", Definition: traindecl.GRPO.Definition,
 		Summary: "GRPO LoRA policy (speaker or director) on stored prompts with weighted rewards", New: newGRPO})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/stages/stagekit"
+	"mascot.dev/mascot/runner/stages/train/traindecl"
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/serve"
@@ -34,7 +35,7 @@ type PretrainConfig struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "pretrain", Version: "1", Definition: "#Pretrain",
+	runner.Register(runner.Kind{Name: "pretrain", Version: "1", Definition: traindecl.Pretrain.Definition,
 		Summary: "pretrain a tiny byte-level Qwen3 model from text (demo base)", New: newPretrain})
 }
 

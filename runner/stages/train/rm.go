@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/runner/stages/train/traindecl"
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/train"
 )
@@ -19,7 +20,7 @@ type RMConfig struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "train-reward-model", Version: "2", Definition: "#TrainRewardModel",
+	runner.Register(runner.Kind{Name: "train-reward-model", Version: "2", Definition: traindecl.RewardModel.Definition,
 		Summary: "Bradley-Terry reward model on stored pairs (merged sequence-classification checkpoint)", New: newRM})
 }
 

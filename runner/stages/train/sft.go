@@ -8,6 +8,7 @@ import (
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/datasets"
 	"mascot.dev/mascot/runner/stages/stagekit"
+	"mascot.dev/mascot/runner/stages/train/traindecl"
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/tokenizer"
 	"mascot.dev/mascot/trainer/train"
@@ -22,7 +23,7 @@ type SFTConfig struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "train-sft", Version: "1", Definition: "#TrainSFT",
+	runner.Register(runner.Kind{Name: "train-sft", Version: "1", Definition: traindecl.SFT.Definition,
 		Summary: "supervised LoRA fine-tuning on dataset turns", New: newSFT})
 }
 

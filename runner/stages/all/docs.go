@@ -1,0 +1,123 @@
+package all
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
+
+	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/schema"
+)
+
+// Reference renders docs/stages.md: every kind of r with its summary
+// (runner.Kind), what it reads, its device and concurrency needs and its
+// CUE definition (schema.KindSpec), so the page cannot drift from the code.
+func Reference(r *runner.Registry) []byte {
+	var b bytes.Buffer
+	b.WriteString("# Stage kinds\n\n")
+	b.WriteString("<!-- Generated from the stage registry by runner/stages/all.Reference. DO NOT EDIT.\n")
+	b.WriteString("     Regenerate: UPDATE=1 go test ./runner/stages/all -run TestStageKindsReferenceIsCurrent -->\n\n")
+	b.WriteString("Each kind lives in one folder: its CUE definition and declaration in\n")
+	b.WriteString("`<folder>/<name>decl`, its Go config, stage and tests in `<folder>`.\n\n")
+	b.WriteString("| kind | summary | reads | device |\n|---|---|---|---|\n")
+	names := r.Names()
+	for _, n := range names {
+		k, _ := r.Lookup(n)
+		spec, _ := schema.LookupKind(n)
+		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s |\n", n, n, k.Summary, orDash(stageReads(spec)), yesNo(spec.Device))
+	}
+	for _, n := range names {
+		k, _ := r.Lookup(n)
+		spec, _ := schema.LookupKind(n)
+		fmt.Fprintf(&b, "\n## %s\n\n%s.\n\n", n, k.Summary)
+		fmt.Fprintf(&b, "- definition: `%s` (version %s), folder `%s`\n", spec.Definition, k.Version, folder(k))
+		for _, ref := range spec.Refs {
+			fmt.Fprintf(&b, "- `%s` names %s\n", ref.Field, refTarget(ref))
+		}
+		fmt.Fprintf(&b, "- device: %s\n", device(spec))
+		if len(spec.Endpoints) > 0 {
+			fmt.Fprintf(&b, "- concurrency: twice the limit of the endpoints in %s when the stage sets none\n", quoteAll(spec.Endpoints))
+		}
+		if spec.Evaluates != nil {
+			b.WriteString("- reads its datasets as evaluation data in some configurations (kept apart from training data)\n")
+		}
+		if spec.Source != "" {
+			src := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(spec.Source), "package schema"))
+			fmt.Fprintf(&b, "\n```cue\n%s\n```\n", src)
+		}
+	}
+	return b.Bytes()
+}
+
+// stageReads lists the stage kinds a kind reads, in field order.
+func stageReads(spec schema.KindSpec) string {
+	var out []string
+	for _, ref := range spec.Refs {
+		for _, k := range ref.Reads {
+			if !strings.Contains(" "+strings.Join(out, " ")+" ", " "+k+" ") {
+				out = append(out, k)
+			}
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func refTarget(ref schema.Ref) string {
+	what := "one of the experiment's " + ref.Target
+	if ref.List {
+		what = "a list of the experiment's " + ref.Target
+	}
+	if len(ref.Reads) > 0 {
+		what += " of kind " + strings.Join(ref.Reads, ", ")
+	}
+	return what
+}
+
+func device(spec schema.KindSpec) string {
+	if spec.Device {
+		return "yes (trains; holds a device slot)"
+	}
+	return "no"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func quoteAll(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = "`" + x + "`"
+	}
+	return strings.Join(q, ", ")
+}
+
+// folder is the source folder of a kind's constructor, relative to the
+// module ("runner/stages/train").
+func folder(k runner.Kind) string {
+	if k.New == nil {
+		return "?"
+	}
+	fn := runtime.FuncForPC(reflect.ValueOf(k.New).Pointer())
+	if fn == nil {
+		return "?"
+	}
+	name := fn.Name() // mascot.dev/mascot/runner/stages/train.newDPO
+	slash := strings.LastIndex(name, "/")
+	if dot := strings.Index(name[slash+1:], "."); dot >= 0 {
+		name = name[:slash+1+dot]
+	}
+	return strings.TrimPrefix(name, "mascot.dev/mascot/")
+}
