@@ -147,6 +147,9 @@ func (s *Store) CommitUnit(ctx context.Context, u Unit, fn func(tx *Tx) error) e
 				return fmt.Errorf("writing results of unit %s: %w", u.Fingerprint, err)
 			}
 		}
+		if err := writeUnitScores(ctx, stx, u.Fingerprint); err != nil {
+			return err
+		}
 		now := nowMS()
 		if _, err := stx.ExecContext(ctx, `UPDATE units SET state = 'done', error = '', updated_at = ?, done_at = ?
 			WHERE fingerprint = ?`, now, now, u.Fingerprint); err != nil {
