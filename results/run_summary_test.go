@@ -157,10 +157,10 @@ func TestRunStageUnitsBackfill(t *testing.T) {
 	for _, q := range []string{`DROP TRIGGER run_stage_units_link`, `DROP TRIGGER run_stage_units_unlink`,
 		`DROP TRIGGER run_stage_units_state`, `DROP TRIGGER run_stage_units_episode_add`,
 		`DROP TRIGGER run_stage_units_episode_drop`, `DROP TABLE run_stage_units`, // and what 0008 adds, which reapplies with it
-		`DROP TABLE unit_scores`, `DROP TABLE scored_units`, `DROP TRIGGER scored_units_judgment_add`,
-		`DROP TRIGGER scored_units_judgment_change`, `DROP TRIGGER scored_units_judgment_drop`,
-		`DROP TRIGGER scored_units_metric_add`, `DROP TRIGGER scored_units_metric_change`,
-		`DROP TRIGGER scored_units_metric_drop`, `PRAGMA user_version = 6`} {
+		`DROP TABLE unit_scores`, `DROP TRIGGER unit_scores_judgment_add`,
+		`DROP TRIGGER unit_scores_judgment_change`, `DROP TRIGGER unit_scores_judgment_drop`,
+		`DROP TRIGGER unit_scores_metric_add`, `DROP TRIGGER unit_scores_metric_change`,
+		`DROP TRIGGER unit_scores_metric_drop`, `PRAGMA user_version = 6`} {
 		if _, err := s.w.Exec(q); err != nil {
 			t.Fatal(err)
 		}

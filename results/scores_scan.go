@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -192,9 +193,9 @@ const (
 var levelOfTag = map[byte]int{'a': lvAgent, 'c': lvCollective, 'm': lvMetric}
 
 // valuesSQL reads the values of the units in a fingerprint range packed
-// one row per unit, three columns: the unit's score sums (migration 0008:
-// "episode␟tag␟sum␟n" entries) when the unit is scored, else NULL; and,
-// only when it is not, its raw judgments and its per-episode metrics (see
+// one row per unit, three columns: the unit's packed score sums (migration
+// 0008: "episode␟tag␟sum␟n" entries) when it has them, else NULL; and, only
+// when it has not, its raw judgments and its per-episode metrics (see
 // rawJudgedSQL). Entries are joined by ␞ (U+001E). units is the SQL of the
 // unit fingerprints, aliased ru.
 //
@@ -204,11 +205,10 @@ var levelOfTag = map[byte]int{'a': lvAgent, 'c': lvCollective, 'm': lvMetric}
 // bit for bit. The score sums cut the entries read per evaluation episode
 // from about 40 to 11.
 func valuesSQL(units, where string) string {
-	return `SELECT CASE WHEN su.unit_fp IS NOT NULL THEN (SELECT group_concat(s.episode_id || char(31) || s.tag
-			|| char(31) || s.sum || char(31) || s.n, char(30)) FROM unit_scores s WHERE s.unit_fp = ru.fingerprint) END,
-		CASE WHEN su.unit_fp IS NULL THEN ` + rawJudgedSQL + ` END,
-		CASE WHEN su.unit_fp IS NULL THEN ` + rawMetricsSQL + ` END
-		FROM ` + units + ` LEFT JOIN scored_units su ON su.unit_fp = ru.fingerprint
+	return `SELECT us.packed,
+		CASE WHEN us.unit_fp IS NULL THEN ` + rawJudgedSQL + ` END,
+		CASE WHEN us.unit_fp IS NULL THEN ` + rawMetricsSQL + ` END
+		FROM ` + units + ` LEFT JOIN unit_scores us ON us.unit_fp = ru.fingerprint
 		WHERE 1` + where + ` ORDER BY ru.fingerprint`
 }
 
@@ -307,40 +307,16 @@ func (s *Store) scanValues(ctx context.Context, runID string, units []string, eg
 		where = ``
 	}
 	// Turn judgments arrive keyed by turn id only from units without score
-	// sums; the turn index is read only when there are such units.
-	var raw bool
-	err = s.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+src+`
-		WHERE NOT EXISTS (SELECT 1 FROM scored_units su WHERE su.unit_fp = ru.fingerprint)
-		AND EXISTS (SELECT 1 FROM judgments j WHERE j.unit_fp = ru.fingerprint AND j.turn_id IS NOT NULL)`+where+`)`,
-		first).Scan(&raw)
-	if err != nil {
-		return nil, fmt.Errorf("reading scores of run %s: %w", runID, err)
-	}
-	if raw {
+	// sums; the turn index is read, and the scan restarted, only when one
+	// does.
+	parts, err := s.scanParts(ctx, src, where, first, bounds, eg)
+	if errors.Is(err, errNeedTurns) {
 		if eg.turns, err = s.readTurns(ctx, runID, eg); err != nil {
 			return nil, err
 		}
+		parts, err = s.scanParts(ctx, src, where, first, bounds, eg)
 	}
-	parts := make([]*columns, len(bounds)+1)
-	g, gctx := errgroup.WithContext(ctx)
-	for w := range parts {
-		rng := where
-		args := []driver.NamedValue{{Ordinal: 1, Value: first}}
-		if w > 0 {
-			rng += ` AND ru.fingerprint >= ?2`
-			args = append(args, driver.NamedValue{Ordinal: 2, Value: bounds[w-1]})
-		}
-		if w < len(bounds) {
-			rng += ` AND ru.fingerprint < ?3`
-			args = append(args, driver.NamedValue{Ordinal: 3, Value: bounds[w]})
-		}
-		g.Go(func() error {
-			cols, err := s.scanRange(gctx, valuesSQL(src, rng), args, eg)
-			parts[w] = cols
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("reading scores of run %s: %w", runID, err)
 	}
 	out := parts[0]
@@ -360,6 +336,35 @@ func (s *Store) scanValues(ctx context.Context, runID string, units []string, eg
 		}
 	}
 	return out, nil
+}
+
+// errNeedTurns stops a scan that meets a raw turn judgment before the turn
+// index is read.
+var errNeedTurns = errors.New("a raw turn judgment needs the turn index")
+
+// scanParts runs one worker per fingerprint range and returns their sums.
+func (s *Store) scanParts(ctx context.Context, src, where string, first any, bounds []string,
+	eg *epGroups) ([]*columns, error) {
+	parts := make([]*columns, len(bounds)+1)
+	g, gctx := errgroup.WithContext(ctx)
+	for w := range parts {
+		rng := where
+		args := []driver.NamedValue{{Ordinal: 1, Value: first}}
+		if w > 0 {
+			rng += ` AND ru.fingerprint >= ?2`
+			args = append(args, driver.NamedValue{Ordinal: 2, Value: bounds[w-1]})
+		}
+		if w < len(bounds) {
+			rng += ` AND ru.fingerprint < ?3`
+			args = append(args, driver.NamedValue{Ordinal: 3, Value: bounds[w]})
+		}
+		g.Go(func() error {
+			cols, err := s.scanRange(gctx, valuesSQL(src, rng), args, eg)
+			parts[w] = cols
+			return err
+		})
+	}
+	return parts, g.Wait()
 }
 
 // scanRange runs one range's query on a raw driver connection: rows come
@@ -414,7 +419,7 @@ func accumulate(rows driver.Rows, eg *epGroups, cols *columns) error {
 		var ok bool
 		if eid < 0 { // a turn judgment: −turn id
 			if eg.turns == nil {
-				return fmt.Errorf("a raw turn judgment without the turn index")
+				return errNeedTurns
 			}
 			p, ok = eg.turns.position(-eid)
 		} else {

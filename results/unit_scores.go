@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 )
@@ -19,16 +18,11 @@ type unitScore struct {
 }
 
 // writeUnitScores computes the unit's score sums from its raw judgments and
-// metrics and marks the unit scored (migration 0008), in tx. It reads the
-// rows with the scan's own query, so the values arrive in the scan's order
-// and each sum is the scan's running sum bit for bit. A unit whose sums are
-// not representable (NaN, which SQLite stores as NULL) is left unmarked:
-// the report reads its raw rows.
+// metrics and stores them packed in unit_scores (migration 0008), in tx.
+// It reads the rows with the scan's own query, so the values arrive in the
+// scan's order and each sum is the scan's running sum bit for bit.
 func writeUnitScores(ctx context.Context, tx *sql.Tx, fp string) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM unit_scores WHERE unit_fp = ?`, fp); err != nil {
-		return fmt.Errorf("clearing score sums of unit %s: %w", fp, err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM scored_units WHERE unit_fp = ?`, fp); err != nil {
 		return fmt.Errorf("clearing score sums of unit %s: %w", fp, err)
 	}
 	var judged, metrics sql.NullString
@@ -37,7 +31,7 @@ func writeUnitScores(ctx context.Context, tx *sql.Tx, fp string) error {
 	if err != nil {
 		return fmt.Errorf("reading values of unit %s: %w", fp, err)
 	}
-	index := map[[2]any]int{}
+	index := map[unitScoreKey]int{}
 	var sums []unitScore
 	turnEpisode := map[int64]int64{}
 	add := func(eid int64, tag string, v float64, n int32) error {
@@ -52,7 +46,7 @@ func writeUnitScores(ctx context.Context, tx *sql.Tx, fp string) error {
 			}
 			eid = ep
 		}
-		k := [2]any{eid, tag}
+		k := unitScoreKey{eid, tag}
 		i, ok := index[k]
 		if !ok {
 			i = len(sums)
@@ -68,25 +62,28 @@ func writeUnitScores(ctx context.Context, tx *sql.Tx, fp string) error {
 			return fmt.Errorf("summing values of unit %s: %w", fp, err)
 		}
 	}
-	for _, s := range sums {
-		if math.IsNaN(s.sum) {
-			return nil
+	var b []byte
+	for i, s := range sums {
+		if i > 0 {
+			b = append(b, '\x1e')
 		}
+		b = strconv.AppendInt(b, s.episode, 10)
+		b = append(b, '\x1f')
+		b = append(b, s.tag...)
+		b = append(b, '\x1f')
+		b = strconv.AppendFloat(b, s.sum, 'g', -1, 64)
+		b = append(b, '\x1f')
+		b = strconv.AppendInt(b, int64(s.n), 10)
 	}
-	st, err := tx.PrepareContext(ctx, `INSERT INTO unit_scores (unit_fp, episode_id, tag, sum, n) VALUES (?, ?, ?, ?, ?)`)
-	if err != nil {
-		return fmt.Errorf("preparing score sums of unit %s: %w", fp, err)
-	}
-	defer st.Close()
-	for _, s := range sums {
-		if _, err := st.ExecContext(ctx, fp, s.episode, s.tag, s.sum, s.n); err != nil {
-			return fmt.Errorf("writing score sums of unit %s: %w", fp, err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO scored_units (unit_fp) VALUES (?)`, fp); err != nil {
-		return fmt.Errorf("marking unit %s scored: %w", fp, err)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO unit_scores (unit_fp, packed) VALUES (?, ?)`, fp, string(b)); err != nil {
+		return fmt.Errorf("writing score sums of unit %s: %w", fp, err)
 	}
 	return nil
+}
+
+type unitScoreKey struct {
+	episode int64
+	tag     string
 }
 
 // FillUnitScores computes the score sums of the done units that have none
@@ -101,7 +98,7 @@ func (s *Store) FillUnitScores(ctx context.Context) (int, error) {
 	for {
 		rows, err := s.r.QueryContext(ctx, `SELECT u.fingerprint FROM units u
 			WHERE u.state = 'done' AND u.fingerprint > ?
-			AND NOT EXISTS (SELECT 1 FROM scored_units su WHERE su.unit_fp = u.fingerprint)
+			AND NOT EXISTS (SELECT 1 FROM unit_scores us WHERE us.unit_fp = u.fingerprint)
 			ORDER BY u.fingerprint LIMIT ?`, after, batch)
 		if err != nil {
 			return total, fmt.Errorf("listing unscored units: %w", err)

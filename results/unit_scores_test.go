@@ -22,28 +22,28 @@ func scoreGroupsBoth(t *testing.T, s *Store, units []string) (whole, scoped []Sc
 }
 
 // TestScoreSumsEqualRawRows reads the fixture's scores through the unit
-// score sums, through the raw rows (marks dropped), through a mix of both,
+// score sums, through the raw rows (sums deleted), through a mix of both,
 // and after FillUnitScores: all bit for bit equal.
 func TestScoreSumsEqualRawRows(t *testing.T) {
 	s := openTemp(t)
 	judges, _ := scanFixture(t, s, 520)
-	if n, all := count(t, s, `SELECT COUNT(*) FROM scored_units`), count(t, s, `SELECT COUNT(*) FROM units`); n != all {
+	if n, all := count(t, s, `SELECT COUNT(*) FROM unit_scores`), count(t, s, `SELECT COUNT(*) FROM units`); n != all {
 		t.Fatalf("%d of %d committed units scored", n, all)
 	}
-	if n := count(t, s, `SELECT COUNT(*) FROM unit_scores`); n == 0 {
+	if n := count(t, s, `SELECT COUNT(*) FROM unit_scores WHERE packed <> ''`); n == 0 {
 		t.Fatal("no unit score sums written")
 	}
 	half := judges[:len(judges)/2]
 	sumWhole, sumScoped := scoreGroupsBoth(t, s, half)
 
-	if _, err := s.w.Exec(`DELETE FROM scored_units WHERE unit_fp >= 'judge-0300'`); err != nil {
+	if _, err := s.w.Exec(`DELETE FROM unit_scores WHERE unit_fp >= 'judge-0300'`); err != nil {
 		t.Fatal(err)
 	}
 	mixWhole, mixScoped := scoreGroupsBoth(t, s, half)
 	sameGroups(t, "mixed", mixWhole, sumWhole)
 	sameGroups(t, "mixed scoped", mixScoped, sumScoped)
 
-	if _, err := s.w.Exec(`DELETE FROM scored_units`); err != nil {
+	if _, err := s.w.Exec(`DELETE FROM unit_scores`); err != nil {
 		t.Fatal(err)
 	}
 	rawWhole, rawScoped := scoreGroupsBoth(t, s, half)
@@ -60,13 +60,13 @@ func TestScoreSumsEqualRawRows(t *testing.T) {
 }
 
 // TestScoreSumsDroppedOnLaterWrites changes a scored unit's rows after its
-// commit: the unit loses its mark and the report reads the new rows.
+// commit: the unit loses its score sums and the report reads the new rows.
 func TestScoreSumsDroppedOnLaterWrites(t *testing.T) {
 	s := openTemp(t)
 	_, eps := scanFixture(t, s, 40)
 	ctx := context.Background()
 	marked := func(fp string) bool {
-		return count(t, s, `SELECT COUNT(*) FROM scored_units WHERE unit_fp = ?`, fp) == 1
+		return count(t, s, `SELECT COUNT(*) FROM unit_scores WHERE unit_fp = ?`, fp) == 1
 	}
 	if !marked("judge-0001") || !marked("judge-0002") {
 		t.Fatal("committed judge units are not scored")
@@ -79,7 +79,7 @@ func TestScoreSumsDroppedOnLaterWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	if marked("judge-0001") || marked("judge-0002") || !marked("judge-0004") {
-		t.Fatal("later writes did not drop exactly their units' marks")
+		t.Fatal("later writes did not drop exactly their units' score sums")
 	}
 	for _, split := range []string{"auto", "none"} {
 		got, err := s.ScoreGroups(ctx, "r", split)

@@ -13,7 +13,7 @@ import (
 
 // TestReportFromScoreSumsEqualsRawRows renders a report and a comparison
 // from the unit score sums the commits keep, then from the raw judgment
-// rows (the sums' marks dropped): the JSON, whose floats are the shortest
+// rows (the sums deleted): the JSON, whose floats are the shortest
 // round-tripping texts, must be byte for byte the same.
 func TestReportFromScoreSumsEqualsRawRows(t *testing.T) {
 	ctx := context.Background()
@@ -49,7 +49,7 @@ func TestReportFromScoreSumsEqualsRawRows(t *testing.T) {
 		return b.String()
 	}
 	var scored int
-	if err := s.Reader().QueryRow(`SELECT COUNT(*) FROM scored_units`).Scan(&scored); err != nil || scored == 0 {
+	if err := s.Reader().QueryRow(`SELECT COUNT(*) FROM unit_scores`).Scan(&scored); err != nil || scored == 0 {
 		t.Fatalf("%d scored units: %v", scored, err)
 	}
 	fromSums := render()
@@ -60,7 +60,7 @@ func TestReportFromScoreSumsEqualsRawRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`DELETE FROM scored_units`); err != nil {
+	if _, err := db.Exec(`DELETE FROM unit_scores`); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
