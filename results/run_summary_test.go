@@ -2,8 +2,10 @@ package results
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -154,13 +156,29 @@ func TestRunStageUnitsBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeLedgerHistory(t, s, func(string) {})
+	// Back to the version before run_stage_units (this test assumes the
+	// score sums' migration is the only one after it).
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := 0
+	for _, m := range ms {
+		if strings.Contains(m.name, "_run_stage_units") {
+			before = m.version - 1
+		}
+	}
+	if before == 0 || len(ms) != before+2 {
+		t.Fatalf("want the run_stage_units and unit_scores migrations last, have %d migrations, tallies at %d",
+			len(ms), before+1)
+	}
 	for _, q := range []string{`DROP TRIGGER run_stage_units_link`, `DROP TRIGGER run_stage_units_unlink`,
 		`DROP TRIGGER run_stage_units_state`, `DROP TRIGGER run_stage_units_episode_add`,
 		`DROP TRIGGER run_stage_units_episode_drop`, `DROP TABLE run_stage_units`, // and what 0008 adds, which reapplies with it
 		`DROP TABLE unit_scores`, `DROP TRIGGER unit_scores_judgment_add`,
 		`DROP TRIGGER unit_scores_judgment_change`, `DROP TRIGGER unit_scores_judgment_drop`,
 		`DROP TRIGGER unit_scores_metric_add`, `DROP TRIGGER unit_scores_metric_change`,
-		`DROP TRIGGER unit_scores_metric_drop`, `PRAGMA user_version = 6`} {
+		`DROP TRIGGER unit_scores_metric_drop`, fmt.Sprintf(`PRAGMA user_version = %d`, before)} {
 		if _, err := s.w.Exec(q); err != nil {
 			t.Fatal(err)
 		}
