@@ -147,6 +147,9 @@ func (s *Store) CommitUnit(ctx context.Context, u Unit, fn func(tx *Tx) error) e
 				return fmt.Errorf("writing results of unit %s: %w", u.Fingerprint, err)
 			}
 		}
+		if err := writeUnitScores(ctx, stx, u.Fingerprint); err != nil {
+			return err
+		}
 		now := nowMS()
 		if _, err := stx.ExecContext(ctx, `UPDATE units SET state = 'done', error = '', updated_at = ?, done_at = ?
 			WHERE fingerprint = ?`, now, now, u.Fingerprint); err != nil {
@@ -221,12 +224,12 @@ func (s *Store) LinkUnits(ctx context.Context, runID, stageKey string, fingerpri
 }
 
 // RunUnitCounts returns, per stage key of a run, how many linked units are
-// done, cached (done by an earlier commit) and failed.
+// done, cached (done by an earlier commit) and failed. It reads the
+// run_stage_units tallies the writing transactions keep (migration 0007),
+// one row per stage.
 func (s *Store) RunUnitCounts(ctx context.Context, runID string) (map[string]UnitCounts, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT ru.stage_key,
-		SUM(u.state = 'done' AND ru.cached = 0), SUM(u.state = 'done' AND ru.cached = 1), SUM(u.state = 'failed')
-		FROM run_units ru JOIN units u ON u.fingerprint = ru.fingerprint
-		WHERE ru.run_id = ? GROUP BY ru.stage_key`, runID)
+	rows, err := s.r.QueryContext(ctx, `SELECT stage_key, done, cached, failed FROM run_stage_units
+		WHERE run_id = ?`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("counting units of run %s: %w", runID, err)
 	}

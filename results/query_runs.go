@@ -346,8 +346,8 @@ func (s *Store) GetRunDetail(ctx context.Context, id string) (RunDetail, error) 
 	for _, c := range children {
 		d.Children = append(d.Children, c.Run)
 	}
-	err = s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_units ru JOIN episodes e ON e.unit_fp = ru.fingerprint
-		WHERE ru.run_id = ?`, id).Scan(&d.Episodes)
+	err = s.r.QueryRowContext(ctx, `SELECT COALESCE(SUM(episodes), 0) FROM run_stage_units WHERE run_id = ?`,
+		id).Scan(&d.Episodes)
 	if err != nil {
 		return d, fmt.Errorf("counting episodes of run %s: %w", id, err)
 	}

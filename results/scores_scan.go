@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -192,28 +193,42 @@ const (
 var levelOfTag = map[byte]int{'a': lvAgent, 'c': lvCollective, 'm': lvMetric}
 
 // valuesSQL reads the values of the units in a fingerprint range packed
-// one row per unit, two columns: its judgments and its per-episode
-// metrics, each a text of entries "episode␟tag␟value" joined by ␞ (U+001E),
-// in index order; a judgment of a turn gives −turn id for the episode
-// (accumulate resolves it through epGroups.turns, read in one packed row,
-// far cheaper than a lookup in the wide turns table per judgment). tag is the level byte ('a' per-agent: turn judgments and
-// episode judgments with an agent; 'c' collective; 'm' metric) followed by
-// the criterion; judged values are normalised to 0..100 as before. units
-// is the SQL of the unit fingerprints, aliased ru.
+// one row per unit, three columns: the unit's packed score sums (migration
+// 0008: "episode␟tag␟sum␟n" entries) when it has them, else NULL; and, only
+// when it has not, its raw judgments and its per-episode metrics (see
+// rawJudgedSQL). Entries are joined by ␞ (U+001E). units is the SQL of the
+// unit fingerprints, aliased ru.
 //
 // Packing is what makes the scan fast: a row through go-sqlite3 costs about
 // as much as SQLite's whole per-value work, and SQLite's REAL-to-text
 // conversion round-trips (17 significant digits), so the values arrive
-// bit for bit.
+// bit for bit. The score sums cut the entries read per evaluation episode
+// from about 40 to 11.
 func valuesSQL(units, where string) string {
-	return `SELECT (SELECT group_concat(COALESCE(j.episode_id, -j.turn_id)
+	return `SELECT us.packed,
+		CASE WHEN us.unit_fp IS NULL THEN ` + rawJudgedSQL + ` END,
+		CASE WHEN us.unit_fp IS NULL THEN ` + rawMetricsSQL + ` END
+		FROM ` + units + ` LEFT JOIN unit_scores us ON us.unit_fp = ru.fingerprint
+		WHERE 1` + where + ` ORDER BY ru.fingerprint`
+}
+
+// rawJudgedSQL packs the judgments of unit ru as "episode␟tag␟value"
+// entries in index order; a judgment of a turn gives −turn id for the
+// episode (accumulate resolves it through epGroups.turns, read in one
+// packed row, far cheaper than a lookup in the wide turns table per
+// judgment). tag is the level byte ('a' per-agent: turn judgments and
+// episode judgments with an agent; 'c' collective; 'm' metric) followed by
+// the criterion; judged values are normalised to 0..100 as before.
+// rawMetricsSQL packs the unit's per-episode metrics likewise.
+var (
+	rawJudgedSQL = `(SELECT group_concat(COALESCE(j.episode_id, -j.turn_id)
 			|| char(31) || (CASE WHEN j.agent = '' AND j.episode_id IS NOT NULL THEN 'c' ELSE 'a' END) || j.criterion
 			|| char(31) || ` + normExpr("j") + `, char(30))
-		FROM judgments j WHERE j.unit_fp = ru.fingerprint AND j.candidate_id IS NULL),
-		(SELECT group_concat(m.episode_id || char(31) || 'm' || m.name || char(31) || m.value, char(30))
-		FROM metrics m WHERE m.unit_fp = ru.fingerprint AND m.episode_id IS NOT NULL)
-		FROM ` + units + ` WHERE 1` + where + ` ORDER BY ru.fingerprint`
-}
+		FROM judgments j WHERE j.unit_fp = ru.fingerprint AND j.candidate_id IS NULL)`
+	rawMetricsSQL = `(SELECT group_concat(m.episode_id || char(31) || 'm' || m.name || char(31) || m.value, char(30))
+		FROM metrics m WHERE m.unit_fp = ru.fingerprint AND m.episode_id IS NOT NULL)`
+	rawValuesSQL = rawJudgedSQL + `, ` + rawMetricsSQL
+)
 
 // unitsSQL is the unit source of valuesSQL: the run's units (run id ?1),
 // or the fingerprints of the JSON array ?1 when scoped.
@@ -278,9 +293,6 @@ func (s *Store) scanValues(ctx context.Context, runID string, units []string, eg
 	if err != nil {
 		return nil, err
 	}
-	if eg.turns, err = s.readTurns(ctx, runID, eg); err != nil {
-		return nil, err
-	}
 	var first any = runID // ?1: the run id, or the JSON array of units
 	if units != nil {
 		b, err := json.Marshal(units)
@@ -294,26 +306,17 @@ func (s *Store) scanValues(ctx context.Context, runID string, units []string, eg
 	if units != nil {
 		where = ``
 	}
-	parts := make([]*columns, len(bounds)+1)
-	g, gctx := errgroup.WithContext(ctx)
-	for w := range parts {
-		rng := where
-		args := []driver.NamedValue{{Ordinal: 1, Value: first}}
-		if w > 0 {
-			rng += ` AND ru.fingerprint >= ?2`
-			args = append(args, driver.NamedValue{Ordinal: 2, Value: bounds[w-1]})
+	// Turn judgments arrive keyed by turn id only from units without score
+	// sums; the turn index is read, and the scan restarted, only when one
+	// does.
+	parts, err := s.scanParts(ctx, src, where, first, bounds, eg)
+	if errors.Is(err, errNeedTurns) {
+		if eg.turns, err = s.readTurns(ctx, runID, eg); err != nil {
+			return nil, err
 		}
-		if w < len(bounds) {
-			rng += ` AND ru.fingerprint < ?3`
-			args = append(args, driver.NamedValue{Ordinal: 3, Value: bounds[w]})
-		}
-		g.Go(func() error {
-			cols, err := s.scanRange(gctx, valuesSQL(src, rng), args, eg)
-			parts[w] = cols
-			return err
-		})
+		parts, err = s.scanParts(ctx, src, where, first, bounds, eg)
 	}
-	if err := g.Wait(); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("reading scores of run %s: %w", runID, err)
 	}
 	out := parts[0]
@@ -333,6 +336,35 @@ func (s *Store) scanValues(ctx context.Context, runID string, units []string, eg
 		}
 	}
 	return out, nil
+}
+
+// errNeedTurns stops a scan that meets a raw turn judgment before the turn
+// index is read.
+var errNeedTurns = errors.New("a raw turn judgment needs the turn index")
+
+// scanParts runs one worker per fingerprint range and returns their sums.
+func (s *Store) scanParts(ctx context.Context, src, where string, first any, bounds []string,
+	eg *epGroups) ([]*columns, error) {
+	parts := make([]*columns, len(bounds)+1)
+	g, gctx := errgroup.WithContext(ctx)
+	for w := range parts {
+		rng := where
+		args := []driver.NamedValue{{Ordinal: 1, Value: first}}
+		if w > 0 {
+			rng += ` AND ru.fingerprint >= ?2`
+			args = append(args, driver.NamedValue{Ordinal: 2, Value: bounds[w-1]})
+		}
+		if w < len(bounds) {
+			rng += ` AND ru.fingerprint < ?3`
+			args = append(args, driver.NamedValue{Ordinal: 3, Value: bounds[w]})
+		}
+		g.Go(func() error {
+			cols, err := s.scanRange(gctx, valuesSQL(src, rng), args, eg)
+			parts[w] = cols
+			return err
+		})
+	}
+	return parts, g.Wait()
 }
 
 // scanRange runs one range's query on a raw driver connection: rows come
@@ -379,9 +411,34 @@ func (s *Store) scanRange(ctx context.Context, query string, args []driver.Named
 
 // accumulate sums the unpacked values of the rows into cols.
 func accumulate(rows driver.Rows, eg *epGroups, cols *columns) error {
-	dest := make([]driver.Value, 2)
+	dest := make([]driver.Value, 3)
 	var last *column
 	var lastTag string
+	add := func(eid int64, tag string, v float64, n int32) error {
+		var p int
+		var ok bool
+		if eid < 0 { // a turn judgment: −turn id
+			if eg.turns == nil {
+				return errNeedTurns
+			}
+			p, ok = eg.turns.position(-eid)
+		} else {
+			p, ok = eg.position(eid)
+		}
+		if !ok {
+			return nil // an episode outside the run
+		}
+		if last == nil || tag != lastTag {
+			var err error
+			if last, err = cols.get(tag, eg.n); err != nil {
+				return err
+			}
+			lastTag = tag
+		}
+		last.sum[p] += v
+		last.cnt[p] += n
+		return nil
+	}
 	for {
 		if err := rows.Next(dest); err != nil {
 			if err == io.EOF {
@@ -391,40 +448,8 @@ func accumulate(rows driver.Rows, eg *epGroups, cols *columns) error {
 		}
 		for _, d := range dest {
 			packed, _ := d.(string)
-			for len(packed) > 0 {
-				var entry string
-				entry, packed, _ = strings.Cut(packed, "\x1e")
-				eidText, rest, ok1 := strings.Cut(entry, "\x1f")
-				tag, valText, ok2 := strings.Cut(rest, "\x1f")
-				if !ok1 || !ok2 || tag == "" {
-					return fmt.Errorf("unpacking value %q: a criterion contains U+001E or U+001F", entry)
-				}
-				eid, err := strconv.ParseInt(eidText, 10, 64)
-				if err != nil {
-					return fmt.Errorf("unpacking value %q: %w", entry, err)
-				}
-				var p int
-				var ok bool
-				if eid < 0 { // a turn judgment: −turn id
-					p, ok = eg.turns.position(-eid)
-				} else {
-					p, ok = eg.position(eid)
-				}
-				if !ok {
-					continue // an episode outside the run
-				}
-				v, err := strconv.ParseFloat(valText, 64)
-				if err != nil {
-					return fmt.Errorf("unpacking value %q: %w", entry, err)
-				}
-				if last == nil || tag != lastTag {
-					if last, err = cols.get(tag, eg.n); err != nil {
-						return err
-					}
-					lastTag = tag
-				}
-				last.sum[p] += v
-				last.cnt[p]++
+			if err := eachValue(packed, add); err != nil {
+				return err
 			}
 		}
 	}

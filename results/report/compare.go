@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"mascot.dev/mascot/results"
@@ -117,6 +118,7 @@ func CompareGroups(ctx context.Context, st *results.Store, a, b string, ga, gb [
 		}
 	}
 	sort.Slice(levels, func(x, y int) bool { return levelRank(levels[x]) < levelRank(levels[y]) })
+	var jobs []pairedJob
 	for _, lv := range levels {
 		crit := unionCriteria(append(filterLevel(ga, lv), filterLevel(gb, lv)...))
 		withOverall := lv != results.LevelMetric
@@ -129,9 +131,18 @@ func CompareGroups(ctx context.Context, st *results.Store, a, b string, ga, gb [
 			if !ok {
 				continue
 			}
-			t.Rows = append(t.Rows, pairedRows(sys, ea[lv][sys], mb, crit, withOverall, opts)...)
+			rows, rowJobs := pairedRows(sys, ea[lv][sys], mb, crit, withOverall)
+			for _, j := range rowJobs {
+				j.table, j.row = len(cmp.Paired), len(t.Rows)+j.row
+				jobs = append(jobs, j)
+			}
+			t.Rows = append(t.Rows, rows...)
 		}
 		cmp.Paired = append(cmp.Paired, t)
+	}
+	if opts.Resamples > 0 {
+		batches := sharePairedDraws(jobs)
+		parallel(len(batches), func(i int) { pairedCIs(cmp, batches[i], opts) })
 	}
 	var err error
 	if cmp.Counters, err = counterDiffs(ctx, st, a, b); err != nil {
@@ -222,9 +233,22 @@ func (e entry) values(crit []string, withOverall bool) []float64 {
 	return row
 }
 
-// pairedRows builds one row per split of A (in paper order) plus "all".
-func pairedRows(sys string, a, b map[string]entry, crit []string, withOverall bool, opts Options) []PairedRow {
-	type matched struct{ a, b []float64 }
+// pairedJob is the bootstrap of one paired row: the differences of its
+// matched episodes (keys, in order), one column per criterion.
+type pairedJob struct {
+	sys, split string
+	keys       []string
+	diff       [][]float64
+	table, row int // where the row is in Comparison.Paired
+}
+
+// pairedRows builds one row per split of A (in paper order) plus "all",
+// without their confidence intervals: it returns one job per row for them.
+func pairedRows(sys string, a, b map[string]entry, crit []string, withOverall bool) ([]PairedRow, []pairedJob) {
+	type matched struct {
+		key  string
+		a, b []float64
+	}
 	bySplit := map[string][]matched{}
 	for _, k := range sortedKeys(a) {
 		eb, ok := b[k]
@@ -232,7 +256,7 @@ func pairedRows(sys string, a, b map[string]entry, crit []string, withOverall bo
 			continue
 		}
 		ea := a[k]
-		m := matched{ea.values(crit, withOverall), eb.values(crit, withOverall)}
+		m := matched{k, ea.values(crit, withOverall), eb.values(crit, withOverall)}
 		bySplit[ea.split] = append(bySplit[ea.split], m)
 		if len(bySplit) > 0 && ea.split != "all" {
 			bySplit["all"] = append(bySplit["all"], m)
@@ -244,21 +268,19 @@ func pairedRows(sys string, a, b map[string]entry, crit []string, withOverall bo
 		splits = splits[:1] // one split only: "all" would say the same
 	}
 	var rows []PairedRow
+	var jobs []pairedJob
 	for _, sp := range splits {
 		ms := bySplit[sp]
 		diff := make([][]float64, len(ms))
+		keys := make([]string, len(ms))
 		for i, m := range ms {
 			d := make([]float64, len(crit))
 			for c := range crit {
 				d[c] = m.a[c] - m.b[c] // NaN when either is missing
 			}
-			diff[i] = d
+			diff[i], keys[i] = d, m.key
 		}
 		row := PairedRow{System: sys, Split: sp, N: len(ms), Cells: make([]PairedStat, len(crit))}
-		var lo, hi []float64
-		if opts.Resamples > 0 {
-			lo, hi = Bootstrap(diff, len(crit), opts.Resamples, opts.Seed, opts.Confidence)
-		}
 		col, ca, cb := make([]float64, len(ms)), make([]float64, len(ms)), make([]float64, len(ms))
 		for c := range crit {
 			for i, m := range ms {
@@ -276,14 +298,66 @@ func pairedRows(sys string, a, b map[string]entry, crit []string, withOverall bo
 			if sd > 0 {
 				ps.Dz = md / sd
 			}
-			if lo != nil {
-				ps.CILow, ps.CIHigh = lo[c], hi[c]
-			}
 			row.Cells[c] = ps
 		}
+		jobs = append(jobs, pairedJob{sys: sys, split: sp, keys: keys, diff: diff, row: len(rows)})
 		rows = append(rows, row)
 	}
-	return rows
+	return rows, jobs
+}
+
+// sharePairedDraws batches the paired rows of one system × split whose
+// matched episodes are the same (the levels of a comparison, usually): the
+// bootstrap's draws depend only on the number of rows and the seed, so one
+// pass of draws serves every column of the batch, with the very numbers
+// separate passes give (as shareDraws does for reports).
+func sharePairedDraws(jobs []pairedJob) [][]pairedJob {
+	type key struct{ sys, split string }
+	var out [][]pairedJob
+	at := map[key][]int{}
+	for _, j := range jobs {
+		k := key{j.sys, j.split}
+		placed := false
+		for _, b := range at[k] {
+			if slices.Equal(out[b][0].keys, j.keys) {
+				out[b] = append(out[b], j)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			at[k] = append(at[k], len(out))
+			out = append(out, []pairedJob{j})
+		}
+	}
+	return out
+}
+
+// pairedCIs bootstraps a batch's differences side by side and sets the
+// confidence intervals of its rows.
+func pairedCIs(cmp *Comparison, batch []pairedJob, opts Options) {
+	n, width := len(batch[0].diff), 0
+	for _, j := range batch {
+		width += len(cmp.Paired[j.table].Rows[j.row].Cells)
+	}
+	wide := make([][]float64, n)
+	flat := make([]float64, n*width)
+	for r := range wide {
+		row := flat[r*width : r*width : (r+1)*width]
+		for _, j := range batch {
+			row = append(row, j.diff[r]...)
+		}
+		wide[r] = row
+	}
+	lo, hi := Bootstrap(wide, width, opts.Resamples, opts.Seed, opts.Confidence)
+	off := 0
+	for _, j := range batch {
+		cells := cmp.Paired[j.table].Rows[j.row].Cells
+		for c := range cells {
+			cells[c].CILow, cells[c].CIHigh = lo[off+c], hi[off+c]
+		}
+		off += len(cells)
+	}
 }
 
 func counterDiffs(ctx context.Context, st *results.Store, a, b string) ([]CounterDiff, error) {

@@ -64,7 +64,7 @@ var (
 func Path(n int) (string, error) {
 	path := filepath.Join(os.TempDir(), fmt.Sprintf("mascot-benchdb-v%d-%d.db", version, n))
 	if _, err := os.Stat(path); err == nil {
-		return path, nil
+		return path, fillScores(path)
 	}
 	tmp := path + ".building"
 	for _, suf := range []string{"", "-wal", "-shm"} {
@@ -77,6 +77,21 @@ func Path(n int) (string, error) {
 		os.Remove(tmp + suf)
 	}
 	return path, os.Rename(tmp, path)
+}
+
+// fillScores computes the unit score sums a database cached before
+// migration 0008 lacks (results.Store.FillUnitScores); a no-op on one
+// built since, whose commits wrote them.
+func fillScores(path string) error {
+	s, err := results.Open(path)
+	if err != nil {
+		return err
+	}
+	if _, err := s.FillUnitScores(context.Background()); err != nil {
+		s.Close()
+		return fmt.Errorf("filling score sums of %s: %w", path, err)
+	}
+	return s.Close()
 }
 
 // Build writes the benchmark runs with n evaluation episodes into a new
