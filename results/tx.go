@@ -15,7 +15,8 @@ type Tx struct {
 	s    *Store
 	ctx  context.Context
 	unit Unit
-	rows int // result rows inserted (counters excluded)
+	rows int   // result rows inserted (counters excluded)
+	sums *sums // the group's counters, when the unit commits in a group
 }
 
 // Rows returns how many result rows the unit has inserted so far

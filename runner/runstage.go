@@ -227,10 +227,12 @@ func (r *run) concurrency(key string) int {
 	if best == 0 {
 		return 4
 	}
-	// Twice the endpoint's slots: a unit that is claiming, building its
-	// prompts or committing holds no HTTP slot, so as many units as slots
-	// would leave slots idle; the client's semaphore still bounds requests.
-	return 2 * best
+	// Four times the endpoint's slots: a unit that is claiming, building
+	// its prompts or waiting for its group to commit holds no HTTP slot, so
+	// as many units as slots (or twice as many, measured) leave slots idle
+	// whenever a group commit is slow; the client's semaphore still bounds
+	// requests.
+	return 4 * best
 }
 
 // publish makes a finished stage visible to its dependants.

@@ -103,8 +103,8 @@ func benchContexts(b *testing.B, dir string, copies int) (string, int) {
 // and store against the fake server (its own process, 20 ms latency;
 // endpoint concurrency 64, so the ideal is 3,200 req/s), then sends as
 // many requests with a bare go-openai client, 64 at a time, to the same
-// server. It reports both rates, their ratio (goal >= 0.9) and each
-// path's CPU time per request.
+// server with the prompts the stage sent. It reports both rates, their
+// ratio (goal >= 0.9) and each path's CPU time per request.
 //
 //	go test -run '^$' -bench CandidatesStage -benchtime 5x ./runner
 func BenchmarkCandidatesStage(b *testing.B) {
@@ -155,11 +155,12 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 			b.Fatalf("the stage sent %d requests, want %d", n, units*k)
 		}
 		requests += n
+		prompts := stagePrompts(b, store, k)
 		if err := store.Close(); err != nil {
 			b.Fatal(err)
 		}
 		cpu0 = cpuSelf()
-		bareTime += bareRequests(b, url, int(n), conc)
+		bareTime += bareRequests(b, url, prompts, conc)
 		bareCPU += cpuSelf() - cpu0
 		b.StartTimer()
 	}
@@ -173,19 +174,44 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 	b.ReportMetric(float64(bareCPU.Microseconds())/float64(requests), "bare-cpu-µs/req")
 }
 
-// bareRequests sends n chat requests with a plain go-openai client, conc
-// at a time, and returns how long they took.
-func bareRequests(b *testing.B, url string, n, conc int) time.Duration {
+// stagePrompts returns the prompts the stage sent, each as many times as
+// it was sent (k candidates per unit).
+func stagePrompts(b *testing.B, store *results.Store, k int) [][]openai.ChatCompletionMessage {
+	rows, err := store.Reader().Query(`SELECT DISTINCT prompt FROM candidates`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	var out [][]openai.ChatCompletionMessage
+	for rows.Next() {
+		var raw string
+		var msgs []openai.ChatCompletionMessage
+		if err := rows.Scan(&raw); err != nil {
+			b.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(raw), &msgs); err != nil {
+			b.Fatal(err)
+		}
+		for range k {
+			out = append(out, msgs)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// bareRequests sends the prompts with a plain go-openai client, conc at a
+// time, and returns how long they took.
+func bareRequests(b *testing.B, url string, prompts [][]openai.ChatCompletionMessage, conc int) time.Duration {
 	cfg := openai.DefaultConfig("")
 	cfg.BaseURL = url
 	cfg.HTTPClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc + 8}}
 	c := openai.NewClientWithConfig(cfg)
-	req := openai.ChatCompletionRequest{Model: "Qwen/Qwen3-8B", MaxTokens: 64, Messages: []openai.ChatCompletionMessage{
-		{Role: "system", Content: "You are The Anchor, a calm and steady supporter."},
-		{Role: "user", Content: "Seeker: I lost my job last week and I cannot sleep.\nReply as The Anchor."}}}
-	jobs := make(chan struct{}, n)
-	for range n {
-		jobs <- struct{}{}
+	jobs := make(chan []openai.ChatCompletionMessage, len(prompts))
+	for _, p := range prompts {
+		jobs <- p
 	}
 	close(jobs)
 	var wg sync.WaitGroup
@@ -194,7 +220,8 @@ func bareRequests(b *testing.B, url string, n, conc int) time.Duration {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range jobs {
+			for msgs := range jobs {
+				req := openai.ChatCompletionRequest{Model: "Qwen/Qwen3-8B", MaxTokens: 64, Messages: msgs}
 				if _, err := c.CreateChatCompletion(context.Background(), req); err != nil {
 					b.Error(err)
 					return
