@@ -155,7 +155,10 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 			b.Fatalf("the stage sent %d requests, want %d", n, units*k)
 		}
 		requests += n
-		prompts := stagePrompts(b, store, k)
+		prompts := stagePrompts(b, store)
+		if len(prompts) != int(n) {
+			b.Fatalf("%d candidates stored for %d requests", len(prompts), n)
+		}
 		if err := store.Close(); err != nil {
 			b.Fatal(err)
 		}
@@ -174,10 +177,10 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 	b.ReportMetric(float64(bareCPU.Microseconds())/float64(requests), "bare-cpu-µs/req")
 }
 
-// stagePrompts returns the prompts the stage sent, each as many times as
-// it was sent (k candidates per unit).
-func stagePrompts(b *testing.B, store *results.Store, k int) [][]openai.ChatCompletionMessage {
-	rows, err := store.Reader().Query(`SELECT DISTINCT prompt FROM candidates`)
+// stagePrompts returns the prompts the stage sent, one per candidate
+// stored (a request each).
+func stagePrompts(b *testing.B, store *results.Store) [][]openai.ChatCompletionMessage {
+	rows, err := store.Reader().Query(`SELECT prompt FROM candidates`)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -192,9 +195,7 @@ func stagePrompts(b *testing.B, store *results.Store, k int) [][]openai.ChatComp
 		if err := json.Unmarshal([]byte(raw), &msgs); err != nil {
 			b.Fatal(err)
 		}
-		for range k {
-			out = append(out, msgs)
-		}
+		out = append(out, msgs)
 	}
 	if err := rows.Err(); err != nil {
 		b.Fatal(err)
