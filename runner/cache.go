@@ -19,7 +19,7 @@ import (
 // committed either, and rerun them).
 const (
 	cacheFlushEvery = 100 * time.Millisecond
-	cacheFlushAt    = 64
+	cacheFlushAt    = 512
 )
 
 // storeCache keeps LLM responses in SQLite so reruns replay exactly.
