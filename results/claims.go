@@ -29,33 +29,22 @@ func (s *Store) claimUnit(ctx context.Context, u Unit, start bool) (string, erro
 	fp, runID := u.Fingerprint, u.RunID
 	holder := runID
 	err := s.writeGrouped(ctx, func(tx *sql.Tx) error {
-		var owner string
-		err := tx.QueryRowContext(ctx, `SELECT run_id FROM unit_claims WHERE fingerprint = ?`, fp).Scan(&owner)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-		case err != nil:
-			return fmt.Errorf("reading the claim on unit %s: %w", fp, err)
-		case owner != runID:
-			r, err := scanRun(tx.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, owner))
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("reading run %s, which claims unit %s: %w", owner, fp, err)
-			}
-			if err == nil && r.Live(time.Now()) {
-				holder = owner
-				return nil
-			}
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO unit_claims (fingerprint, run_id, claimed_at) VALUES (?, ?, ?)
-			ON CONFLICT (fingerprint) DO UPDATE SET run_id = excluded.run_id, claimed_at = excluded.claimed_at`,
-			fp, runID, nowMS())
+		// The usual case, a unit nobody claims, takes one statement.
+		res, err := tx.ExecContext(ctx, `INSERT INTO unit_claims (fingerprint, run_id, claimed_at) VALUES (?, ?, ?)
+			ON CONFLICT (fingerprint) DO NOTHING`, fp, runID, nowMS())
 		if err != nil {
 			return fmt.Errorf("claiming unit %s: %w", fp, err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err = s.reclaim(ctx, tx, fp, runID, &holder); err != nil || holder != runID {
+				return err
+			}
 		}
 		if !start {
 			return nil
 		}
-		prev, err := ensureUnit(ctx, tx, u, true)
-		if err == nil && prev == UnitDone {
+		done, err := startUnit(ctx, tx, u)
+		if err == nil && done {
 			// committed meanwhile (by another process): nothing to run
 			holder = ""
 			_, err = tx.ExecContext(ctx, `DELETE FROM unit_claims WHERE fingerprint = ? AND run_id = ?`, fp, runID)
@@ -63,6 +52,34 @@ func (s *Store) claimUnit(ctx context.Context, u Unit, start bool) (string, erro
 		return err
 	})
 	return holder, err
+}
+
+// reclaim handles a unit someone claims already: it leaves it to a live
+// other run (setting *holder to it) and takes it over otherwise.
+func (s *Store) reclaim(ctx context.Context, tx *sql.Tx, fp, runID string, holder *string) error {
+	var owner string
+	err := tx.QueryRowContext(ctx, `SELECT run_id FROM unit_claims WHERE fingerprint = ?`, fp).Scan(&owner)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return fmt.Errorf("reading the claim on unit %s: %w", fp, err)
+	case owner != runID:
+		r, err := scanRun(tx.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, owner))
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("reading run %s, which claims unit %s: %w", owner, fp, err)
+		}
+		if err == nil && r.Live(time.Now()) {
+			*holder = owner
+			return nil
+		}
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO unit_claims (fingerprint, run_id, claimed_at) VALUES (?, ?, ?)
+		ON CONFLICT (fingerprint) DO UPDATE SET run_id = excluded.run_id, claimed_at = excluded.claimed_at`,
+		fp, runID, nowMS())
+	if err != nil {
+		return fmt.Errorf("claiming unit %s: %w", fp, err)
+	}
+	return nil
 }
 
 // ReleaseClaim drops the claim of the unit's run on the unit, in the

@@ -2,7 +2,6 @@ package results
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -36,48 +35,33 @@ func IsLatencyCounter(name string) bool {
 }
 
 // AddCounters adds counters of stage stageKey to the unit's run, in the
-// unit's transaction.
+// unit's transaction (summed with the group's, see sums).
 func (t *Tx) AddCounters(stageKey string, counters map[string]int64) error {
 	if t.unit.RunID == "" || len(counters) == 0 {
 		return nil
 	}
-	b, err := json.Marshal(counters)
-	if err != nil {
-		return fmt.Errorf("encoding counters: %w", err)
+	if t.sums != nil {
+		t.sums.addCounters(t.unit.RunID, stageKey, counters)
+		return nil
 	}
-	// One statement for all of them (json_each), whatever their number.
-	_, err = t.exec(`INSERT INTO counters (run_id, stage_key, name, value)
-		SELECT ?, ?, key, value FROM json_each(?) WHERE true
-		ON CONFLICT (run_id, stage_key, name) DO UPDATE SET value = counters.value + excluded.value`,
-		t.unit.RunID, stageKey, string(b))
-	if err != nil {
-		return fmt.Errorf("adding counters: %w", err)
-	}
-	return nil
+	var one sums
+	one.addCounters(t.unit.RunID, stageKey, counters)
+	return one.write(t.tx)
 }
 
 // AddLatency adds latency histogram buckets of stage stageKey to the
-// unit's run, in the unit's transaction.
+// unit's run, in the unit's transaction (summed with the group's).
 func (t *Tx) AddLatency(stageKey string, hist []LatencyBucket) error {
 	if t.unit.RunID == "" || len(hist) == 0 {
 		return nil
 	}
-	rows := make([][3]any, len(hist))
-	for i, b := range hist {
-		rows[i] = [3]any{b.Role, b.LE.Microseconds(), b.Count}
+	if t.sums != nil {
+		t.sums.addLatency(t.unit.RunID, stageKey, hist)
+		return nil
 	}
-	enc, err := json.Marshal(rows)
-	if err != nil {
-		return fmt.Errorf("encoding latencies: %w", err)
-	}
-	_, err = t.exec(`INSERT INTO llm_latency (run_id, stage_key, role, le_us, n)
-		SELECT ?, ?, value->>0, value->>1, value->>2 FROM json_each(?) WHERE true
-		ON CONFLICT (run_id, stage_key, role, le_us) DO UPDATE SET n = llm_latency.n + excluded.n`,
-		t.unit.RunID, stageKey, string(enc))
-	if err != nil {
-		return fmt.Errorf("adding latencies: %w", err)
-	}
-	return nil
+	var one sums
+	one.addLatency(t.unit.RunID, stageKey, hist)
+	return one.write(t.tx)
 }
 
 // latencyCounters returns the latency percentiles of a run's roles

@@ -11,12 +11,14 @@ import (
 // are written together in one SQLite transaction, each inside its own
 // SAVEPOINT, so that concurrent units do not queue one transaction each
 // for the single writer connection. A unit whose function fails is rolled
-// back to its savepoint alone; the others commit.
+// back to its savepoint alone; the others commit. The counters and latency
+// histograms the units add are summed over the group and written once,
+// before the group commits.
 
 // groupReq is one caller's write, waiting for its group.
 type groupReq struct {
 	ctx  context.Context
-	fn   func(*sql.Tx) error
+	fn   func(*sql.Tx, *sums) error
 	done chan error
 }
 
@@ -31,6 +33,12 @@ type grouper struct {
 // queued meanwhile, and returns once that transaction has committed (or
 // fn's own error, after undoing what fn wrote).
 func (s *Store) writeGrouped(ctx context.Context, fn func(*sql.Tx) error) error {
+	return s.writeGroupedSums(ctx, func(tx *sql.Tx, _ *sums) error { return fn(tx) })
+}
+
+// writeGroupedSums is writeGrouped for a write that also adds counters
+// (to the sums it is given, kept only if fn succeeds).
+func (s *Store) writeGroupedSums(ctx context.Context, fn func(*sql.Tx, *sums) error) error {
 	req := &groupReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	s.group.mu.Lock()
 	s.group.queue = append(s.group.queue, req)
@@ -63,6 +71,7 @@ func (s *Store) leadGroups() {
 func (s *Store) writeGroup(batch []*groupReq) {
 	errs := make([]error, len(batch))
 	err := s.writeTx(context.Background(), func(tx *sql.Tx) error {
+		var total, unit sums
 		for i, r := range batch {
 			if errs[i] = r.ctx.Err(); errs[i] != nil {
 				continue
@@ -70,16 +79,19 @@ func (s *Store) writeGroup(batch []*groupReq) {
 			if _, err := tx.Exec(`SAVEPOINT unit`); err != nil {
 				return fmt.Errorf("opening a savepoint: %w", err)
 			}
-			if errs[i] = r.fn(tx); errs[i] != nil {
+			unit.reset()
+			if errs[i] = r.fn(tx, &unit); errs[i] != nil {
 				if _, err := tx.Exec(`ROLLBACK TO unit`); err != nil {
 					return fmt.Errorf("rolling back a unit: %w", err)
 				}
+			} else {
+				total.merge(&unit)
 			}
 			if _, err := tx.Exec(`RELEASE unit`); err != nil {
 				return fmt.Errorf("releasing a savepoint: %w", err)
 			}
 		}
-		return nil
+		return total.write(tx)
 	})
 	for i, r := range batch {
 		if errs[i] == nil {

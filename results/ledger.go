@@ -76,9 +76,32 @@ func (s *Store) GetUnit(ctx context.Context, fingerprint string) (UnitState, err
 // for long units (training) that write rows before they are done.
 func (s *Store) StartUnit(ctx context.Context, u Unit) error {
 	return s.writeGrouped(ctx, func(tx *sql.Tx) error {
-		_, err := ensureUnit(ctx, tx, u, true)
+		_, err := startUnit(ctx, tx, u)
 		return err
 	})
+}
+
+const startUnitSQL = `INSERT INTO units (fingerprint, kind, stage_key, run_id, state, attempts, created_at, updated_at)
+	VALUES (?, ?, ?, ?, 'running', 1, ?, ?)
+	ON CONFLICT (fingerprint) DO UPDATE SET state = 'running', attempts = units.attempts + 1,
+	updated_at = excluded.updated_at WHERE units.state <> 'done'`
+
+// startUnit is ensureUnit counting an attempt, in one statement; it
+// reports whether the unit was done (and so left alone).
+func startUnit(ctx context.Context, tx *sql.Tx, u Unit) (wasDone bool, err error) {
+	if u.Fingerprint == "" {
+		return false, fmt.Errorf("unit of stage %s: empty fingerprint", u.StageKey)
+	}
+	now := nowMS()
+	res, err := tx.ExecContext(ctx, startUnitSQL, u.Fingerprint, u.Kind, u.StageKey, nullString(u.RunID), now, now)
+	if err != nil {
+		return false, fmt.Errorf("marking unit %s running: %w", u.Fingerprint, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("marking unit %s running: %w", u.Fingerprint, err)
+	}
+	return n == 0, nil
 }
 
 // ensureUnit creates the unit row (or moves it back to running) and returns
@@ -134,30 +157,45 @@ func linkUnit(ctx context.Context, tx *sql.Tx, u Unit, cached bool) error {
 // nothing is inserted and the unit is linked to u.RunID as cached; the call
 // returns nil. If fn fails, nothing is written.
 func (s *Store) CommitUnit(ctx context.Context, u Unit, fn func(tx *Tx) error) error {
-	return s.writeGrouped(ctx, func(stx *sql.Tx) error {
-		prev, err := ensureUnit(ctx, stx, u, prevAttemptMissing(ctx, stx, u.Fingerprint))
+	return s.writeGroupedSums(ctx, func(stx *sql.Tx, sm *sums) error {
+		// The usual case, a unit StartUnit (or the claim) marked running,
+		// takes one statement; its attempt is already counted. The
+		// savepoint undoes it if fn fails.
+		now := nowMS()
+		res, err := stx.ExecContext(ctx, markDoneSQL+` AND state = 'running'`, now, now, u.Fingerprint)
 		if err != nil {
-			return err
+			return fmt.Errorf("marking unit %s done: %w", u.Fingerprint, err)
 		}
-		if prev == UnitDone {
-			return linkUnit(ctx, stx, u, true)
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("marking unit %s done: %w", u.Fingerprint, err)
+		}
+		if n == 0 {
+			prev, err := ensureUnit(ctx, stx, u, prevAttemptMissing(ctx, stx, u.Fingerprint))
+			if err != nil {
+				return err
+			}
+			if prev == UnitDone {
+				return linkUnit(ctx, stx, u, true)
+			}
+			if _, err := stx.ExecContext(ctx, markDoneSQL, now, now, u.Fingerprint); err != nil {
+				return fmt.Errorf("marking unit %s done: %w", u.Fingerprint, err)
+			}
 		}
 		if fn != nil {
-			if err := fn(&Tx{tx: stx, s: s, ctx: ctx, unit: u}); err != nil {
+			if err := fn(&Tx{tx: stx, s: s, ctx: ctx, unit: u, sums: sm}); err != nil {
 				return fmt.Errorf("writing results of unit %s: %w", u.Fingerprint, err)
 			}
 		}
+		// After the unit's rows: the report's per-unit score sums.
 		if err := writeUnitScores(ctx, stx, u.Fingerprint); err != nil {
 			return err
-		}
-		now := nowMS()
-		if _, err := stx.ExecContext(ctx, `UPDATE units SET state = 'done', error = '', updated_at = ?, done_at = ?
-			WHERE fingerprint = ?`, now, now, u.Fingerprint); err != nil {
-			return fmt.Errorf("marking unit %s done: %w", u.Fingerprint, err)
 		}
 		return linkUnit(ctx, stx, u, false)
 	})
 }
+
+const markDoneSQL = `UPDATE units SET state = 'done', error = '', updated_at = ?, done_at = ? WHERE fingerprint = ?`
 
 // prevAttemptMissing says whether CommitUnit must count an attempt itself:
 // only when StartUnit did not already mark the unit running.
@@ -176,7 +214,7 @@ func (s *Store) FailUnit(ctx context.Context, u Unit, errMsg string) error {
 // FailUnitWith is FailUnit that also runs fn (the unit's counters) in the
 // same transaction, unless the unit is already done.
 func (s *Store) FailUnitWith(ctx context.Context, u Unit, errMsg string, fn func(tx *Tx) error) error {
-	return s.writeGrouped(ctx, func(tx *sql.Tx) error {
+	return s.writeGroupedSums(ctx, func(tx *sql.Tx, sm *sums) error {
 		prev, err := ensureUnit(ctx, tx, u, prevAttemptMissing(ctx, tx, u.Fingerprint))
 		if err != nil {
 			return err
@@ -189,7 +227,7 @@ func (s *Store) FailUnitWith(ctx context.Context, u Unit, errMsg string, fn func
 			return fmt.Errorf("marking unit %s failed: %w", u.Fingerprint, err)
 		}
 		if fn != nil {
-			if err := fn(&Tx{tx: tx, s: s, ctx: ctx, unit: u}); err != nil {
+			if err := fn(&Tx{tx: tx, s: s, ctx: ctx, unit: u, sums: sm}); err != nil {
 				return fmt.Errorf("recording failed unit %s: %w", u.Fingerprint, err)
 			}
 		}

@@ -75,8 +75,7 @@ func (c *LLMCache) Put(ctx context.Context, key string, value json.RawMessage) e
 	if !json.Valid(value) {
 		return fmt.Errorf("caching LLM response %s: invalid JSON", key)
 	}
-	_, err := c.s.w.ExecContext(ctx, `INSERT INTO llm_calls (key, response_json, created_at) VALUES (?, ?, ?)
-		ON CONFLICT (key) DO UPDATE SET response_json = excluded.response_json`, key, string(value), nowMS())
+	_, err := c.s.w.ExecContext(ctx, putCachedSQL, key, string(value), nowMS())
 	if err != nil {
 		return fmt.Errorf("caching LLM response %s: %w", key, err)
 	}
@@ -104,6 +103,40 @@ func (c *LLMCache) GetPrefix(ctx context.Context, prefix string) (map[string]jso
 	return out, rows.Err()
 }
 
+// Holding returns the subset of prefixes (unit fingerprints) that have a
+// cached response (a key starting with prefix+"|"), in one query whatever
+// their number, so a run reads the cache only for the units that have one.
+func (c *LLMCache) Holding(ctx context.Context, prefixes []string) (map[string]bool, error) {
+	out := make(map[string]bool)
+	if len(prefixes) == 0 {
+		return out, nil
+	}
+	arg, err := json.Marshal(prefixes)
+	if err != nil {
+		return nil, fmt.Errorf("encoding cache prefixes: %w", err)
+	}
+	rows, err := c.s.r.QueryContext(ctx, `SELECT j.value FROM json_each(?) j WHERE EXISTS (SELECT 1 FROM llm_calls
+		WHERE key >= j.value || '|' AND key < j.value || '}' AND response_json <> '{}')`, string(arg)) // '}' follows '|'
+	if err != nil {
+		return nil, fmt.Errorf("looking up cached LLM responses: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, fmt.Errorf("reading cached LLM responses: %w", err)
+		}
+		out[p] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading cached LLM responses: %w", err)
+	}
+	return out, nil
+}
+
+const putCachedSQL = `INSERT INTO llm_calls (key, response_json, created_at) VALUES (?, ?, ?)
+	ON CONFLICT (key) DO UPDATE SET response_json = excluded.response_json`
+
 // PutMany stores several responses (key -> response JSON) in one
 // transaction.
 func (c *LLMCache) PutMany(ctx context.Context, entries map[string]json.RawMessage) error {
@@ -111,18 +144,12 @@ func (c *LLMCache) PutMany(ctx context.Context, entries map[string]json.RawMessa
 		return nil
 	}
 	return c.s.writeTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO llm_calls (key, response_json, created_at) VALUES (?, ?, ?)
-			ON CONFLICT (key) DO UPDATE SET response_json = excluded.response_json`)
-		if err != nil {
-			return fmt.Errorf("caching LLM responses: %w", err)
-		}
-		defer st.Close()
 		now := nowMS()
 		for key, value := range entries {
 			if key == "" || !json.Valid(value) {
 				return fmt.Errorf("caching LLM response %q: empty key or invalid JSON", key)
 			}
-			if _, err := st.ExecContext(ctx, key, string(value), now); err != nil {
+			if _, err := tx.ExecContext(ctx, putCachedSQL, key, string(value), now); err != nil {
 				return fmt.Errorf("caching LLM response %s: %w", key, err)
 			}
 		}

@@ -8,15 +8,15 @@ import (
 )
 
 // Tx is the write transaction of one unit, handed to CommitUnit's callback.
-// Rows whose UnitFP or RunID are empty get the unit's. Bulk methods reuse
-// one prepared statement per table for the whole batch.
+// Rows whose UnitFP or RunID are empty get the unit's. Statements stay
+// prepared in the connection's cache across rows and transactions.
 type Tx struct {
-	tx    *sql.Tx
-	s     *Store
-	ctx   context.Context
-	unit  Unit
-	stmts map[string]*sql.Stmt
-	rows  int // result rows inserted (counters excluded)
+	tx   *sql.Tx
+	s    *Store
+	ctx  context.Context
+	unit Unit
+	rows int   // result rows inserted (counters excluded)
+	sums *sums // the group's counters, when the unit commits in a group
 }
 
 // Rows returns how many result rows the unit has inserted so far
@@ -30,21 +30,6 @@ func (t *Tx) Unit() Unit { return t.unit }
 // written so far.
 func (t *Tx) SQL() *sql.Tx { return t.tx }
 
-func (t *Tx) stmt(query string) (*sql.Stmt, error) {
-	if st, ok := t.stmts[query]; ok {
-		return st, nil
-	}
-	st, err := t.tx.PrepareContext(t.ctx, query)
-	if err != nil {
-		return nil, fmt.Errorf("preparing insert: %w", err)
-	}
-	if t.stmts == nil {
-		t.stmts = make(map[string]*sql.Stmt)
-	}
-	t.stmts[query] = st
-	return st, nil
-}
-
 // insert inserts one result row and returns its id.
 func (t *Tx) insert(query string, args ...any) (int64, error) {
 	res, err := t.exec(query, args...)
@@ -55,13 +40,10 @@ func (t *Tx) insert(query string, args ...any) (int64, error) {
 	return res.LastInsertId()
 }
 
-// exec runs a prepared write of the transaction.
+// exec runs a write of the transaction; the connection's statement cache
+// (see dsn) keeps it prepared across transactions.
 func (t *Tx) exec(query string, args ...any) (sql.Result, error) {
-	st, err := t.stmt(query)
-	if err != nil {
-		return nil, err
-	}
-	return st.ExecContext(t.ctx, args...)
+	return t.tx.ExecContext(t.ctx, query, args...)
 }
 
 func (t *Tx) fp(v string) string {

@@ -19,7 +19,7 @@ import (
 // committed either, and rerun them).
 const (
 	cacheFlushEvery = 100 * time.Millisecond
-	cacheFlushAt    = 64
+	cacheFlushAt    = 512
 )
 
 // storeCache keeps LLM responses in SQLite so reruns replay exactly.
@@ -47,16 +47,31 @@ func newStoreCache(ctx context.Context, s *results.Store, log *slog.Logger) *sto
 }
 
 // prefetch reads the cached responses of unit fp at once, so its requests
-// do not each query the cache.
-func (c *storeCache) prefetch(ctx context.Context, fp string) {
-	m, err := c.s.LLMCache().GetPrefix(ctx, fp)
-	if err != nil {
-		c.log.Warn("reading the LLM response cache", "err", err)
-		return
+// do not each query the cache. A unit with none stored (see holding) is
+// not read: its requests miss at no cost.
+func (c *storeCache) prefetch(ctx context.Context, fp string, stored bool) {
+	m := map[string]json.RawMessage{}
+	if stored {
+		var err error
+		if m, err = c.s.LLMCache().GetPrefix(ctx, fp); err != nil {
+			c.log.Warn("reading the LLM response cache", "err", err)
+			return // its requests read the store one by one
+		}
 	}
 	c.mu.Lock()
 	c.units[fp] = m
 	c.mu.Unlock()
+}
+
+// holding returns which of the units fps have cached responses, in one
+// query; nil (every unit read) when the query fails.
+func (c *storeCache) holding(ctx context.Context, fps []string) map[string]bool {
+	m, err := c.s.LLMCache().Holding(ctx, fps)
+	if err != nil {
+		c.log.Warn("reading the LLM response cache", "err", err)
+		return nil
+	}
+	return m
 }
 
 // forget drops what prefetch read for unit fp.

@@ -2,12 +2,12 @@ package runner
 
 import (
 	"context"
-
 	"fmt"
-	"golang.org/x/sync/singleflight"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/schema"
@@ -125,6 +125,14 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 	var wg sync.WaitGroup
 	uctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var stored map[string]bool // units with cached LLM responses
+	if r.cache != nil {
+		fps := make([]string, len(pending))
+		for i, u := range pending {
+			fps[i] = u.Fingerprint
+		}
+		stored = r.cache.holding(ctx, fps)
+	}
 	for _, u := range pending {
 		select {
 		case sem <- struct{}{}:
@@ -143,19 +151,19 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 			// link the committed unit as cached.
 			executed := false
 			_, err, _ := inflight.Do(u.Fingerprint, func() (any, error) {
-				// Another run may have committed it since this stage listed
-				// its pending units.
-				if done, err := r.opts.Store.UnitDone(uctx, u.Fingerprint); err != nil || done {
-					return nil, err
-				}
 				// Another process may be executing it: wait for that. The
-				// claim marks it running; the commit releases it.
-				if mine, err := r.claim(uctx, key, ref); err != nil || !mine {
+				// claim marks it running; the commit releases it. A unit
+				// another run committed since this stage listed its
+				// pending units is not claimed.
+				mine, waited, err := r.claim(uctx, key, ref)
+				if err != nil || !mine {
 					return nil, err
 				}
 				executed = true
 				if r.cache != nil {
-					r.cache.prefetch(uctx, u.Fingerprint)
+					// A unit another process held may have cached
+					// responses since the stage listed them.
+					r.cache.prefetch(uctx, u.Fingerprint, stored == nil || stored[u.Fingerprint] || waited)
 					defer r.cache.forget(u.Fingerprint)
 				}
 				commit, err := st.Run(tctx, u)
@@ -219,10 +227,12 @@ func (r *run) concurrency(key string) int {
 	if best == 0 {
 		return 4
 	}
-	// Twice the endpoint's slots: a unit that is claiming, building its
-	// prompts or committing holds no HTTP slot, so as many units as slots
-	// would leave slots idle; the client's semaphore still bounds requests.
-	return 2 * best
+	// Four times the endpoint's slots: a unit that is claiming, building
+	// its prompts or waiting for its group to commit holds no HTTP slot, so
+	// as many units as slots (or twice as many, measured) leave slots idle
+	// whenever a group commit is slow; the client's semaphore still bounds
+	// requests.
+	return 4 * best
 }
 
 // publish makes a finished stage visible to its dependants.
@@ -241,16 +251,16 @@ const claimPoll = 100 * time.Millisecond
 // claim claims unit u for this run in the store and marks it running.
 // While another live run
 // (another process on the same database) holds it, claim waits; it returns
-// false when that run got the unit done, true once the claim is this
-// run's (free, released after the other run failed it, or taken over from
-// a run whose process is gone).
-func (r *run) claim(ctx context.Context, key string, u results.Unit) (bool, error) {
+// false when that run got the unit done (or it was done already), true
+// once the claim is this run's (free, released after the other run failed
+// it, or taken over from a run whose process is gone). waited says another
+// run held it first.
+func (r *run) claim(ctx context.Context, key string, u results.Unit) (mine, waited bool, err error) {
 	fp := u.Fingerprint
-	waited := false
 	for {
 		holder, err := r.opts.Store.ClaimAndStartUnit(ctx, u)
 		if err != nil || holder == r.env.RunID || holder == "" {
-			return err == nil && holder != "", err
+			return err == nil && holder != "", waited, err
 		}
 		if !waited {
 			waited = true
@@ -260,11 +270,11 @@ func (r *run) claim(ctx context.Context, key string, u results.Unit) (bool, erro
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return false, ctx.Err()
+			return false, waited, ctx.Err()
 		case <-t.C:
 		}
 		if done, err := r.opts.Store.UnitDone(ctx, fp); err != nil || done {
-			return false, err
+			return false, waited, err
 		}
 	}
 }

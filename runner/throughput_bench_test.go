@@ -1,12 +1,17 @@
 package runner_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,20 +23,97 @@ import (
 	"mascot.dev/mascot/schema"
 )
 
-// BenchmarkCandidatesStage runs a candidates stage (40 contexts x 3
-// personas, K=4 single requests: 480 requests) through the real runner
-// and store against the fake server (20 ms latency, endpoint concurrency
-// 64, so 128 units in flight by default), then
-// sends as many requests with a bare go-openai client, 64 at a time, to
-// the same server. It reports both rates and their ratio (goal >= 0.9).
-func BenchmarkCandidatesStage(b *testing.B) {
-	const conc, k, units = 64, 4, 120
-	srv := fakevllm.Start(b, fakevllm.Options{Latency: fakevllm.Latency{Base: 20 * time.Millisecond}})
-	data, err := filepath.Abs("../experiments/demo/data/esconv.json")
+// TestHelperFakeServer is not a test: BenchmarkCandidatesStage re-executes
+// the test binary with FAKEVLLM_HELPER=1 to run the fake server in a
+// process of its own, so that each path's CPU time can be measured alone.
+func TestHelperFakeServer(t *testing.T) {
+	if os.Getenv("FAKEVLLM_HELPER") != "1" {
+		return
+	}
+	lat, err := time.ParseDuration(os.Getenv("FAKEVLLM_LATENCY"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fakevllm.Start(nil, fakevllm.Options{Latency: fakevllm.Latency{Base: lat}})
+	fmt.Println("URL", s.URL())
+	_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // until the parent closes stdin
+	s.Close()
+}
+
+// benchServer starts the fake server in a child process; stop ends it.
+func benchServer(b *testing.B, latency time.Duration) (url string, stop func()) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperFakeServer$")
+	cmd.Env = append(os.Environ(), "FAKEVLLM_HELPER=1", "FAKEVLLM_LATENCY="+latency.String())
+	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
 	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "URL ") {
+		b.Fatalf("helper server: %q %v", line, err)
+	}
+	return strings.TrimSpace(strings.TrimPrefix(line, "URL ")), func() {
+		_ = stdin.Close()
+		_ = cmd.Wait()
+	}
+}
+
+// cpuSelf is the CPU time (user + system) this process has used.
+func cpuSelf() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchContexts writes the demo ESConv file repeated copies times (the
+// samples' ids, and so the units, differ) and returns its path.
+func benchContexts(b *testing.B, dir string, copies int) (string, int) {
+	src, err := os.ReadFile("../experiments/demo/data/esconv.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var convs []json.RawMessage
+	if err := json.Unmarshal(src, &convs); err != nil {
+		b.Fatal(err)
+	}
+	var all []json.RawMessage
+	for range copies {
+		all = append(all, convs...)
+	}
+	out, err := json.Marshal(all)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(dir, "esconv.json")
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return path, len(all)
+}
+
+// BenchmarkCandidatesStage runs a candidates stage (200 contexts x 3
+// personas, K=4 single requests: 2,400 requests) through the real runner
+// and store against the fake server (its own process, 20 ms latency;
+// endpoint concurrency 64, so the ideal is 3,200 req/s), then sends as
+// many requests with a bare go-openai client, 64 at a time, to the same
+// server with the prompts the stage sent. It reports both rates, their
+// ratio (goal >= 0.9) and each path's CPU time per request.
+//
+//	go test -run '^$' -bench CandidatesStage -benchtime 5x ./runner
+func BenchmarkCandidatesStage(b *testing.B) {
+	const conc, k, personas = 64, 4, 3
+	url, stop := benchServer(b, 20*time.Millisecond)
+	defer stop()
 	dir := b.TempDir()
+	data, contexts := benchContexts(b, dir, 5)
+	units := contexts * personas
 	spec := filepath.Join(dir, "spec.cue")
 	src := fmt.Sprintf(`package spec
 
@@ -42,7 +124,7 @@ datasets: es: {name: "esconv", path: %q}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: [%q], model: "Qwen/Qwen3-8B", concurrency: %d, supports_n: false}
 stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
-`, data, srv.URL(), conc, k)
+`, data, url, conc, k)
 	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +132,7 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 	if err != nil {
 		b.Fatal(err)
 	}
-	var stageTime, bareTime time.Duration
+	var stageTime, bareTime, stageCPU, bareCPU time.Duration
 	var requests int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -59,19 +141,30 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 		if err != nil {
 			b.Fatal(err)
 		}
-		before := srv.Counters().Served["/v1/chat/completions"]
 		b.StartTimer()
-		t0 := time.Now()
+		cpu0, t0 := cpuSelf(), time.Now()
 		s, err := runner.Execute(context.Background(), runner.Options{Loaded: l, Store: store, RunsDir: filepath.Join(dir, "runs")})
 		stageTime += time.Since(t0)
+		stageCPU += cpuSelf() - cpu0
 		b.StopTimer()
 		if err != nil || s.Ran != units {
-			b.Fatalf("ran %v units: %v", s.Ran, err)
+			b.Fatalf("ran %v of %d units: %v", s.Ran, units, err)
 		}
-		n := srv.Counters().Served["/v1/chat/completions"] - before
+		n := s.Counters["llm.speaker.attempts"]
+		if n != int64(units*k) {
+			b.Fatalf("the stage sent %d requests, want %d", n, units*k)
+		}
 		requests += n
-		store.Close()
-		bareTime += bareRequests(b, srv.URL(), int(n), conc)
+		prompts := stagePrompts(b, store)
+		if len(prompts) != int(n) {
+			b.Fatalf("%d candidates stored for %d requests", len(prompts), n)
+		}
+		if err := store.Close(); err != nil {
+			b.Fatal(err)
+		}
+		cpu0 = cpuSelf()
+		bareTime += bareRequests(b, url, prompts, conc)
+		bareCPU += cpuSelf() - cpu0
 		b.StartTimer()
 	}
 	b.StopTimer()
@@ -80,21 +173,46 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 	b.ReportMetric(stageRate, "stage-req/s")
 	b.ReportMetric(bareRate, "bare-req/s")
 	b.ReportMetric(stageRate/bareRate, "stage/bare")
+	b.ReportMetric(float64(stageCPU.Microseconds())/float64(requests), "stage-cpu-µs/req")
+	b.ReportMetric(float64(bareCPU.Microseconds())/float64(requests), "bare-cpu-µs/req")
 }
 
-// bareRequests sends n chat requests with a plain go-openai client, conc
-// at a time, and returns how long they took.
-func bareRequests(b *testing.B, url string, n, conc int) time.Duration {
+// stagePrompts returns the prompts the stage sent, one per candidate
+// stored (a request each).
+func stagePrompts(b *testing.B, store *results.Store) [][]openai.ChatCompletionMessage {
+	rows, err := store.Reader().Query(`SELECT prompt FROM candidates`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	var out [][]openai.ChatCompletionMessage
+	for rows.Next() {
+		var raw string
+		var msgs []openai.ChatCompletionMessage
+		if err := rows.Scan(&raw); err != nil {
+			b.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(raw), &msgs); err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, msgs)
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// bareRequests sends the prompts with a plain go-openai client, conc at a
+// time, and returns how long they took.
+func bareRequests(b *testing.B, url string, prompts [][]openai.ChatCompletionMessage, conc int) time.Duration {
 	cfg := openai.DefaultConfig("")
 	cfg.BaseURL = url
 	cfg.HTTPClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc + 8}}
 	c := openai.NewClientWithConfig(cfg)
-	req := openai.ChatCompletionRequest{Model: "Qwen/Qwen3-8B", MaxTokens: 64, Messages: []openai.ChatCompletionMessage{
-		{Role: "system", Content: "You are The Anchor, a calm and steady supporter."},
-		{Role: "user", Content: "Seeker: I lost my job last week and I cannot sleep.\nReply as The Anchor."}}}
-	jobs := make(chan struct{}, n)
-	for range n {
-		jobs <- struct{}{}
+	jobs := make(chan []openai.ChatCompletionMessage, len(prompts))
+	for _, p := range prompts {
+		jobs <- p
 	}
 	close(jobs)
 	var wg sync.WaitGroup
@@ -103,7 +221,8 @@ func bareRequests(b *testing.B, url string, n, conc int) time.Duration {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range jobs {
+			for msgs := range jobs {
+				req := openai.ChatCompletionRequest{Model: "Qwen/Qwen3-8B", MaxTokens: 64, Messages: msgs}
 				if _, err := c.CreateChatCompletion(context.Background(), req); err != nil {
 					b.Error(err)
 					return

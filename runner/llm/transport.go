@@ -44,12 +44,15 @@ type doer struct {
 func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	st, _ := req.Context().Value(attemptKey{}).(*attemptState)
 	if st != nil && len(st.extra) > 0 && req.Body != nil {
-		body, err := io.ReadAll(req.Body)
+		// Read the body into a buffer that has room for the members, so
+		// splicing them copies nothing.
+		buf := bytes.NewBuffer(make([]byte, 0, max(req.ContentLength, 512)+int64(len(st.extra))+1))
+		_, err := buf.ReadFrom(req.Body)
 		_ = req.Body.Close()
 		if err != nil {
 			return nil, err
 		}
-		body = spliceJSON(body, st.extra)
+		body := spliceJSON(buf.Bytes(), st.extra)
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.ContentLength = int64(len(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
@@ -71,15 +74,15 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// spliceJSON adds the members in extra to the JSON object in body. go-openai
-// omits the zero values of the fields we splice, so no key is duplicated.
+// spliceJSON adds the members in extra to the JSON object in body, in
+// place when body has the room (it may reuse body's array). go-openai omits
+// the zero values of the fields we splice, so no key is duplicated.
 func spliceJSON(body, extra []byte) []byte {
 	b := bytes.TrimRight(body, " \t\r\n")
 	if len(b) < 2 || b[len(b)-1] != '}' {
 		return body
 	}
-	out := make([]byte, 0, len(b)+len(extra)+2)
-	out = append(out, b[:len(b)-1]...)
+	out := b[:len(b)-1]
 	if inner := bytes.TrimSpace(b[1 : len(b)-1]); len(inner) > 0 {
 		out = append(out, ',')
 	}

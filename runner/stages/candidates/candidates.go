@@ -94,13 +94,16 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 	if len(set.Candidates) == 0 {
 		return nil, fmt.Errorf("no candidate survived for %s", u.Key)
 	}
-	prompt, _ := json.Marshal(set.Prompt)
-	model := ep.Model
+	b, err := json.Marshal(set.Prompt)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the prompt of %s: %w", u.Key, err)
+	}
+	prompt, model := string(b), ep.Model // one copy for all K rows
 	return func(tx *results.Tx) error {
 		rows := make([]results.Candidate, len(set.Candidates))
 		for i, c := range set.Candidates {
 			rows[i] = results.Candidate{Kind: "response", ContextID: p.sample.ID, Persona: p.agent.Name,
-				SampleIdx: c.Index, Prompt: string(prompt), Text: c.Response, ModelID: model}
+				SampleIdx: c.Index, Prompt: prompt, Text: c.Response, ModelID: model}
 		}
 		_, err := tx.InsertCandidates(rows)
 		return err

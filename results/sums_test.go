@@ -1,0 +1,88 @@
+package results
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Units committing concurrently share group transactions, whose counters
+// are summed and written once: only the units that commit (done or
+// failed) count, a unit whose callback fails adds nothing.
+func TestGroupedCommitsCountOnlyCommittedUnits(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	mustRun(t, s, "r1")
+	const n = 40
+	boom := errors.New("boom")
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			u := Unit{Fingerprint: fmt.Sprintf("fp-%02d", i), Kind: "candidates", StageKey: "cand", RunID: "r1"}
+			if i%2 == 0 { // half of them started first, as the runner's claim does
+				if _, err := s.ClaimAndStartUnit(ctx, u); err != nil {
+					errs[i] = err
+					return
+				}
+			}
+			add := func(tx *Tx) error {
+				if err := tx.AddCounters("cand", map[string]int64{"units": 1, "zero": 0}); err != nil {
+					return err
+				}
+				return tx.AddLatency("cand", []LatencyBucket{{Role: "speaker", LE: 20 * time.Millisecond, Count: 2}})
+			}
+			switch i % 4 {
+			case 3: // fails after adding counters: rolled back
+				errs[i] = s.CommitUnit(ctx, u, func(tx *Tx) error {
+					if err := add(tx); err != nil {
+						return err
+					}
+					return boom
+				})
+			case 1: // recorded as failed, with its counters
+				errs[i] = s.FailUnitWith(ctx, u, "no luck", add)
+			default:
+				errs[i] = s.CommitUnit(ctx, u, func(tx *Tx) error {
+					if _, err := tx.InsertCandidates([]Candidate{{ContextID: "c", Persona: "p", Text: "t"}}); err != nil {
+						return err
+					}
+					return add(tx)
+				})
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if (i%4 == 3) != errors.Is(err, boom) || (i%4 != 3 && err != nil) {
+			t.Fatalf("unit %d: %v", i, err)
+		}
+	}
+	c, err := s.StageCounters(ctx, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c["cand"]["units"]; got != n/2+n/4 {
+		t.Fatalf("units counter %d, want %d (done and failed units only)", got, n/2+n/4)
+	}
+	if _, ok := c["cand"]["zero"]; !ok {
+		t.Fatal("a zero counter was not recorded")
+	}
+	if got := count(t, s, `SELECT SUM(n) FROM llm_latency WHERE run_id = 'r1'`); got != 2*(n/2+n/4) {
+		t.Fatalf("latency count %d, want %d", got, 2*(n/2+n/4))
+	}
+	if got := count(t, s, `SELECT COUNT(*) FROM units WHERE state = 'done'`); got != n/2 {
+		t.Fatalf("%d units done, want %d", got, n/2)
+	}
+	if got := count(t, s, `SELECT COUNT(*) FROM candidates`); got != n/2 {
+		t.Fatalf("%d candidates, want %d", got, n/2)
+	}
+	if got := count(t, s, `SELECT COUNT(*) FROM units WHERE fingerprint = 'fp-00' AND attempts = 1`); got != 1 {
+		t.Fatal("a claimed unit's commit counted a second attempt")
+	}
+}
