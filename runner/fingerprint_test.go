@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 )
 
@@ -16,7 +17,7 @@ func TestUnitFingerprintIsDigestOfStageAndInputs(t *testing.T) {
 	}
 	inputs := []any{
 		map[string]any{"sample": "esconv-3", "agent": "The Anchor", "context": "Seeker: <b>I & you</b> \\u00e9 café 😀\n"},
-		sample{Zeta: "z", Alpha: 0.1, Turns: []any{1e21, 1.5e-7, 123456789012345678, -0.0, true, nil, "\\"}},
+		sample{Zeta: "z", Alpha: 0.1, Turns: []any{1e21, 1.5e-7, 123456789012345678, math.Copysign(0, -1), true, nil, "\\"}},
 		map[string]int{"i": 7},
 		[]string{"a", "b"},
 		json.RawMessage(`{"b": 2, "a": [1, 2.50, {"y": null, "x": "\\u003c"}]}`),
