@@ -80,7 +80,9 @@ func checkViewerOnDemo(t *testing.T, db string) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	h, err := web.NewHandler(store, web.Options{Resample: 200})
+	// The viewer answers only its own address (DNS-rebinding protection).
+	const host = "127.0.0.1:8080"
+	h, err := web.NewHandler(store, web.Options{Resample: 200, Hosts: []string{host}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +111,9 @@ func checkViewerOnDemo(t *testing.T, db string) {
 	}
 	for path, want := range pages {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		req := httptest.NewRequest("GET", path, nil)
+		req.Host = host
+		h.ServeHTTP(rec, req)
 		if rec.Code != 200 {
 			t.Errorf("GET %s: %d\n%s", path, rec.Code, lastLines(rec.Body.String(), 5))
 			continue
