@@ -139,3 +139,51 @@ func BenchmarkExportImport100k(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCommitJudgments commits judge units (one episode, 40 judgments
+// and 2 metrics each, the benchmark database's shape) into a run that
+// links many units: the write cost of the per-unit score sums and the
+// run's list of units with values.
+func BenchmarkCommitJudgments(b *testing.B) {
+	ctx := context.Background()
+	s, err := results.Open(filepath.Join(b.TempDir(), "b.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateRun(ctx, results.Run{ID: "r"}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	defer benchdb.ReportCPU(b)()
+	for i := 0; i < b.N; i++ {
+		var ep int64
+		gen := results.Unit{Fingerprint: fmt.Sprintf("g%d", i), Kind: "episodes", StageKey: "g", RunID: "r"}
+		err := s.CommitUnit(ctx, gen, func(tx *results.Tx) error {
+			var err error
+			ep, err = tx.InsertEpisode(results.Episode{ConvID: gen.Fingerprint, System: "mascot"})
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		u := results.Unit{Fingerprint: fmt.Sprintf("j%d", i), Kind: "judge", StageKey: "j", RunID: "r"}
+		err = s.CommitUnit(ctx, u, func(tx *results.Tx) error {
+			js := make([]results.Judgment, 40)
+			for k := range js {
+				js[k] = results.Judgment{Judge: "j", Criterion: fmt.Sprintf("c%d", k%10), Score: float64(1 + k%5),
+					EpisodeID: ep}
+			}
+			if _, err := tx.InsertJudgments(js); err != nil {
+				return err
+			}
+			_, err := tx.InsertMetrics([]results.Metric{{Name: "distinct_1", Value: 0.5, EpisodeID: ep},
+				{Name: "distinct_2", Value: 0.7, EpisodeID: ep}})
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*40)/b.Elapsed().Seconds(), "judgments/s")
+}

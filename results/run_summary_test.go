@@ -157,7 +157,7 @@ func TestRunStageUnitsBackfill(t *testing.T) {
 	}
 	writeLedgerHistory(t, s, func(string) {})
 	// Back to the version before run_stage_units (this test assumes the
-	// score sums' migration is the only one after it).
+	// score sums' and the scored units' migrations are the only ones after it).
 	ms, err := loadMigrations()
 	if err != nil {
 		t.Fatal(err)
@@ -168,8 +168,8 @@ func TestRunStageUnitsBackfill(t *testing.T) {
 			before = m.version - 1
 		}
 	}
-	if before == 0 || len(ms) != before+2 {
-		t.Fatalf("want the run_stage_units and unit_scores migrations last, have %d migrations, tallies at %d",
+	if before == 0 || len(ms) != before+3 {
+		t.Fatalf("want the run_stage_units, unit_scores and run_scored_units migrations last, have %d migrations, tallies at %d",
 			len(ms), before+1)
 	}
 	for _, q := range []string{`DROP TRIGGER run_stage_units_link`, `DROP TRIGGER run_stage_units_unlink`,
@@ -178,7 +178,12 @@ func TestRunStageUnitsBackfill(t *testing.T) {
 		`DROP TABLE unit_scores`, `DROP TRIGGER unit_scores_judgment_add`,
 		`DROP TRIGGER unit_scores_judgment_change`, `DROP TRIGGER unit_scores_judgment_drop`,
 		`DROP TRIGGER unit_scores_metric_add`, `DROP TRIGGER unit_scores_metric_change`,
-		`DROP TRIGGER unit_scores_metric_drop`, fmt.Sprintf(`PRAGMA user_version = %d`, before)} {
+		`DROP TRIGGER unit_scores_metric_drop`, `DROP TABLE run_scored_units`, // and 0009's triggers
+		`DROP TRIGGER run_scored_units_link`, `DROP TRIGGER run_scored_units_unlink`,
+		`DROP TRIGGER run_scored_units_relink`, `DROP TRIGGER run_scored_units_judgment_add`,
+		`DROP TRIGGER run_scored_units_judgment_change`, `DROP TRIGGER run_scored_units_judgment_drop`,
+		`DROP TRIGGER run_scored_units_metric_add`, `DROP TRIGGER run_scored_units_metric_change`,
+		`DROP TRIGGER run_scored_units_metric_drop`, fmt.Sprintf(`PRAGMA user_version = %d`, before)} {
 		if _, err := s.w.Exec(q); err != nil {
 			t.Fatal(err)
 		}

@@ -230,17 +230,20 @@ var (
 	rawValuesSQL = rawJudgedSQL + `, ` + rawMetricsSQL
 )
 
-// unitsSQL is the unit source of valuesSQL: the run's units (run id ?1),
-// or the fingerprints of the JSON array ?1 when scoped.
+// unitsSQL is the unit source of valuesSQL: the run's units that hold
+// values (run id ?1; migration 0009's run_scored_units, so the scan skips
+// the run's many units without any), or the fingerprints of the JSON array
+// ?1 when scoped.
 func unitsSQL(scoped bool) string {
 	if scoped {
 		return `(SELECT value AS fingerprint FROM json_each(?1)) ru`
 	}
-	return `run_units ru`
+	return `run_scored_units ru`
 }
 
 // unitRanges splits the units into k fingerprint ranges of similar size;
-// it returns the k−1 inner bounds. units nil means the run's units.
+// it returns the k−1 inner bounds. units nil means the run's units that
+// hold values.
 func (s *Store) unitRanges(ctx context.Context, runID string, units []string, k int) ([]string, error) {
 	if units != nil {
 		sorted := slices.Sorted(slices.Values(units))
@@ -252,14 +255,14 @@ func (s *Store) unitRanges(ctx context.Context, runID string, units []string, k 
 		return bounds, nil
 	}
 	var n int
-	if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_units WHERE run_id = ?`, runID).Scan(&n); err != nil {
+	if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_scored_units WHERE run_id = ?`, runID).Scan(&n); err != nil {
 		return nil, fmt.Errorf("counting units of run %s: %w", runID, err)
 	}
 	k = max(1, min(k, n/500))
 	var bounds []string
 	for i := 1; i < k; i++ {
 		var fp string
-		err := s.r.QueryRowContext(ctx, `SELECT fingerprint FROM run_units WHERE run_id = ? ORDER BY fingerprint
+		err := s.r.QueryRowContext(ctx, `SELECT fingerprint FROM run_scored_units WHERE run_id = ? ORDER BY fingerprint
 			LIMIT 1 OFFSET ?`, runID, i*n/k).Scan(&fp)
 		if err != nil {
 			return nil, fmt.Errorf("splitting units of run %s: %w", runID, err)

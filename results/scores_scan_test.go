@@ -162,7 +162,7 @@ func sameGroups(t *testing.T, what string, got, want []ScoreGroup) {
 // what the previous database/sql scan with normalisation in SQL returned.
 func TestScoreGroupsEqualsReferenceScan(t *testing.T) {
 	s := openTemp(t)
-	scanFixture(t, s, 520)
+	scanFixture(t, s, 1200) // over 1000 units with values: two ranges of at least 500
 	ctx := context.Background()
 	if b, err := s.unitRanges(ctx, "r", nil, 2); err != nil || len(b) != 1 {
 		t.Fatalf("fixture should be split in two ranges: %v %v", b, err)

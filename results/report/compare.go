@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"mascot.dev/mascot/results"
 )
@@ -57,10 +58,11 @@ type Comparison struct {
 	Counters []CounterDiff `json:"counters"`
 }
 
-// entry is one episode's values in one run.
+// entry is one episode of one run: row i of its score group.
 type entry struct {
-	split string
-	vals  map[string]float64
+	key string
+	g   *results.ScoreGroup
+	i   int
 }
 
 // Compare pairs the evaluation episodes of runs a and b (see the package
@@ -176,25 +178,32 @@ func filterLevel(gs []results.ScoreGroup, lv string) []results.ScoreGroup {
 	return out
 }
 
-// entries indexes groups as level → system label → pair key → entry.
-func entries(gs []results.ScoreGroup, label func(string) string) map[string]map[string]map[string]entry {
-	out := map[string]map[string]map[string]entry{}
-	for _, g := range gs {
+// entries indexes groups as level → system label → the episodes sorted by
+// pair key (of a key met twice, the later group's), so that pairedRows
+// pairs two runs by merging sorted lists instead of a map per episode.
+func entries(gs []results.ScoreGroup, label func(string) string) map[string]map[string][]entry {
+	out := map[string]map[string][]entry{}
+	for gi := range gs {
+		g := &gs[gi]
 		sys := label(g.System)
 		if out[g.Level] == nil {
-			out[g.Level] = map[string]map[string]entry{}
-		}
-		if out[g.Level][sys] == nil {
-			out[g.Level][sys] = map[string]entry{}
+			out[g.Level] = map[string][]entry{}
 		}
 		for i, k := range g.Keys {
-			e := entry{split: g.Split, vals: map[string]float64{}}
-			for c, name := range g.Criteria {
-				if v := g.Values[c][i]; !math.IsNaN(v) {
-					e.vals[name] = v
+			out[g.Level][sys] = append(out[g.Level][sys], entry{key: k, g: g, i: i})
+		}
+	}
+	for _, bySys := range out {
+		for sys, es := range bySys {
+			slices.SortStableFunc(es, func(x, y entry) int { return strings.Compare(x.key, y.key) })
+			kept := es[:0]
+			for i, e := range es {
+				if i+1 < len(es) && es[i+1].key == e.key {
+					continue // a later group holds the key too
 				}
+				kept = append(kept, e)
 			}
-			out[g.Level][sys][k] = e
+			bySys[sys] = kept
 		}
 	}
 	return out
@@ -209,25 +218,36 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// values returns an entry's values in column order, with its Overall last.
-func (e entry) values(crit []string, withOverall bool) []float64 {
-	row := make([]float64, len(crit))
+// columnsOf returns, per criterion of crit, its column in g (−1: none).
+func columnsOf(g *results.ScoreGroup, crit []string) []int {
+	cols := make([]int, len(crit))
+	for c, name := range crit {
+		cols[c] = slices.Index(g.Criteria, name)
+	}
+	return cols
+}
+
+// values returns an entry's values in column order (cols from columnsOf),
+// with its Overall last.
+func (e entry) values(cols []int, withOverall bool) []float64 {
+	row := make([]float64, len(cols))
 	var sum float64
 	var n int
-	for i, c := range crit {
-		v, ok := e.vals[c]
-		if !ok {
-			v = math.NaN()
-		} else {
+	for c, col := range cols {
+		v := math.NaN()
+		if col >= 0 {
+			v = e.g.Values[col][e.i]
+		}
+		if !math.IsNaN(v) {
 			sum += v
 			n++
 		}
-		row[i] = v
+		row[c] = v
 	}
 	if withOverall {
-		row[len(crit)-1] = math.NaN()
+		row[len(cols)-1] = math.NaN()
 		if n > 0 {
-			row[len(crit)-1] = sum / float64(n)
+			row[len(cols)-1] = sum / float64(n)
 		}
 	}
 	return row
@@ -244,21 +264,36 @@ type pairedJob struct {
 
 // pairedRows builds one row per split of A (in paper order) plus "all",
 // without their confidence intervals: it returns one job per row for them.
-func pairedRows(sys string, a, b map[string]entry, crit []string, withOverall bool) ([]PairedRow, []pairedJob) {
+func pairedRows(sys string, a, b []entry, crit []string, withOverall bool) ([]PairedRow, []pairedJob) {
 	type matched struct {
 		key  string
 		a, b []float64
 	}
-	bySplit := map[string][]matched{}
-	for _, k := range sortedKeys(a) {
-		eb, ok := b[k]
+	cols := map[*results.ScoreGroup][]int{}
+	colsOf := func(g *results.ScoreGroup) []int {
+		c, ok := cols[g]
 		if !ok {
+			c = columnsOf(g, crit)
+			cols[g] = c
+		}
+		return c
+	}
+	bySplit := map[string][]matched{}
+	for i, j := 0, 0; i < len(a) && j < len(b); { // both sorted by key, keys unique
+		switch d := strings.Compare(a[i].key, b[j].key); {
+		case d < 0:
+			i++
+			continue
+		case d > 0:
+			j++
 			continue
 		}
-		ea := a[k]
-		m := matched{k, ea.values(crit, withOverall), eb.values(crit, withOverall)}
-		bySplit[ea.split] = append(bySplit[ea.split], m)
-		if len(bySplit) > 0 && ea.split != "all" {
+		ea, eb := a[i], b[j]
+		i, j = i+1, j+1
+		m := matched{ea.key, ea.values(colsOf(ea.g), withOverall), eb.values(colsOf(eb.g), withOverall)}
+		split := ea.g.Split
+		bySplit[split] = append(bySplit[split], m)
+		if len(bySplit) > 0 && split != "all" {
 			bySplit["all"] = append(bySplit["all"], m)
 		}
 	}
