@@ -11,28 +11,21 @@ import (
 
 // matmulT computes y[rows,out] = x[rows,in] · wᵀ (+ y when accumulate),
 // with w a row-major [out,in] matrix: the nn.Linear convention. One row
-// uses a row-parallel Sgemv; several rows use gonum's Sgemm for small
-// matrices and otherwise rowDots, which reads each weight row once per
-// block of input rows (Sgemm is several times slower on these skinny
-// shapes, see BenchmarkMatmulSkinny).
+// uses a row-parallel Sgemv; several rows use rowDots, which reads each
+// weight row once per block of input rows (gonum's Sgemm is several times
+// slower on these skinny shapes, see BenchmarkMatmulSkinny). rowDots makes
+// every output one full-length dot product, so a row's result does not
+// depend on how many rows share the call: prefilling a prompt in pieces
+// (a cached prefix, then the rest) gives the same bits as prefilling it
+// at once. Sgemm splits the inner dimension into blocks only when the
+// batch is large, which broke that.
 func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accumulate bool) {
-	var beta float32
-	if accumulate {
-		beta = 1
-	}
 	if rows == 1 {
-		gemvParallel(w, out, in, x, y, beta)
-		return
-	}
-	if out*in < 1<<18 { // small matrices: per-dot call overhead would dominate
-		if !accumulate {
-			gemmT(x, rows, in, w, out, y)
-			return
+		var beta float32
+		if accumulate {
+			beta = 1
 		}
-		blas32.Gemm(blas.NoTrans, blas.Trans, 1,
-			blas32.General{Rows: rows, Cols: in, Stride: in, Data: x},
-			blas32.General{Rows: out, Cols: in, Stride: in, Data: w},
-			1, blas32.General{Rows: rows, Cols: out, Stride: out, Data: y})
+		gemvParallel(w, out, in, x, y, beta)
 		return
 	}
 	parallelRows(out, rows*out*in, func(lo, hi int) {
