@@ -12,7 +12,7 @@ import (
 
 // DefaultPrefixCacheBytes is the default memory budget of the prompt-prefix
 // KV cache (Options.PrefixCacheBytes).
-const DefaultPrefixCacheBytes = 32 << 20
+const DefaultPrefixCacheBytes = 8 << 20
 
 // minSuffix is the fewest prompt tokens prefilled after a cached prefix,
 // and the shortest prompt kept. The decoder's row kernels give a row the
