@@ -39,6 +39,27 @@ func (c *Cache) Clone() *Cache {
 	return d
 }
 
+// ClonePrefix returns an independent copy of the first n positions
+// (n ≤ Len), e.g. to extend a cached prompt prefix with another suffix.
+func (c *Cache) ClonePrefix(n int) *Cache {
+	n = min(max(n, 0), c.n)
+	kv := c.model.Config.KVDim()
+	d := &Cache{model: c.model, n: n, k: make([][]float32, len(c.k)), v: make([][]float32, len(c.v))}
+	for i := range c.k {
+		d.k[i] = slices.Clone(c.k[i][:n*kv])
+		d.v[i] = slices.Clone(c.v[i][:n*kv])
+	}
+	return d
+}
+
+// Model is the model view the cache belongs to.
+func (c *Cache) Model() *Model { return c.model }
+
+// Bytes is the memory the cached keys and values take.
+func (c *Cache) Bytes() int64 {
+	return int64(c.n) * c.model.Config.KVBytesPerToken()
+}
+
 // Truncate drops every position from n on (n ≤ Len), e.g. to reuse a
 // cached prompt prefix.
 func (c *Cache) Truncate(n int) {

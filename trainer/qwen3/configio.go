@@ -110,6 +110,10 @@ func (c Config) QDim() int { return c.NumAttentionHeads * c.HeadDim }
 // KVDim is the width of the key and value projections.
 func (c Config) KVDim() int { return c.NumKeyValueHeads * c.HeadDim }
 
+// KVBytesPerToken is the KV-cache memory of one position: a float32 key
+// and value of KVDim per layer.
+func (c Config) KVBytesPerToken() int64 { return int64(c.NumHiddenLayers) * int64(c.KVDim()) * 2 * 4 }
+
 // Qwen3_0_6B returns the config of Qwen/Qwen3-0.6B (trainer.md §1.1).
 func Qwen3_0_6B() Config {
 	return Config{

@@ -12,9 +12,15 @@ import (
 // matmulT computes y[rows,out] = x[rows,in] · wᵀ (+ y when accumulate),
 // with w a row-major [out,in] matrix: the nn.Linear convention. One row
 // uses a row-parallel Sgemv; several rows use gonum's Sgemm for small
-// matrices and otherwise rowDots, which reads each weight row once per
-// block of input rows (Sgemm is several times slower on these skinny
-// shapes, see BenchmarkMatmulSkinny).
+// matrices it runs serially and otherwise rowDots, which reads each weight
+// row once per block of input rows (Sgemm is several times slower on these
+// skinny shapes, see BenchmarkMatmulSkinny).
+//
+// Both several-row kernels make every output one full-length dot product,
+// so a row's result does not depend on how many rows share the call:
+// prefilling a prompt in pieces (a cached prefix, then the rest) gives the
+// same bits as prefilling it at once. Parallel Sgemm splits the inner
+// dimension into blocks, which would break that, so it is never used.
 func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accumulate bool) {
 	var beta float32
 	if accumulate {
@@ -24,20 +30,25 @@ func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accum
 		gemvParallel(w, out, in, x, y, beta)
 		return
 	}
-	if out*in < 1<<18 { // small matrices: per-dot call overhead would dominate
-		if !accumulate {
-			gemmT(x, rows, in, w, out, y)
-			return
-		}
+	if out*in < 1<<18 && sgemmSerial(rows, out) { // small: per-dot call overhead would dominate
 		blas32.Gemm(blas.NoTrans, blas.Trans, 1,
 			blas32.General{Rows: rows, Cols: in, Stride: in, Data: x},
 			blas32.General{Rows: out, Cols: in, Stride: in, Data: w},
-			1, blas32.General{Rows: rows, Cols: out, Stride: out, Data: y})
+			beta, blas32.General{Rows: rows, Cols: out, Stride: out, Data: y})
 		return
 	}
 	parallelRows(out, rows*out*in, func(lo, hi int) {
 		rowDots(x, rows, in, w, lo, hi, out, y, accumulate)
 	})
+}
+
+// sgemmSerial says whether gonum's Sgemm computes a rows×out product
+// serially, each output one dot product over the whole inner dimension:
+// fewer than 4 (minParBlock) blocks of 64×64 (blockSize) outputs.
+// TestMatmulRowInvariant checks the bits against rowDots.
+func sgemmSerial(rows, out int) bool {
+	const block, minParBlock = 64, 4
+	return ((rows+block-1)/block)*((out+block-1)/block) < minParBlock
 }
 
 // rowBlock is how many input rows share one pass over a weight row.

@@ -2,6 +2,7 @@ package qwen3
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -135,5 +136,46 @@ func TestParseConfig(t *testing.T) {
 	"num_attention_heads":3,"num_key_value_heads":2,"head_dim":4,"rope_theta":1}`
 	if _, err := ParseConfig([]byte(bad)); err == nil {
 		t.Fatal("3 heads over 2 kv heads accepted")
+	}
+}
+
+// TestMatmulRowInvariant checks that a row's product has the same bits
+// whatever the number of rows (≥ 2) in the call and whichever kernel
+// matmulT picks, with and without accumulation: the prompt-prefix cache
+// relies on it.
+func TestMatmulRowInvariant(t *testing.T) {
+	const in = 192
+	for _, out := range []int{8, 64, 192, 1536} {
+		w, x, acc := make([]float32, out*in), make([]float32, 300*in), make([]float32, 300*out)
+		for i := range w {
+			w[i] = float32((i*7919)%1013)/1013 - 0.5
+		}
+		for i := range x {
+			x[i] = float32((i*104729)%997)/997 - 0.5
+		}
+		for i := range acc {
+			acc[i] = float32(i%17) / 17
+		}
+		for _, accumulate := range []bool{false, true} {
+			ref := map[int][]float32{}
+			for _, rows := range []int{300, 2, 3, 64, 65, 130, 200} {
+				y := slices.Clone(acc[:rows*out])
+				matmulT(x[:rows*in], rows, in, w, out, y, accumulate)
+				for r := range rows {
+					got := y[r*out : (r+1)*out]
+					want, ok := ref[r]
+					if !ok {
+						ref[r] = got
+						continue
+					}
+					for j := range got {
+						if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+							t.Fatalf("out %d accumulate %v: row %d col %d is %v in a batch of %d rows, %v in a batch of 300",
+								out, accumulate, r, j, got[j], rows, want[j])
+						}
+					}
+				}
+			}
+		}
 	}
 }

@@ -122,6 +122,8 @@ type engine struct {
 	quit   chan struct{}
 	done   chan struct{}
 
+	prefixes *prefixCache
+
 	running              atomic.Int64
 	promptTok, genTok    atomic.Int64
 	finishedOK, finished atomic.Int64
@@ -132,8 +134,8 @@ type engine struct {
 	observe    func(n int)
 }
 
-func newEngine(maxQueue, maxBatch int) *engine {
-	e := &engine{maxQueue: maxQueue, maxBatch: maxBatch, wake: make(chan struct{}, 1),
+func newEngine(maxQueue, maxBatch int, prefixBytes int64) *engine {
+	e := &engine{maxQueue: maxQueue, maxBatch: maxBatch, prefixes: newPrefixCache(prefixBytes), wake: make(chan struct{}, 1),
 		quit: make(chan struct{}), done: make(chan struct{})}
 	go e.run()
 	return e
@@ -248,10 +250,9 @@ func (e *engine) admit(active []*seq) []*seq {
 }
 
 func (e *engine) prefill(j *job) ([]*seq, error) {
-	c := j.model.NewCache()
-	lg, err := j.model.Prefill(c, j.prompt)
+	c, lg, err := e.prefixes.prefill(j.model, j.prompt)
 	if err != nil {
-		return nil, fmt.Errorf("prefilling the prompt: %w", err)
+		return nil, err
 	}
 	seqs := make([]*seq, j.n)
 	for i := range seqs {

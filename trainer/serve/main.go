@@ -20,6 +20,7 @@ import (
 //	mascot serve --model DIR [--lora NAME=DIR ...] [--addr 127.0.0.1:PORT]
 //	             [--served-model-name NAME] [--max-queue N] [--max-batch N]
 //	             [--max-model-len N] [--max-n N] [--max-body-bytes B] [--max-request-tokens T]
+//	             [--prefix-cache-bytes B]
 func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -57,6 +58,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&o.MaxN, "max-n", DefaultMaxN, "largest n (choices per prompt) a request may ask for")
 	fs.Int64Var(&o.MaxBodyBytes, "max-body-bytes", DefaultMaxBodyBytes, "largest request body in bytes")
 	fs.IntVar(&o.MaxRequestTokens, "max-request-tokens", 0, fmt.Sprintf("cache tokens one request may hold, n × (prompt + max_tokens) over its prompts (default: %d × the context length)", DefaultRequestContexts))
+	fs.Int64Var(&o.PrefixCacheBytes, "prefix-cache-bytes", DefaultPrefixCacheBytes, "memory for the KV cache of recent prompts, reused by prompts with the same prefix (negative: off)")
 	fs.IntVar(&o.MaxModelLen, "max-model-len", 0, "prompt plus completion limit (default: the model's max_position_embeddings)")
 	fs.Func("lora", "adapter served as a model, NAME=DIR (repeatable)", func(v string) error {
 		name, dir, ok := strings.Cut(v, "=")

@@ -19,11 +19,11 @@ func TestParseArgs(t *testing.T) {
 	if o.ModelDir != "m" || o.Addr != "127.0.0.1:9" || o.Adapters["a"] != "/x" || o.Adapters["b"] != "/y" {
 		t.Errorf("options %+v", o)
 	}
-	o, err = ParseArgs([]string{"--model", "m", "--max-n", "4", "--max-body-bytes", "1000", "--max-request-tokens", "99"}, &bytes.Buffer{})
+	o, err = ParseArgs([]string{"--model", "m", "--max-n", "4", "--max-body-bytes", "1000", "--max-request-tokens", "99", "--prefix-cache-bytes", "-1"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.MaxN != 4 || o.MaxBodyBytes != 1000 || o.MaxRequestTokens != 99 {
+	if o.MaxN != 4 || o.MaxBodyBytes != 1000 || o.MaxRequestTokens != 99 || o.PrefixCacheBytes != -1 {
 		t.Errorf("limits %+v", o)
 	}
 	for _, bad := range [][]string{{}, {"--model", "m", "--lora", "nodir"}, {"--model", "m", "--lora", "a=1", "--lora", "a=2"}, {"--model", "m", "extra"}} {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"mascot.dev/mascot/trainer/qwen3"
 )
 
 func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
@@ -77,10 +79,14 @@ func (s *Server) handleLoad(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
+	old := s.adapters[req.LoraName]
 	if s.base == base {
 		s.adapters[req.LoraName] = a
 	}
 	s.mu.Unlock()
+	if old != nil {
+		s.eng.prefixes.drop(func(m *qwen3.Model) bool { return m == old.view })
+	}
 	s.log.Info("loaded adapter", "name", req.LoraName, "path", req.LoraPath)
 	w.WriteHeader(http.StatusOK)
 	fmt.Fprintf(w, "Success: LoRA adapter '%s' added successfully.", req.LoraName)
@@ -98,13 +104,14 @@ func (s *Server) handleUnload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	_, ok := s.adapters[req.LoraName]
+	a, ok := s.adapters[req.LoraName]
 	delete(s.adapters, req.LoraName)
 	s.mu.Unlock()
 	if !ok {
 		writeError(w, notFound(fmt.Sprintf("The lora adapter '%s' cannot be found.", req.LoraName)))
 		return
 	}
+	s.eng.prefixes.drop(func(m *qwen3.Model) bool { return m == a.view })
 	s.log.Info("unloaded adapter", "name", req.LoraName)
 	w.WriteHeader(http.StatusOK)
 	fmt.Fprintf(w, "Success: LoRA adapter '%s' removed successfully.", req.LoraName)
@@ -124,6 +131,8 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 		{"vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.", s.eng.promptTok.Load()},
 		{"vllm:generation_tokens_total", "counter", "Number of generation tokens processed.", s.eng.genTok.Load()},
 		{"vllm:request_success_total", "counter", "Count of successfully processed requests.", s.eng.finishedOK.Load()},
+		{"vllm:prefix_cache_queries_total", "counter", "Prompt tokens looked up in the prefix cache.", s.eng.prefixes.queried.Load()},
+		{"vllm:prefix_cache_hits_total", "counter", "Prompt tokens reused from the prefix cache instead of prefilled.", s.eng.prefixes.hit.Load()},
 	} {
 		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s%s %d\n", m.name, m.help, m.name, m.typ, m.name, label, m.v)
 	}

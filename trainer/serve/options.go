@@ -39,6 +39,11 @@ type Options struct {
 	// end: the sum over its prompts of n × (prompt + max_tokens). Default
 	// DefaultRequestContexts × the model's context length. More is a 400.
 	MaxRequestTokens int
+	// PrefixCacheBytes bounds the memory of the prompt-prefix KV cache:
+	// the keys and values of recent prompts, reused by later prompts that
+	// start with the same tokens. Default DefaultPrefixCacheBytes; negative
+	// turns the cache off.
+	PrefixCacheBytes int64
 	// Logger receives request and lifecycle logs; default discards.
 	Logger *slog.Logger
 }
@@ -66,6 +71,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.PrefixCacheBytes == 0 {
+		o.PrefixCacheBytes = DefaultPrefixCacheBytes
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -64,7 +64,7 @@ func newServer(opts Options, b *bundle) (*Server, error) {
 		}
 		s.adapters[n] = a
 	}
-	s.eng = newEngine(opts.MaxQueue, opts.MaxBatch)
+	s.eng = newEngine(opts.MaxQueue, opts.MaxBatch, opts.PrefixCacheBytes)
 	s.mux = s.routes()
 	return s, nil
 }
@@ -145,6 +145,8 @@ func (s *Server) LoadModel(dir string) error {
 	s.mu.Lock()
 	s.base, s.adapters = b, next
 	s.mu.Unlock()
+	// Every kept prompt was prefilled by the old model or its adapters.
+	s.eng.prefixes.drop(func(m *qwen3.Model) bool { return m != b.model && !isView(next, m) })
 	s.log.Info("loaded model", "dir", dir, "id", b.id)
 	return nil
 }
@@ -179,4 +181,14 @@ func (s *Server) routes() http.Handler {
 		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
 	})
 	return limitBodies(mux, s.opts.MaxBodyBytes)
+}
+
+// isView says whether m is the view of one of adapters.
+func isView(adapters map[string]*adapter, m *qwen3.Model) bool {
+	for _, a := range adapters {
+		if a.view == m {
+			return true
+		}
+	}
+	return false
 }

@@ -17,7 +17,7 @@ tokenizer.json) as an OpenAI-compatible server: /v1/models, /v1/chat/completions
 streaming, json_schema enforced by constrained decoding), /v1/completions,
 /v1/load_lora_adapter, /v1/unload_lora_adapter, /health and /metrics. It binds loopback
 unless --addr says otherwise. Flags: --model, --lora NAME=DIR, --addr, --served-model-name,
---max-queue, --max-batch, --max-model-len.`,
+--max-queue, --max-batch, --max-model-len, --prefix-cache-bytes.`,
 		Example: `  mascot serve --model runs/RUN/pretrain --addr 127.0.0.1:8008
   mascot serve --model ./qwen3-tiny --lora speaker=runs/RUN/speaker_grpo/adapter`,
 		DisableFlagParsing: true,
