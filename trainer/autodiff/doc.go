@@ -23,8 +23,10 @@
 // are skipped, the softmax keeps one log-sum-exp per query row and the
 // backward recomputes the probabilities, so no [T, T] matrix is ever
 // stored and memory grows with T, not T²), o projection, residual, RMSNorm, SwiGLU MLP (+LoRA), residual →
-// final RMSNorm → tied or separate LM head (logits divided by a
-// temperature input) → log-softmax → the log-prob of each next token; or,
+// final RMSNorm → tied or separate LM head → one fused op (lmhead.go) for
+// log softmax(logits/temperature)[next token], which keeps one
+// log-sum-exp per position instead of [N, V] scaled logits, log-softmax
+// and their gradients; or,
 // for reward models, the score head at every position. LoRA adds
 // scaling·((x⊙dropout_mask)·Aᵀ)·Bᵀ where scaling (alpha/r or alpha/√r) is
 // a scalar input set to 0 to run the frozen base (PEFT's disable_adapter,
@@ -54,9 +56,8 @@
 // # Avoided gorgonia v0.9.18 defects (go-notes §5)
 //
 // InverseSqrt's gradient is wrong: RMSNorm uses Pow(·, −0.5). ByIndices on
-// a 1-D tensor has a wrong gradient: the per-token gather reshapes the
-// log-softmax to [N·V, 1] and gathers rows n·V+target. LogSumExp fails
-// shape inference: LogSoftMax is used. Gradients accumulate across RunAll:
+// a 1-D tensor has a wrong gradient and LogSumExp fails shape inference:
+// the fused log-prob op needs neither. Gradients accumulate across RunAll:
 // we copy and zero them per run. The TapeMachine is not goroutine-safe, so
 // neither is a Model. gorgonia treats [n,1] matrices as vectors, so LoRA
 // rank must be ≥ 2 and batches need at least 2 tokens.

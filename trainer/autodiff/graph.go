@@ -21,9 +21,10 @@ type graph struct {
 	g   *G.ExprGraph
 	vm  G.VM
 
-	ids, targets        *G.Node // inputs
+	ids                 *G.Node // inputs
 	attn                *attnRun
-	loraScale, invTemp  *G.Node
+	head                *headRun
+	loraScale           *G.Node
 	dropMasks           map[string]*G.Node
 	seedLogP, seedScore *G.Node
 
@@ -59,11 +60,9 @@ func (m *Model) build(key graphKey) (*graph, error) {
 		}
 	}
 	gr.ids = G.NewVector(g, tensor.Int, G.WithShape(N), G.WithName("ids"))
-	gr.targets = G.NewVector(g, tensor.Int, G.WithShape(N), G.WithName("targets"))
 	grp := d.H / d.K
 	gr.attn = &attnRun{}
 	gr.loraScale = G.NewScalar(g, dt, G.WithName("lora_scale"))
-	gr.invTemp = G.NewScalar(g, dt, G.WithName("inv_temp"))
 	b.loraScale = gr.loraScale
 	if m.Options.LoRA != nil && m.Options.LoRA.Dropout > 0 {
 		b.dropMasks = map[string]*G.Node{}
@@ -132,12 +131,14 @@ func (m *Model) build(key graphKey) (*graph, error) {
 		if !ok {
 			lm = b.must(G.Transpose(b.params["model.embed_tokens.weight"]))
 		}
-		gr.logits = b.must(G.HadamardProd(b.must(G.Mul(h, lm)), gr.invTemp)) // [N, V]
-		lsm := b.must(G.LogSoftMax(gr.logits, 1))
-		// Flat gather: ByIndices on 1-D has a wrong gradient in v0.9.18, so
-		// gather rows of the [N·V, 1] matrix with indices n·V + target.
-		flat := b.must(G.Reshape(lsm, tensor.Shape{N * d.V, 1}))
-		gr.logp = b.must(G.ByIndices(flat, gr.targets, 0)) // [N, 1]
+		gr.logits = b.must(G.Mul(h, lm)) // [N, V], before temperature
+		if b.err != nil {
+			return nil, fmt.Errorf("building graph: %w", b.err)
+		}
+		// One fused op for log softmax(logits/temperature)[target]: the
+		// [N, V] tensors of a real vocabulary are the largest of a pass.
+		gr.head = &headRun{}
+		gr.logp = b.must(targetLogProbs(gr.logits, gr.head)) // [N, 1]
 		if key.grad {
 			gr.seedLogP = G.NewMatrix(g, dt, G.WithShape(N, 1), G.WithName("seed_logp"))
 			terms = append(terms, b.must(G.Sum(b.must(G.HadamardProd(gr.logp, gr.seedLogP)))))

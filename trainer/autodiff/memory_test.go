@@ -119,3 +119,27 @@ func TestGraphCacheDropsOtherShapes(t *testing.T) {
 	run(8, true)
 	has(graphKey{2, T + 16, false}, graphKey{2, 4, false}, graphKey{2, 8, true})
 }
+
+// With a large vocabulary the LM head's [N, V] tensors dominate a pass; the
+// fused log-prob op keeps their count small. Counting what a training pass
+// over 512 tokens with a 16,384-token vocabulary allocates plus what the
+// graph holds, the fused head comes to ≈ 7 logits' worth (the logits and
+// their gradient, each allocated by the pass and held by the graph, and
+// gradient temporaries); the unfused head (scaled logits, log-softmax,
+// gather and their gradients) came to ≈ 18.
+func TestLMHeadMemory(t *testing.T) {
+	cfg := demoConfig()
+	cfg.HiddenAct, cfg.VocabSize = "silu", 16384
+	m, err := New(cfg, randomWeights(cfg, 2), Options{Train: TrainLoRA, LoRA: &LoRAConfig{R: 8, Alpha: 16}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	const T = 512
+	nv := uint64(T * cfg.VocabSize * 4)
+	got := passBytes(t, m, T)
+	t.Logf("one pass: %d MB, %.1f × the [N, V] logits", got>>20, float64(got)/float64(nv))
+	if got > 10*nv {
+		t.Errorf("one pass takes %.1f [N, V] tensors' worth, want at most 10", float64(got)/float64(nv))
+	}
+}

@@ -153,9 +153,6 @@ func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64) 
 			}
 		}
 	}
-	for n := range targets {
-		targets[n] += n * d.V
-	}
 	gr, err := m.graph(graphKey{B: B, T: T, grad: grad})
 	if err != nil {
 		return nil, err
@@ -178,9 +175,7 @@ func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64) 
 		v any
 	}{
 		{gr.ids, tensor.New(tensor.WithShape(N), tensor.WithBacking(ids))},
-		{gr.targets, tensor.New(tensor.WithShape(N), tensor.WithBacking(targets))},
 		{gr.loraScale, m.scalarValue(scale)},
-		{gr.invTemp, m.scalarValue(1 / temp)},
 	}
 	if gr.dropMasks != nil {
 		p := m.Options.LoRA.Dropout
@@ -220,6 +215,9 @@ func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64) 
 			}{gr.seedScore, m.dense(flatten(seedS, B, T, nil), N)})
 		}
 	}
+	if gr.head != nil {
+		gr.head.targets, gr.head.invTemp = targets, 1/temp
+	}
 	gr.vm.Reset()
 	for _, l := range lets {
 		if err := G.Let(l.n, l.v); err != nil {
@@ -239,6 +237,9 @@ func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64) 
 		}
 		if o.Logits {
 			out.Logits = float32s(gr.logits.Value())
+			for i := range out.Logits {
+				out.Logits[i] *= float32(1 / temp)
+			}
 		}
 	}
 	if gr.score != nil {
