@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"mascot.dev/mascot/internal/testgate"
 )
 
 // TestBrowserRateRuns picks two runs on the cross-run rater page in
 // headless Chromium, rates a pair overall and checks the store.
 func TestBrowserRateRuns(t *testing.T) {
-	bin := findChromium(t)
+	bin := testgate.Chromium(t)
 	srv, st := newTestServer(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)

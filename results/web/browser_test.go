@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,29 +21,11 @@ import (
 //     conversation page (used for docs/ui-screenshot.png).
 //   - MASCOT_CHROMIUM overrides the browser binary.
 
-func findChromium(t *testing.T) string {
-	t.Helper()
-	if os.Getenv("MASCOT_SKIP_BROWSER") == "1" {
-		t.Skip("MASCOT_SKIP_BROWSER=1: browser test skipped on request")
-	}
-	if p := os.Getenv("MASCOT_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell", "chromium-headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	testgate.Need(t, false, "Chromium not found on PATH (looked for chromium, chromium-browser, google-chrome, headless-shell, chromium-headless-shell): "+
-		"install it (Debian: apt-get install -y chromium) or point MASCOT_CHROMIUM at it")
-	return ""
-}
-
 // TestBrowser drives headless Chromium through the runs list, a run, a
 // conversation, a comparison and the rater page, submits a preference and
 // checks the store recorded it.
 func TestBrowser(t *testing.T) {
-	bin := findChromium(t)
+	bin := testgate.Chromium(t)
 	srv, st := newTestServer(t)
 	art := os.Getenv("MASCOT_TEST_ARTIFACTS")
 	if art == "" {

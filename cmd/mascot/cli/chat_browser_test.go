@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -13,28 +11,11 @@ import (
 	"mascot.dev/mascot/internal/testgate"
 )
 
-// chromium finds a headless browser (MASCOT_CHROMIUM overrides); without
-// one the test skips with the reason (fails under MASCOT_FULL=1).
-func chromium(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("MASCOT_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell", "chromium-headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	testgate.Need(t, false, "chat page browser test: no Chromium on PATH (looked for chromium, chromium-browser, "+
-		"google-chrome, headless-shell, chromium-headless-shell); install it (Debian: apt-get install -y chromium) or set MASCOT_CHROMIUM")
-	return ""
-}
-
 // TestChatPageBrowser types a message into the chat page in headless
 // Chromium, waits for the streamed reply and follows the link to the stored
 // conversation in the viewer.
 func TestChatPageBrowser(t *testing.T) {
-	bin := chromium(t)
+	bin := testgate.Chromium(t)
 	db, runID := chatFixture(t, "")
 	srv := chatViewer(t, db, 2)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox)

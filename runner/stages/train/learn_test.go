@@ -27,26 +27,14 @@ func fakeStoring(name, def string) runner.Kind {
 		New: func(env *runner.Env, st schema.Stage) (runner.Stage, error) { return fakeCand{}, nil }}
 }
 
-// fakeJudgeAndPairs stand in for the judge and pairs kinds: the judge
-// stage does nothing and the pairs stage writes fakeCand's candidates and
-// pairs as its own rows, so training stages read pairs from a stage of
-// kind pairs, as validation requires.
-func fakeJudgeAndPairs() []runner.Kind {
-	return []runner.Kind{
-		{Name: "judge", Version: "test", Definition: "#JudgeStage",
-			New: func(env *runner.Env, st schema.Stage) (runner.Stage, error) { return noUnits{}, nil }},
-		{Name: "pairs", Version: "test", Definition: "#Pairs",
-			New: func(env *runner.Env, st schema.Stage) (runner.Stage, error) { return fakeCand{}, nil }},
-	}
-}
-
-// fakeRegistry is the default registry with the three fakes.
+// fakeRegistry stands in for candidates -> judge -> pairs: the
+// candidates and pairs stages store fakeCand's rows (so training stages
+// read pairs from a stage of kind pairs, as validation requires) and the
+// judge stage has no units.
 func fakeRegistry() *runner.Registry {
-	r := runner.Default.With(fakeCandidates())
-	for _, k := range fakeJudgeAndPairs() {
-		r = r.With(k)
-	}
-	return r
+	return runner.Default.With(fakeCandidates()).With(fakeStoring("pairs", "#Pairs")).
+		With(runner.Kind{Name: "judge", Version: "test", Definition: "#JudgeStage",
+			New: func(*runner.Env, schema.Stage) (runner.Stage, error) { return noUnits{}, nil }})
 }
 
 type noUnits struct{}
