@@ -72,23 +72,7 @@ func TestDBInMissingDirectoryIsAnError(t *testing.T) {
 // TestEmptyDatasetFailsTheRun: a stage over an empty dataset file fails
 // (exit 1, stage failed) instead of finishing "done" with no units.
 func TestEmptyDatasetFailsTheRun(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "test.jsonl"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	spec := `package spec
-
-import "mascot.dev/experiments/personas"
-
-name: "empty"
-datasets: d: {name: "jsonl", path: "test.jsonl"}
-rosters: support: personas.emotional_support
-endpoints: speaker: {urls: ["http://127.0.0.1:9/v1"], model: "m"}
-stages: cand: {kind: "candidates", dataset: "d", roster: "support"}
-`
-	if err := os.WriteFile(filepath.Join(dir, "spec.cue"), []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := emptyDatasetSpec(t, "empty")
 	code, stdout, stderr := runCLI(t, dir, "run", "spec.cue", "--db", "m.db")
 	if code != cli.ExitFailure {
 		t.Fatalf("exit %d, want %d; stdout %s stderr %s", code, cli.ExitFailure, stdout, stderr)
@@ -101,23 +85,7 @@ stages: cand: {kind: "candidates", dataset: "d", roster: "support"}
 // TestRunNameControlCharactersAreEscaped: a run named with an escape
 // sequence is printed quoted, so it cannot drive the terminal.
 func TestRunNameControlCharactersAreEscaped(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "test.jsonl"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	spec := `package spec
-
-import "mascot.dev/experiments/personas"
-
-name: "evil\u001b[2J\u001b]0;pwned\u0007"
-datasets: d: {name: "jsonl", path: "test.jsonl"}
-rosters: support: personas.emotional_support
-endpoints: speaker: {urls: ["http://127.0.0.1:9/v1"], model: "m"}
-stages: cand: {kind: "candidates", dataset: "d", roster: "support"}
-`
-	if err := os.WriteFile(filepath.Join(dir, "spec.cue"), []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := emptyDatasetSpec(t, `evil\u001b[2J\u001b]0;pwned\u0007`)
 	_, stdout, stderr := runCLI(t, dir, "run", "spec.cue", "--db", "m.db")
 	_, list, _ := runCLI(t, dir, "results", "ls", "--db", "m.db")
 	for what, s := range map[string]string{"run": stdout + stderr, "results ls": list} {
@@ -146,4 +114,29 @@ func TestKindSummariesInHelpAndPlan(t *testing.T) {
 	if code != 0 || !strings.Contains(plan, pretrain.Summary+" (device)") {
 		t.Errorf("plan (exit %d) lacks the pretrain summary:\n%s%s", code, plan, stderr)
 	}
+}
+
+// emptyDatasetSpec writes, in a fresh directory, an empty JSONL dataset and
+// spec.cue: an experiment called name (a CUE string body) whose candidates
+// stage reads it against an unreachable endpoint.
+func emptyDatasetSpec(t *testing.T, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "test.jsonl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := `package spec
+
+import "mascot.dev/experiments/personas"
+
+name: "` + name + `"
+datasets: d: {name: "jsonl", path: "test.jsonl"}
+rosters: support: personas.emotional_support
+endpoints: speaker: {urls: ["http://127.0.0.1:9/v1"], model: "m"}
+stages: cand: {kind: "candidates", dataset: "d", roster: "support"}
+`
+	if err := os.WriteFile(filepath.Join(dir, "spec.cue"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
