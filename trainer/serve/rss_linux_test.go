@@ -19,7 +19,7 @@ import (
 	"time"
 )
 
-// hostileRSSLimitKB is the documented bound (docs/readme/serve.md) on the
+// hostileRSSLimitKB is the documented bound (docs/serve.md) on the
 // peak resident memory of `mascot serve` over the tiny test model, with the
 // default limits, while it answers the hostile requests below.
 const hostileRSSLimitKB = 128 << 10

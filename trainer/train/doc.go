@@ -31,7 +31,7 @@
 //   - The reward model and DPO train without LoRA dropout (TRL's
 //     disable_dropout=True for both); SFT and GRPO apply it (TRL leaves
 //     dropout on there). The differences from TRL that remain are listed
-//     in docs/readme/trainer-training.md.
+//     in docs/trainer-training.md.
 //   - GRPO: one generation batch (BatchSize prompts × GroupSize
 //     completions) feeds NumIterations optimizer steps, each over GradAccum
 //     micro-batches (TRL's steps_per_generation = gradient_accumulation_steps);
