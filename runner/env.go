@@ -68,11 +68,10 @@ func (e *Env) setOutput(o *Output) {
 	e.outputs[o.Key] = o
 }
 
-// Count adds n to a counter of stage.
+// Count adds n to a counter of stage; a count of 0 still records the
+// counter (so a shard's zero counters reach the controller's run as the
+// local run's do).
 func (e *Env) Count(stage, name string, n int64) {
-	if n == 0 {
-		return
-	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.counters == nil {

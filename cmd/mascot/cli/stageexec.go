@@ -132,6 +132,7 @@ func ingestEarlier(ctx context.Context, store *results.Store, after string) erro
 // writeShardCounters writes the stage's counters as counters.json in the
 // shard directory; the controller adds them to its run once it ingests the
 // shard. units_failed is left out: the controller counts failed units.
+// Zeros are kept: the controller's run has the same counters as a local run.
 func writeShardCounters(out, stage string, sum *runner.Summary) error {
 	counters := map[string]int64{}
 	for _, st := range sum.Stages {
@@ -139,7 +140,7 @@ func writeShardCounters(out, stage string, sum *runner.Summary) error {
 			continue
 		}
 		for k, v := range st.Counters {
-			if k != "units_failed" && v != 0 {
+			if k != "units_failed" {
 				counters[k] += v
 			}
 		}
