@@ -139,6 +139,12 @@ func TestSlurmTrainingPipelineMatchesLocal(t *testing.T) {
 	if strings.Join(lc, ",") != strings.Join(sc, ",") || !strings.Contains(strings.Join(sc, ","), "eval.num_episodes=2") {
 		t.Fatalf("counters differ:\nlocal %v\nslurm %v", lc, sc)
 	}
+	// Latency histograms: every request of the shards is in the controller's
+	// buckets (bounds differ with timing; the number of requests per role does not).
+	lq := `SELECT role || '=' || SUM(n) FROM llm_latency WHERE stage_key = 'eval' GROUP BY role`
+	if a, b := queryStrings(t, ldb, lq), queryStrings(t, sdb, lq); strings.Join(a, ",") != strings.Join(b, ",") || len(a) == 0 {
+		t.Fatalf("latency requests per role differ:\nlocal %v\nslurm %v", a, b)
+	}
 	if _, err := os.Stat(filepath.Join(runDir, "report.md")); err != nil {
 		t.Fatalf("the report did not finish on the controller: %v", err)
 	}

@@ -53,6 +53,9 @@ func (e *Executor) finish(ctx context.Context, job *runner.ExecJob, a *Attempt, 
 		if len(st.Units) > 0 {
 			// Counted once: a shard ingested again copies no units.
 			copyCounters(job, a.ShardDir(i), log)
+			if err := copyLatency(ctx, job, db); err != nil {
+				return ran, failed, err
+			}
 		}
 		for _, fp := range st.Units {
 			if want[fp] {
@@ -95,6 +98,25 @@ func copyCounters(job *runner.ExecJob, dir string, log *slog.Logger) {
 		}
 		job.Count(k, v)
 	}
+}
+
+// copyLatency adds the latency histograms a shard's stage recorded to the
+// stage in the controller's run, so its percentiles are over every shard's
+// requests (as a local run's are over all of its own).
+func copyLatency(ctx context.Context, job *runner.ExecJob, db string) error {
+	s, err := results.Open(db)
+	if err != nil {
+		return fmt.Errorf("opening shard database: %w", err)
+	}
+	defer s.Close()
+	hist, err := s.StageLatency(ctx, job.StageKey)
+	if err != nil {
+		return fmt.Errorf("copying shard latencies: %w", err)
+	}
+	if err := job.Store.AddLatency(ctx, job.RunID, job.StageKey, hist); err != nil {
+		return fmt.Errorf("copying shard latencies: %w", err)
+	}
+	return nil
 }
 
 // shardUnitError returns the first error a shard recorded for its units.
