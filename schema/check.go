@@ -138,11 +138,6 @@ func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
 					Positions: at(cue.MakePath(cue.Str("rewards"), cue.Str(name), cue.Str("stage")))})
 			}
 		}
-		if r.Judge != "" && !exists["judges"](r.Judge) {
-			errs = append(errs, Error{Path: "rewards." + name + ".judge",
-				Msg:       fmt.Sprintf("unknown judge %q (%s)", r.Judge, known("judges")),
-				Positions: at(cue.MakePath(cue.Str("rewards"), cue.Str(name), cue.Str("judge")))})
-		}
 	}
 	errs = append(errs, datasetChecks(e, at)...)
 	if len(errs) == 0 {

@@ -139,7 +139,6 @@ type Reward struct {
 	Kind    string          `json:"kind"`
 	Weight  float64         `json:"weight"`
 	Stage   string          `json:"stage,omitempty"`
-	Judge   string          `json:"judge,omitempty"`
 	Options json.RawMessage `json:"options"`
 }
 
