@@ -122,7 +122,7 @@ func (s *Store) StageUnits(ctx context.Context, runID string, stageKeys []string
 			return nil, fmt.Errorf("reading units of stage %s: %w", k, err)
 		}
 		if len(units) == n {
-			return nil, fmt.Errorf("run %s has no units of stage %q", runID, k)
+			return nil, fmt.Errorf("run %s has no units of stage %q: %w", runID, k, ErrNotFound)
 		}
 	}
 	return units, nil

@@ -2,32 +2,25 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"mascot.dev/mascot/results"
-	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/chat"
 )
 
 // chatFlags are the flags of chat (and of ui --chat).
 type chatFlags struct {
-	specFlags
-	db, runsDir    string
+	runRefFlags
 	system, roster string
 	stage          string
 	rounds         int
 }
 
 func (f *chatFlags) add(c *cobra.Command) {
-	f.specFlags.add(c)
-	c.Flags().StringVar(&f.db, "db", results.DefaultPath, "results database (SQLite)")
-	c.Flags().StringVar(&f.runsDir, "runs-dir", "runs", "directory of the runs' files")
+	f.runRefFlags.add(c)
 	c.Flags().StringVar(&f.system, "system", "", "system to talk to: mascot (default), mascot-p, mascot-c or a baseline")
 	c.Flags().StringVar(&f.roster, "roster", "", "roster of the run's config to use instead of the stage's")
 	c.Flags().StringVar(&f.stage, "stage", "", "episodes stage of the run whose system to use (default: its evaluation stage)")
@@ -82,49 +75,15 @@ func (f *chatFlags) open(ctx context.Context, c *cobra.Command, store *results.S
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "mascot-chat-")
+	opts, err := f.runOptions(c, store, run)
 	if err != nil {
-		return nil, fmt.Errorf("creating a scratch directory: %w", err)
+		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	spec := filepath.Join(tmp, "run_config.json")
-	if err := os.WriteFile(spec, run.ConfigJSON, 0o644); err != nil {
-		return nil, fmt.Errorf("writing the run's config: %w", err)
-	}
-	l, err := loadRunConfig(spec, tmp)
-	if err != nil {
-		return nil, fmt.Errorf("loading the config of run %s: %w", run.ID, err)
-	}
-	logger := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	opts := runner.Options{Loaded: l, Store: store, RunsDir: f.runsDir, Log: logger, Out: c.ErrOrStderr(),
-		Services: services(false)}
 	sys, err := chat.Open(ctx, opts, run.ID, chat.Options{Stage: f.stage, System: f.system, Roster: f.roster, Rounds: f.rounds})
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", run.ID, err)
 	}
 	return sys, nil
-}
-
-// resolve finds the run: a run reference (latest, id, name, id prefix),
-// else a spec whose newest run of the same name is used.
-func (f *chatFlags) resolve(ctx context.Context, store *results.Store, ref string) (results.Run, error) {
-	run, err := store.ResolveRun(ctx, ref)
-	if errors.Is(err, results.ErrNotFound) {
-		l, lerr := f.load(ref)
-		if lerr != nil {
-			return run, invalid("%s is neither a run in %s nor a spec: %v", ref, f.db, lerr)
-		}
-		if run, err = store.ResolveRun(ctx, l.Experiment.Name); errors.Is(err, results.ErrNotFound) {
-			return run, invalid("spec %s has no run in %s (mascot run %s first)", ref, f.db, ref)
-		}
-	}
-	if err != nil {
-		return run, err
-	}
-	if run.Status == results.RunRunning {
-		return run, invalid("run %s is still running; chat with it once it has finished", run.ID)
-	}
-	return run, nil
 }
 
 func init() { extraCommands = append(extraCommands, newChat) }

@@ -33,6 +33,8 @@ rosters: support: personas.emotional_support
 endpoints: director: ` + ep + `
 endpoints: speaker: ` + ep + `
 endpoints: user: ` + ep + `
+endpoints: judge: ` + ep + `
+judges: rubric: {plugin: "rubric", endpoint: "judge"}
 stages: {
 	eval: {kind: "episodes", mode: "eval", dataset: "es", roster: "support", system: "mascot", turns: 1}
 	zs: {kind: "episodes", mode: "eval", dataset: "es", roster: "support", system: "zero-shot", turns: 1}

@@ -82,7 +82,7 @@ func chatViewer(t *testing.T, db string, rounds int) *httptest.Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &cobra.Command{}
 	c.SetErr(io.Discard)
-	chats := &webChats{f: &chatFlags{db: db, runsDir: filepath.Join(t.TempDir(), "runs"), rounds: rounds}, c: c,
+	chats := &webChats{f: &chatFlags{runRefFlags: runRefFlags{db: db, runsDir: filepath.Join(t.TempDir(), "runs")}, rounds: rounds}, c: c,
 		ctx: ctx, store: store, systems: map[string]*chat.System{}}
 	h, err := web.NewHandler(store, web.Options{Chat: chats.open, Resample: -1})
 	must(t, err)
