@@ -140,8 +140,7 @@ func Build(ctx context.Context, st *results.Store, runIDs []string, opts Options
 // opts scope the report to units or ask for no cache.
 func runTables(ctx context.Context, st *results.Store, id string, opts Options) ([]Table, error) {
 	compute := func() ([]Table, error) {
-		groups, err := st.ScoreGroupsIn(ctx, id, opts.SplitBy,
-			results.Scope{Units: opts.Units, IncludeTraining: opts.IncludeTraining})
+		groups, err := runGroups(ctx, st, id, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -151,6 +150,21 @@ func runTables(ctx context.Context, st *results.Store, id string, opts Options) 
 		return compute()
 	}
 	return Cached(ctx, st, CacheKey("tables/1", opts, id), []string{id}, compute)
+}
+
+// runGroups returns the score groups of one run: from the report cache
+// unless opts scope them to units or ask for no cache. The tables of
+// other options (seed, resamples, confidence) and comparisons with the run
+// start from them.
+func runGroups(ctx context.Context, st *results.Store, id string, opts Options) ([]results.ScoreGroup, error) {
+	opts = opts.withDefaults()
+	scope := results.Scope{Units: opts.Units, IncludeTraining: opts.IncludeTraining}
+	compute := func() ([]results.ScoreGroup, error) { return st.ScoreGroupsIn(ctx, id, opts.SplitBy, scope) }
+	if opts.Units != nil || opts.NoCache {
+		return compute()
+	}
+	key := fmt.Sprintf("groups/1 runs=%q split=%q training=%t", []string{id}, opts.SplitBy, opts.IncludeTraining)
+	return Cached(ctx, st, key, []string{id}, compute)
 }
 
 // tablesOf turns a run's score groups into one table per level.

@@ -56,3 +56,14 @@ func CacheKey(kind string, opts Options, runIDs ...string) string {
 		kind, runIDs, opts.SplitBy, opts.Resamples, opts.Seed,
 		strconv.FormatFloat(opts.Confidence, 'g', -1, 64), opts.All, opts.IncludeTraining)
 }
+
+// Warm computes and stores a run's report tables (and score groups) with
+// the default options, those of `mascot report RUN` and of the viewer's
+// report page, so that their first request is served from the cache. The
+// runner calls it when a run ends.
+func Warm(ctx context.Context, st *results.Store, runID string) error {
+	if _, err := runTables(ctx, st, runID, Options{}.withDefaults()); err != nil {
+		return fmt.Errorf("warming the report cache of run %s: %w", runID, err)
+	}
+	return nil
+}

@@ -80,6 +80,13 @@ func TestCachedReportNeverStale(t *testing.T) {
 	}
 	check("the first report")
 
+	// Other bootstrap options start from the run's cached score groups.
+	seeded, seededFresh := opts, fresh
+	seeded.Seed, seededFresh.Seed = 9, 9
+	if got, want := build(seeded), build(seededFresh); got != want {
+		t.Fatalf("the report from cached score groups differs from a fresh one:\nserved: %.300s\nfresh:  %.300s", got, want)
+	}
+
 	// The second request is served from the cache: replace the entry
 	// (with the current stamps) and see the replacement served.
 	key := CacheKey("tables/1", opts, "A")
@@ -166,7 +173,7 @@ func TestCachedComparisonNeverStale(t *testing.T) {
 		t.Fatalf("the first comparison differs from a fresh one")
 	}
 	var n int
-	if err := s.Reader().QueryRow(`SELECT COUNT(*) FROM report_cache WHERE run_id = 'A'`).Scan(&n); err != nil || n != 1 {
+	if err := s.Reader().QueryRow(`SELECT COUNT(*) FROM report_cache WHERE run_id = 'A' AND key LIKE 'paired/%'`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("%d entries stored (%v), want 1", n, err)
 	}
 	ep := episodeOf(t, s, "B", "c1")

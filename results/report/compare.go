@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"mascot.dev/mascot/results"
 )
 
@@ -79,14 +81,11 @@ type Paired struct {
 func Compare(ctx context.Context, st *results.Store, a, b string, opts Options) (*Comparison, error) {
 	opts = opts.withDefaults()
 	compute := func() (Paired, error) {
-		var g [2][]results.ScoreGroup
-		for i, id := range []string{a, b} {
-			var err error
-			if g[i], err = st.ScoreGroups(ctx, id, opts.SplitBy); err != nil {
-				return Paired{}, err
-			}
+		ga, gb, err := ScoreGroupsOf(ctx, st, a, b, opts)
+		if err != nil {
+			return Paired{}, err
 		}
-		return PairGroups(a, b, g[0], g[1], opts)
+		return PairGroups(a, b, ga, gb, opts)
 	}
 	var p Paired
 	var err error
@@ -99,6 +98,21 @@ func Compare(ctx context.Context, st *results.Store, a, b string, opts Options) 
 		return nil, fmt.Errorf("comparing runs: %w", err)
 	}
 	return ComparePaired(ctx, st, a, b, p, opts)
+}
+
+// ScoreGroupsOf reads the score groups (ScoreGroups with opts.SplitBy) of
+// runs a and b side by side, each from the report cache unless
+// opts.NoCache.
+func ScoreGroupsOf(ctx context.Context, st *results.Store, a, b string, opts Options) (ga, gb []results.ScoreGroup, err error) {
+	opts = opts.withDefaults()
+	opts.IncludeTraining, opts.Units = false, nil
+	var g errgroup.Group
+	g.Go(func() (err error) { ga, err = runGroups(ctx, st, a, opts); return err })
+	g.Go(func() (err error) { gb, err = runGroups(ctx, st, b, opts); return err })
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	return ga, gb, nil
 }
 
 // CompareGroups is Compare on score groups already read (ScoreGroups of

@@ -96,11 +96,7 @@ type comparedRuns struct {
 }
 
 func compareRuns(ctx context.Context, st *results.Store, a, b string, o report.Options) (comparedRuns, error) {
-	ga, err := st.ScoreGroups(ctx, a, o.SplitBy)
-	if err != nil {
-		return comparedRuns{}, err
-	}
-	gb, err := st.ScoreGroups(ctx, b, o.SplitBy)
+	ga, gb, err := report.ScoreGroupsOf(ctx, st, a, b, o)
 	if err != nil {
 		return comparedRuns{}, err
 	}
