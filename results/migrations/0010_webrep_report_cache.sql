@@ -11,7 +11,10 @@
 -- reads, in the key's order) it was computed at; a reader serves it only
 -- while the stamps are still the same. A reader takes the stamps before it
 -- reads any data, so a write during its computation makes the entry it
--- stores unservable rather than stale.
+-- stores unservable rather than stale. The per-row triggers of episodes,
+-- judgments and metrics first test (WHEN) whether a run linked to the row's
+-- unit has a stamp at all, which keeps the common write (no stamp, or a
+-- unit not linked yet: its link bumps once) cheap.
 CREATE TABLE report_stamps (
     run_id  TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
     epoch   TEXT NOT NULL,
@@ -34,6 +37,7 @@ CREATE TRIGGER report_stamps_relink AFTER UPDATE ON run_units
 BEGIN UPDATE report_stamps SET version = version + 1 WHERE run_id IN (old.run_id, new.run_id); END;
 
 CREATE TRIGGER report_stamps_episode_add AFTER INSERT ON episodes
+WHEN EXISTS (SELECT 1 FROM run_units ru JOIN report_stamps s ON s.run_id = ru.run_id WHERE ru.fingerprint = new.unit_fp)
 BEGIN
     UPDATE report_stamps SET version = version + 1
     WHERE run_id IN (SELECT run_id FROM run_units WHERE fingerprint = new.unit_fp);
@@ -44,6 +48,7 @@ BEGIN
     WHERE run_id IN (SELECT run_id FROM run_units WHERE fingerprint IN (old.unit_fp, new.unit_fp));
 END;
 CREATE TRIGGER report_stamps_episode_drop AFTER DELETE ON episodes
+WHEN EXISTS (SELECT 1 FROM run_units ru JOIN report_stamps s ON s.run_id = ru.run_id WHERE ru.fingerprint = old.unit_fp)
 BEGIN
     UPDATE report_stamps SET version = version + 1
     WHERE run_id IN (SELECT run_id FROM run_units WHERE fingerprint = old.unit_fp);
@@ -59,7 +64,7 @@ BEGIN
 END;
 
 CREATE TRIGGER report_stamps_judgment_add AFTER INSERT ON judgments
-WHEN new.candidate_id IS NULL
+WHEN new.candidate_id IS NULL AND EXISTS (SELECT 1 FROM run_units ru JOIN report_stamps s ON s.run_id = ru.run_id WHERE ru.fingerprint = new.unit_fp)
 BEGIN
     UPDATE report_stamps SET version = version + 1
     WHERE run_id IN (SELECT run_id FROM run_units WHERE fingerprint = new.unit_fp);
@@ -70,14 +75,14 @@ BEGIN
     WHERE run_id IN (SELECT run_id FROM run_units WHERE fingerprint IN (old.unit_fp, new.unit_fp));
 END;
 CREATE TRIGGER report_stamps_judgment_drop AFTER DELETE ON judgments
-WHEN old.candidate_id IS NULL
+WHEN old.candidate_id IS NULL AND EXISTS (SELECT 1 FROM run_units ru JOIN report_stamps s ON s.run_id = ru.run_id WHERE ru.fingerprint = old.unit_fp)
 BEGIN
     UPDATE report_stamps SET version = version + 1
     WHERE run_id IN (SELECT run_id FROM run_units WHERE fingerprint = old.unit_fp);
 END;
 
 CREATE TRIGGER report_stamps_metric_add AFTER INSERT ON metrics
-WHEN new.episode_id IS NOT NULL
+WHEN new.episode_id IS NOT NULL AND EXISTS (SELECT 1 FROM run_units ru JOIN report_stamps s ON s.run_id = ru.run_id WHERE ru.fingerprint = new.unit_fp)
 BEGIN
     UPDATE report_stamps SET version = version + 1
     WHERE run_id IN (SELECT run_id FROM run_units WHERE fingerprint = new.unit_fp);
@@ -88,7 +93,7 @@ BEGIN
     WHERE run_id IN (SELECT run_id FROM run_units WHERE fingerprint IN (old.unit_fp, new.unit_fp));
 END;
 CREATE TRIGGER report_stamps_metric_drop AFTER DELETE ON metrics
-WHEN old.episode_id IS NOT NULL
+WHEN old.episode_id IS NOT NULL AND EXISTS (SELECT 1 FROM run_units ru JOIN report_stamps s ON s.run_id = ru.run_id WHERE ru.fingerprint = old.unit_fp)
 BEGIN
     UPDATE report_stamps SET version = version + 1
     WHERE run_id IN (SELECT run_id FROM run_units WHERE fingerprint = old.unit_fp);
