@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Stored results (migration 0010): a computed report result is kept in
@@ -61,7 +62,7 @@ func (s *Store) StoreResult(ctx context.Context, key string, runIDs []string, st
 	if len(runIDs) == 0 || stamps == "" {
 		return errors.New("storing a result: no runs or stamps")
 	}
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
+	return s.cacheTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO report_cache (run_id, key, stamps, body) VALUES (?, ?, ?, ?)
 			ON CONFLICT (run_id, key) DO UPDATE SET stamps = excluded.stamps, body = excluded.body`,
 			runIDs[0], key, stamps, body)
@@ -102,7 +103,7 @@ func (s *Store) stampsOf(ctx context.Context, runIDs []string) (string, bool, er
 
 // addStamps gives the runs that have none a stamp with a fresh epoch.
 func (s *Store) addStamps(ctx context.Context, runIDs []string) error {
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
+	return s.cacheTx(ctx, func(tx *sql.Tx) error {
 		for _, id := range runIDs {
 			_, err := tx.ExecContext(ctx, `INSERT INTO report_stamps (run_id, epoch)
 				SELECT id, lower(hex(randomblob(8))) FROM runs WHERE id = ? ON CONFLICT (run_id) DO NOTHING`, id)
@@ -112,4 +113,51 @@ func (s *Store) addStamps(ctx context.Context, runIDs []string) error {
 		}
 		return nil
 	})
+}
+
+// cacheBusyMS is how long a write to the report cache waits for the
+// database: a report never waits long behind a long write (an import is one
+// transaction); it is computed and served without being stored instead.
+const cacheBusyMS = 250
+
+// cacheWriter is the report cache's own writer connection, opened on first
+// use with the short busy timeout.
+type cacheWriter struct {
+	once sync.Once
+	db   *sql.DB
+	err  error
+}
+
+func (c *cacheWriter) close() error {
+	if c.db == nil {
+		return nil
+	}
+	return c.db.Close()
+}
+
+// cacheTx runs fn in one write transaction on the cache's writer.
+func (s *Store) cacheTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	s.cache.once.Do(func() {
+		db, err := sql.Open("sqlite3", dsnWaiting(s.path, false, cacheBusyMS))
+		if err != nil {
+			s.cache.err = fmt.Errorf("opening the report cache's writer: %w", err)
+			return
+		}
+		db.SetMaxOpenConns(1)
+		s.cache.db = db
+	})
+	if s.cache.err != nil {
+		return s.cache.err
+	}
+	tx, err := s.cache.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("beginning a report cache write: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		return errors.Join(err, tx.Rollback())
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("committing a report cache write: %w", err)
+	}
+	return nil
 }

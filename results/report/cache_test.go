@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/gob"
 	"fmt"
 	"path/filepath"
@@ -218,5 +219,55 @@ func TestCachedSkipsResultOfChangedData(t *testing.T) {
 	}
 	if v := get("third", false); v != "second" {
 		t.Fatalf("served %q, want the stored second", v)
+	}
+}
+
+// TestReportServedWhileCacheLocked builds a report while another
+// connection holds the database's write lock (a long import, say): the
+// report is computed and served as a fresh one, and nothing is stored.
+func TestReportServedWhileCacheLocked(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "r.db")
+	s, err := results.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	addRun(t, s, "A", cacheFixture(6, 0))
+	lock, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	tx, err := lock.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Resamples: 20}
+	served, err := Build(ctx, s, []string{"A"}, opts)
+	if err != nil {
+		t.Fatalf("report while the database is locked: %v", err)
+	}
+	opts.NoCache = true
+	fresh, err := Build(ctx, s, []string{"A"}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	if err := Render(&a, served, FormatJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := Render(&b, fresh, FormatJSON); err != nil {
+		t.Fatal(err)
+	}
+	if a.String() != b.String() {
+		t.Fatal("the report served while locked differs from a fresh one")
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.Reader().QueryRow(`SELECT COUNT(*) FROM report_cache`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d entries stored while locked (%v), want 0", n, err)
 	}
 }
