@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"testing"
+	"time"
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/internal/benchdb"
@@ -12,7 +13,9 @@ import (
 // BenchmarkCompare100k measures `mascot results compare` of the benchmark
 // pipeline run with its cached rerun: 100,000 paired evaluation episodes
 // per side, 1000 bootstrap resamples per cell, text rendering: computed
-// afresh (Options.NoCache) and served from the report cache.
+// afresh (Options.NoCache), from both runs' cached score groups (a seed
+// not asked for before: the paired tables miss), and served from the
+// report cache.
 func BenchmarkCompare100k(b *testing.B) {
 	path, err := benchdb.Path(100_000)
 	if err != nil {
@@ -24,9 +27,10 @@ func BenchmarkCompare100k(b *testing.B) {
 	}
 	defer s.Close()
 	for _, bc := range []struct {
-		name string
-		opts Options
-	}{{"fresh", Options{NoCache: true}}, {"cached", Options{}}} {
+		name  string
+		opts  Options
+		seeds bool // a new seed per iteration
+	}{{"fresh", Options{NoCache: true}, false}, {"from_groups", Options{}, true}, {"cached", Options{}, false}} {
 		b.Run(bc.name, func(b *testing.B) {
 			if !bc.opts.NoCache {
 				if _, err := Compare(context.Background(), s, benchdb.RunID, benchdb.RunB, bc.opts); err != nil {
@@ -35,8 +39,14 @@ func BenchmarkCompare100k(b *testing.B) {
 			}
 			b.ResetTimer()
 			defer benchdb.ReportCPU(b)()
+			seed := uint64(time.Now().UnixNano())
 			for b.Loop() {
-				c, err := Compare(context.Background(), s, benchdb.RunID, benchdb.RunB, bc.opts)
+				o := bc.opts
+				if bc.seeds {
+					seed++
+					o.Seed = seed
+				}
+				c, err := Compare(context.Background(), s, benchdb.RunID, benchdb.RunB, o)
 				if err != nil {
 					b.Fatal(err)
 				}
