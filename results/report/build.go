@@ -34,8 +34,9 @@ type Options struct {
 	// Units, a report covers the run's evaluation episodes only.
 	IncludeTraining bool `json:"include_training,omitempty"`
 	// NoCache computes afresh, neither reading nor storing the report
-	// cache (Cached), which otherwise serves a run's tables and a
-	// comparison's paired tables while their data is unchanged.
+	// cache (Cached), which otherwise serves a run's tables and score
+	// groups and a comparison's paired tables while their runs' data is
+	// unchanged. Reports scoped to Units are never cached.
 	NoCache bool `json:"-"`
 }
 
