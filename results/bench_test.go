@@ -145,6 +145,16 @@ func BenchmarkExportImport100k(b *testing.B) {
 // links many units: the write cost of the per-unit score sums and the
 // run's list of units with values.
 func BenchmarkCommitJudgments(b *testing.B) {
+	// stamped: the run has a report cache stamp (its report was asked for
+	// while it runs), so every write bumps it (migration 0010).
+	for _, stamped := range []bool{false, true} {
+		b.Run(map[bool]string{false: "unstamped", true: "stamped"}[stamped], func(b *testing.B) {
+			benchCommitJudgments(b, stamped)
+		})
+	}
+}
+
+func benchCommitJudgments(b *testing.B, stamped bool) {
 	ctx := context.Background()
 	s, err := results.Open(filepath.Join(b.TempDir(), "b.db"))
 	if err != nil {
@@ -153,6 +163,11 @@ func BenchmarkCommitJudgments(b *testing.B) {
 	defer s.Close()
 	if err := s.CreateRun(ctx, results.Run{ID: "r"}); err != nil {
 		b.Fatal(err)
+	}
+	if stamped {
+		if _, _, err := s.CachedResult(ctx, "probe", []string{"r"}); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.ResetTimer()
 	defer benchdb.ReportCPU(b)()

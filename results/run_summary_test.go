@@ -2,10 +2,8 @@ package results
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -156,38 +154,9 @@ func TestRunStageUnitsBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeLedgerHistory(t, s, func(string) {})
-	// Back to the version before run_stage_units (this test assumes the
-	// score sums' and the scored units' migrations are the only ones after it).
-	ms, err := loadMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := 0
-	for _, m := range ms {
-		if strings.Contains(m.name, "_run_stage_units") {
-			before = m.version - 1
-		}
-	}
-	if before == 0 || len(ms) != before+3 {
-		t.Fatalf("want the run_stage_units, unit_scores and run_scored_units migrations last, have %d migrations, tallies at %d",
-			len(ms), before+1)
-	}
-	for _, q := range []string{`DROP TRIGGER run_stage_units_link`, `DROP TRIGGER run_stage_units_unlink`,
-		`DROP TRIGGER run_stage_units_state`, `DROP TRIGGER run_stage_units_episode_add`,
-		`DROP TRIGGER run_stage_units_episode_drop`, `DROP TABLE run_stage_units`, // and what 0008 adds, which reapplies with it
-		`DROP TABLE unit_scores`, `DROP TRIGGER unit_scores_judgment_add`,
-		`DROP TRIGGER unit_scores_judgment_change`, `DROP TRIGGER unit_scores_judgment_drop`,
-		`DROP TRIGGER unit_scores_metric_add`, `DROP TRIGGER unit_scores_metric_change`,
-		`DROP TRIGGER unit_scores_metric_drop`, `DROP TABLE run_scored_units`, // and 0009's triggers
-		`DROP TRIGGER run_scored_units_link`, `DROP TRIGGER run_scored_units_unlink`,
-		`DROP TRIGGER run_scored_units_relink`, `DROP TRIGGER run_scored_units_judgment_add`,
-		`DROP TRIGGER run_scored_units_judgment_change`, `DROP TRIGGER run_scored_units_judgment_drop`,
-		`DROP TRIGGER run_scored_units_metric_add`, `DROP TRIGGER run_scored_units_metric_change`,
-		`DROP TRIGGER run_scored_units_metric_drop`, fmt.Sprintf(`PRAGMA user_version = %d`, before)} {
-		if _, err := s.w.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// Back to the version before run_stage_units: every migration from it
+	// on is reapplied when the store opens again.
+	undoMigrations(t, s.w, migrationNumber(t, "_run_stage_units"))
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
@@ -24,6 +25,7 @@ type Store struct {
 	r    *sql.DB // readers, _query_only
 
 	group grouper // group commit of unit transactions
+	cache cacheWriter
 }
 
 // Open opens (creating if needed) the results database at path and migrates
@@ -67,10 +69,13 @@ func OpenContext(ctx context.Context, path string) (*Store, error) {
 }
 
 // dsn builds the go-sqlite3 connection string.
-func dsn(path string, readOnly bool) string {
+func dsn(path string, readOnly bool) string { return dsnWaiting(path, readOnly, 10000) }
+
+// dsnWaiting is dsn with a busy timeout of busyMS milliseconds.
+func dsnWaiting(path string, readOnly bool, busyMS int) string {
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
-	q.Set("_busy_timeout", "10000")
+	q.Set("_busy_timeout", strconv.Itoa(busyMS))
 	q.Set("_foreign_keys", "on")
 	q.Set("_synchronous", "NORMAL")
 	// Keep each connection's prepared statements: the unit transactions
@@ -94,7 +99,7 @@ func (s *Store) Reader() *sql.DB { return s.r }
 
 // Close closes both pools.
 func (s *Store) Close() error {
-	return errors.Join(s.r.Close(), s.w.Close())
+	return errors.Join(s.r.Close(), s.w.Close(), s.cache.close())
 }
 
 // nowMS is the current time in unix milliseconds.

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/report"
 	"mascot.dev/mascot/schema"
 )
 
@@ -211,6 +212,13 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 	_ = writeJSON(filepath.Join(runDir, "run_summary.json"), json.RawMessage(sb))
 	if err := r.opts.Store.FinishRun(context.WithoutCancel(ctx), runID, status, string(sb)); err != nil && runErr == nil {
 		runErr = fmt.Errorf("finishing run: %w", err)
+	}
+	if status == results.RunDone && runErr == nil && r.shardRunDir() == "" {
+		// The report and the viewer then serve the run's tables at once; a
+		// failure only costs the first report its speed.
+		if err := report.Warm(ctx, r.opts.Store, runID); err != nil {
+			r.opts.Log.Warn("warming the report cache", "err", err)
+		}
 	}
 	return sum, runErr
 }

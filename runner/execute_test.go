@@ -70,6 +70,11 @@ func TestRunThenResumeRunsNothing(t *testing.T) {
 	if n != 36 {
 		t.Fatalf("%d candidate rows, want 36 (9 units x K=4)", n)
 	}
+	// The run's end fills the report cache (report.Warm).
+	if err := store.Reader().QueryRow(`SELECT COUNT(*) FROM report_cache WHERE run_id = ? AND key LIKE 'tables/%'`,
+		first.RunID).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d report tables stored for the finished run (%v), want 1", n, err)
+	}
 	second, err := runner.Execute(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("second run: %v", err)

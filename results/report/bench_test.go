@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"testing"
+	"time"
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/internal/benchdb"
@@ -13,7 +14,9 @@ import (
 // run (benchdb) of 100,000 evaluation episodes (3.8 million judgment rows
 // of them, plus training-time rows the report leaves out): SQL
 // aggregation, tables with 1000 bootstrap resamples per cell, and the text
-// rendering.
+// rendering: computed afresh (ci1000, noCI: Options.NoCache), from the
+// run's cached score groups (from_groups: a seed not asked for before)
+// and served from the report cache (cached: the entry stored beforehand).
 func BenchmarkReport100k(b *testing.B) {
 	path, err := benchdb.Path(100_000)
 	if err != nil {
@@ -26,13 +29,27 @@ func BenchmarkReport100k(b *testing.B) {
 	defer s.Close()
 	ctx := context.Background()
 	for _, bc := range []struct {
-		name string
-		opts Options
-	}{{"ci1000", Options{}}, {"noCI", Options{Resamples: -1}}} {
+		name  string
+		opts  Options
+		seeds bool // a new seed per iteration
+	}{{"ci1000", Options{NoCache: true}, false}, {"noCI", Options{Resamples: -1, NoCache: true}, false},
+		{"from_groups", Options{}, true}, {"cached", Options{}, false}} {
 		b.Run(bc.name, func(b *testing.B) {
+			if !bc.opts.NoCache {
+				if _, err := Build(ctx, s, []string{benchdb.RunID}, bc.opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
 			defer benchdb.ReportCPU(b)()
+			seed := uint64(time.Now().UnixNano())
 			for i := 0; i < b.N; i++ {
-				rep, err := Build(ctx, s, []string{benchdb.RunID}, bc.opts)
+				o := bc.opts
+				if bc.seeds {
+					seed++
+					o.Seed = seed
+				}
+				rep, err := Build(ctx, s, []string{benchdb.RunID}, o)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -33,6 +33,11 @@ type Options struct {
 	// and never pooled with the evaluation rows. Without it, and without
 	// Units, a report covers the run's evaluation episodes only.
 	IncludeTraining bool `json:"include_training,omitempty"`
+	// NoCache computes afresh, neither reading nor storing the report
+	// cache (Cached), which otherwise serves a run's tables and score
+	// groups and a comparison's paired tables while their runs' data is
+	// unchanged. Reports scoped to Units are never cached.
+	NoCache bool `json:"-"`
 }
 
 func (o Options) withDefaults() Options {
@@ -107,12 +112,11 @@ func Build(ctx context.Context, st *results.Store, runIDs []string, opts Options
 			return nil, fmt.Errorf("building report: %w", err)
 		}
 		rep.Runs = append(rep.Runs, RunInfo{ID: run.ID, Name: run.Name, ConfigName: run.ConfigName, Status: run.Status})
-		groups, err := st.ScoreGroupsIn(ctx, id, opts.SplitBy,
-			results.Scope{Units: opts.Units, IncludeTraining: opts.IncludeTraining})
+		tables, err := runTables(ctx, st, id, opts)
 		if err != nil {
 			return nil, fmt.Errorf("building report: %w", err)
 		}
-		rep.Tables = append(rep.Tables, tablesOf(id, groups, opts)...)
+		rep.Tables = append(rep.Tables, tables...)
 		training, err := st.CoversTraining(ctx, id, results.Scope{Units: opts.Units, IncludeTraining: opts.IncludeTraining})
 		if err != nil {
 			return nil, fmt.Errorf("building report: %w", err)
@@ -131,6 +135,37 @@ func Build(ctx context.Context, st *results.Store, runIDs []string, opts Options
 		rep.CrossRun = cr
 	}
 	return rep, nil
+}
+
+// runTables returns the tables of one run: from the report cache unless
+// opts scope the report to units or ask for no cache.
+func runTables(ctx context.Context, st *results.Store, id string, opts Options) ([]Table, error) {
+	compute := func() ([]Table, error) {
+		groups, err := runGroups(ctx, st, id, opts)
+		if err != nil {
+			return nil, err
+		}
+		return tablesOf(id, groups, opts), nil
+	}
+	if opts.Units != nil || opts.NoCache {
+		return compute()
+	}
+	return Cached(ctx, st, CacheKey("tables/1", opts, id), []string{id}, compute)
+}
+
+// runGroups returns the score groups of one run: from the report cache
+// unless opts scope them to units or ask for no cache. The tables of
+// other options (seed, resamples, confidence) and comparisons with the run
+// start from them.
+func runGroups(ctx context.Context, st *results.Store, id string, opts Options) ([]results.ScoreGroup, error) {
+	opts = opts.withDefaults()
+	scope := results.Scope{Units: opts.Units, IncludeTraining: opts.IncludeTraining}
+	compute := func() ([]results.ScoreGroup, error) { return st.ScoreGroupsIn(ctx, id, opts.SplitBy, scope) }
+	if opts.Units != nil || opts.NoCache {
+		return compute()
+	}
+	key := fmt.Sprintf("groups/1 runs=%q split=%q training=%t", []string{id}, opts.SplitBy, opts.IncludeTraining)
+	return Cached(ctx, st, key, []string{id}, compute)
 }
 
 // tablesOf turns a run's score groups into one table per level.

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"mascot.dev/mascot/results"
 )
 
@@ -65,26 +67,68 @@ type entry struct {
 	i   int
 }
 
+// Paired is the part of a comparison computed from the runs' score
+// groups, which the report cache keeps.
+type Paired struct {
+	Pairing string
+	Tables  []PairedTable
+}
+
 // Compare pairs the evaluation episodes of runs a and b (see the package
 // doc) and returns per-criterion paired differences, plus both runs'
-// counters.
+// counters. The paired tables come from the report cache while neither
+// run's data has changed (unless opts.NoCache).
 func Compare(ctx context.Context, st *results.Store, a, b string, opts Options) (*Comparison, error) {
 	opts = opts.withDefaults()
-	var g [2][]results.ScoreGroup
-	for i, id := range []string{a, b} {
-		var err error
-		if g[i], err = st.ScoreGroups(ctx, id, opts.SplitBy); err != nil {
-			return nil, fmt.Errorf("comparing runs: %w", err)
+	compute := func() (Paired, error) {
+		ga, gb, err := ScoreGroupsOf(ctx, st, a, b, opts)
+		if err != nil {
+			return Paired{}, err
 		}
+		return PairGroups(a, b, ga, gb, opts)
 	}
-	return CompareGroups(ctx, st, a, b, g[0], g[1], opts)
+	var p Paired
+	var err error
+	if opts.NoCache {
+		p, err = compute()
+	} else {
+		p, err = Cached(ctx, st, CacheKey("paired/1", opts, a, b), []string{a, b}, compute)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("comparing runs: %w", err)
+	}
+	return ComparePaired(ctx, st, a, b, p, opts)
+}
+
+// ScoreGroupsOf reads the score groups (ScoreGroups with opts.SplitBy) of
+// runs a and b side by side, each from the report cache unless
+// opts.NoCache.
+func ScoreGroupsOf(ctx context.Context, st *results.Store, a, b string, opts Options) (ga, gb []results.ScoreGroup, err error) {
+	opts = opts.withDefaults()
+	opts.IncludeTraining, opts.Units = false, nil
+	var g errgroup.Group
+	g.Go(func() (err error) { ga, err = runGroups(ctx, st, a, opts); return err })
+	g.Go(func() (err error) { gb, err = runGroups(ctx, st, b, opts); return err })
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	return ga, gb, nil
 }
 
 // CompareGroups is Compare on score groups already read (ScoreGroups of
 // runs a and b with opts.SplitBy), for callers that use them for more.
 func CompareGroups(ctx context.Context, st *results.Store, a, b string, ga, gb []results.ScoreGroup, opts Options) (*Comparison, error) {
-	opts = opts.withDefaults()
-	cmp := &Comparison{Options: opts}
+	p, err := PairGroups(a, b, ga, gb, opts)
+	if err != nil {
+		return nil, err
+	}
+	return ComparePaired(ctx, st, a, b, p, opts)
+}
+
+// ComparePaired completes a comparison from its paired tables with what
+// is read now: both runs' names and status, and their counters.
+func ComparePaired(ctx context.Context, st *results.Store, a, b string, p Paired, opts Options) (*Comparison, error) {
+	cmp := &Comparison{Options: opts.withDefaults(), Pairing: p.Pairing, Paired: p.Tables}
 	for _, side := range []struct {
 		id  string
 		dst *RunInfo
@@ -95,6 +139,18 @@ func CompareGroups(ctx context.Context, st *results.Store, a, b string, ga, gb [
 		}
 		*side.dst = RunInfo{ID: run.ID, Name: run.Name, ConfigName: run.ConfigName, Status: run.Status}
 	}
+	var err error
+	if cmp.Counters, err = counterDiffs(ctx, st, a, b); err != nil {
+		return nil, err
+	}
+	return cmp, nil
+}
+
+// PairGroups pairs the episodes of runs a and b's score groups and
+// computes the paired tables, with bootstrap CIs per opts.
+func PairGroups(a, b string, ga, gb []results.ScoreGroup, opts Options) (Paired, error) {
+	opts = opts.withDefaults()
+	cmp := &Comparison{}
 	sysA, sysB := systemsOf(ga), systemsOf(gb)
 	shared := false
 	for s := range sysA {
@@ -106,7 +162,7 @@ func CompareGroups(ctx context.Context, st *results.Store, a, b string, ga, gb [
 	label := func(sys string) string { return sys }
 	if !shared {
 		if len(sysA) > 1 || len(sysB) > 1 {
-			return nil, fmt.Errorf("comparing runs %s and %s: no system in common and several systems per run", a, b)
+			return Paired{}, fmt.Errorf("comparing runs %s and %s: no system in common and several systems per run", a, b)
 		}
 		cmp.Pairing = "conv_id+sample"
 		name := fmt.Sprintf("%s − %s", only(sysA), only(sysB))
@@ -146,11 +202,7 @@ func CompareGroups(ctx context.Context, st *results.Store, a, b string, ga, gb [
 		batches := sharePairedDraws(jobs)
 		parallel(len(batches), func(i int) { pairedCIs(cmp, batches[i], opts) })
 	}
-	var err error
-	if cmp.Counters, err = counterDiffs(ctx, st, a, b); err != nil {
-		return nil, err
-	}
-	return cmp, nil
+	return Paired{Pairing: cmp.Pairing, Tables: cmp.Paired}, nil
 }
 
 func systemsOf(gs []results.ScoreGroup) map[string]bool {

@@ -48,4 +48,11 @@
 //   - Win rates: wins / appearances per system among comparisons that
 //     showed it; ties are reported separately and count as no win; 95%
 //     Wilson score interval.
+//
+// Results are stored (Cached, migration 0010): a run's tables and score
+// groups and a comparison's paired tables are kept with the stamps of
+// their runs, which triggers bump on every write the tables read, and are
+// served, bit for bit what a fresh computation gives, until then.
+// Options.NoCache computes afresh; docs/results.md ("Stored results")
+// tells the rules.
 package report

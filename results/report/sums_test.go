@@ -38,7 +38,7 @@ func TestReportFromScoreSumsEqualsRawRows(t *testing.T) {
 	render := func() string {
 		var b bytes.Buffer
 		for _, runs := range [][]string{{"A"}, {"A", "B"}} {
-			rep, err := Build(ctx, s, runs, Options{Resamples: 200, Seed: 3, All: true})
+			rep, err := Build(ctx, s, runs, Options{Resamples: 200, Seed: 3, All: true, NoCache: true})
 			if err != nil {
 				t.Fatal(err)
 			}

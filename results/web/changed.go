@@ -19,80 +19,81 @@ type changedEpisode struct {
 	RunA, RunB string
 }
 
-// episodeMeans is the mean judged score per episode of a run's score
-// groups (any split: each episode is in one group per level), keyed by
-// system + "|" + pairing key, with the episode id.
-func episodeMeans(groups []results.ScoreGroup) (map[string]float64, map[string]int64, map[string]bool) {
-	sum, n := map[string]float64{}, map[string]int{}
-	ids, systems := map[string]int64{}, map[string]bool{}
+// episodeMean is the mean judged score of one episode, being summed.
+type episodeMean struct {
+	sum float64
+	n   int
+	id  int64
+}
+
+// episodeMeans sums the judged scores per episode of a run's score groups
+// (any split: each episode is in one group per level), by system and
+// pairing key, in the groups' order (so each mean is bit for bit the same
+// however the result is looked up).
+func episodeMeans(groups []results.ScoreGroup) map[string]map[string]*episodeMean {
+	out := map[string]map[string]*episodeMean{}
 	for _, g := range groups {
 		if g.Level == results.LevelMetric {
 			continue
 		}
-		systems[g.System] = true
+		bySys := out[g.System]
+		if bySys == nil {
+			bySys = make(map[string]*episodeMean, len(g.Keys))
+			out[g.System] = bySys
+		}
 		for i, key := range g.Keys {
-			k := g.System + "|" + key
-			ids[k] = g.Episodes[i]
+			m := bySys[key]
+			if m == nil {
+				m = &episodeMean{}
+				bySys[key] = m
+			}
+			m.id = g.Episodes[i]
 			for c := range g.Criteria {
 				if v := g.Values[c][i]; !math.IsNaN(v) {
-					sum[k] += v
-					n[k]++
+					m.sum += v
+					m.n++
 				}
 			}
 		}
 	}
-	out := make(map[string]float64, len(sum))
-	for k, s := range sum {
-		out[k] = s / float64(n[k])
-	}
-	return out, ids, systems
+	return out
 }
 
 // mostChangedOf pairs the evaluation episodes of runs a and b, given
 // their score groups, like report.Compare (system + conv_id + sample when
 // the runs share a system, else conv_id + sample) and returns the top n by
-// absolute change.
+// absolute change. Episodes without a judged score are left out.
 func mostChangedOf(a, b string, ga, gb []results.ScoreGroup, n int) []changedEpisode {
-	ma, ida, sa := episodeMeans(ga)
-	mb, idb, sb := episodeMeans(gb)
+	ma, mb := episodeMeans(ga), episodeMeans(gb)
 	shared := false
-	for s := range sa {
-		shared = shared || sb[s]
+	for s := range ma {
+		_, ok := mb[s]
+		shared = shared || ok
 	}
-	strip := func(k string) (sys, key string) {
-		for i := 0; i < len(k); i++ {
-			if k[i] == '|' {
-				return k[:i], k[i+1:]
-			}
-		}
-		return "", k
-	}
-	index := func(m map[string]float64) map[string]string {
-		out := make(map[string]string, len(m))
-		for k := range m {
-			sys, key := strip(k)
-			if shared {
-				out[sys+"|"+key] = k
-			} else {
-				out[key] = k
-			}
-		}
-		return out
-	}
-	xa, xb := index(ma), index(mb)
 	var out []changedEpisode
-	for pk, ka := range xa {
-		kb, ok := xb[pk]
-		if !ok {
-			continue
+	add := func(sys, key string, ea, eb *episodeMean) {
+		if ea.n == 0 || eb.n == 0 {
+			return
 		}
-		sys, key := strip(ka)
-		if !shared {
-			sysB, _ := strip(kb)
-			sys = sys + " − " + sysB
+		sa, sb := ea.sum/float64(ea.n), eb.sum/float64(eb.n)
+		out = append(out, changedEpisode{Key: key, System: sys, A: ea.id, B: eb.id, ScoreA: sa, ScoreB: sb,
+			Delta: sa - sb, RunA: a, RunB: b})
+	}
+	for sysA, eps := range ma {
+		for key, ea := range eps {
+			if shared {
+				if eb := mb[sysA][key]; eb != nil {
+					add(sysA, key, ea, eb)
+				}
+				continue
+			}
+			// One system per run (Compare refuses several): pair across them.
+			for sysB, other := range mb {
+				if eb := other[key]; eb != nil {
+					add(sysA+" − "+sysB, key, ea, eb)
+				}
+			}
 		}
-		out = append(out, changedEpisode{Key: key, System: sys, A: ida[ka], B: idb[kb], ScoreA: ma[ka], ScoreB: mb[kb],
-			Delta: ma[ka] - mb[kb], RunA: a, RunB: b})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		di, dj := math.Abs(out[i].Delta), math.Abs(out[j].Delta)

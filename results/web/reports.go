@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 
 	"mascot.dev/mascot/results"
@@ -73,19 +74,35 @@ func (s *server) comparePage(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		o := s.reportOptions(r)
-		ga, err := s.st.ScoreGroups(ctx, ra.ID, o.SplitBy)
+		res, err := report.Cached(ctx, s.st, report.CacheKey("viewer-compare/1", o, ra.ID, rb.ID),
+			[]string{ra.ID, rb.ID}, func() (comparedRuns, error) { return compareRuns(ctx, s.st, ra.ID, rb.ID, o) })
 		if err != nil {
 			return err
 		}
-		gb, err := s.st.ScoreGroups(ctx, rb.ID, o.SplitBy)
-		if err != nil {
+		if d.C, err = report.ComparePaired(ctx, s.st, ra.ID, rb.ID, res.Paired, o); err != nil {
 			return err
 		}
-		if d.C, err = report.CompareGroups(ctx, s.st, ra.ID, rb.ID, ga, gb, o); err != nil {
-			return err
-		}
-		d.Changed = mostChangedOf(ra.ID, rb.ID, ga, gb, 10)
+		d.Changed = res.Changed
 		title = "Compare " + ra.Name + " with " + rb.Name
 	}
 	return s.render(w, "compare", page{Title: title, Data: d})
+}
+
+// comparedRuns is what the compare page computes from two runs' score
+// groups, kept by the report cache.
+type comparedRuns struct {
+	Paired  report.Paired
+	Changed []changedEpisode
+}
+
+func compareRuns(ctx context.Context, st *results.Store, a, b string, o report.Options) (comparedRuns, error) {
+	ga, gb, err := report.ScoreGroupsOf(ctx, st, a, b, o)
+	if err != nil {
+		return comparedRuns{}, err
+	}
+	p, err := report.PairGroups(a, b, ga, gb, o)
+	if err != nil {
+		return comparedRuns{}, err
+	}
+	return comparedRuns{Paired: p, Changed: mostChangedOf(a, b, ga, gb, 10)}, nil
 }

@@ -1,0 +1,59 @@
+package results
+
+import (
+	"database/sql"
+	"fmt"
+	"regexp"
+	"slices"
+	"testing"
+)
+
+var createdObject = regexp.MustCompile(`(?m)^CREATE (TABLE|TRIGGER|INDEX|VIEW) (?:IF NOT EXISTS )?(\w+)`)
+
+// undoMigrations takes db back to the version before migration `from`, by
+// dropping what that migration and every later one created (their
+// triggers, indexes and views first, then their tables), so a test can
+// reapply them to a database written without them. It only undoes
+// additive migrations, which ours after the first are.
+func undoMigrations(t *testing.T, db *sql.DB, from int) {
+	t.Helper()
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables, others []string
+	for _, m := range ms[from-1:] {
+		for _, c := range createdObject.FindAllStringSubmatch(m.sql, -1) {
+			if c[1] == "TABLE" {
+				tables = append(tables, c[2])
+			} else {
+				others = append(others, fmt.Sprintf("DROP %s IF EXISTS %s", c[1], c[2]))
+			}
+		}
+	}
+	slices.Reverse(tables)
+	for _, tb := range tables {
+		others = append(others, "DROP TABLE IF EXISTS "+tb)
+	}
+	for _, q := range append(others, fmt.Sprintf(`PRAGMA user_version = %d`, from-1)) {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("undoing migrations from %d: %s: %v", from, q, err)
+		}
+	}
+}
+
+// migrationNumber is the version of the migration whose name holds part.
+func migrationNumber(t *testing.T, part string) int {
+	t.Helper()
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if regexp.MustCompile(regexp.QuoteMeta(part)).MatchString(m.name) {
+			return m.version
+		}
+	}
+	t.Fatalf("no migration named *%s*", part)
+	return 0
+}
