@@ -1,14 +1,13 @@
 package results
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 )
@@ -56,13 +55,18 @@ func (s *Store) ImportJSONL(ctx context.Context, path, runName string) (ImportRe
 	}
 	res.RunID = run.ID
 	u := Unit{Fingerprint: res.UnitFP, Kind: "import", StageKey: "import", RunID: run.ID}
+	restore, err := s.tuneWriterForImport(ctx)
+	if err != nil {
+		return res, fmt.Errorf("importing %s: %w", path, err)
+	}
 	called := false
 	err = s.CommitUnit(ctx, u, func(tx *Tx) error {
 		called = true
-		n, err := importLines(bytes.NewReader(data), tx)
+		n, err := importLines(ctx, data, tx)
 		res.Episodes = n
 		return err
 	})
+	err = errors.Join(err, restore())
 	if err != nil {
 		_ = s.FinishRun(ctx, run.ID, RunFailed, "")
 		return res, fmt.Errorf("importing %s: %w", path, err)
@@ -83,40 +87,6 @@ func (s *Store) ImportJSONL(ctx context.Context, path, runName string) (ImportRe
 		return res, err
 	}
 	return res, s.FinishRun(ctx, run.ID, RunImported, "")
-}
-
-func importLines(r io.Reader, tx *Tx) (int, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
-	n, line := 0, 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		e, err := DecodeRecord(b)
-		if err != nil {
-			return n, fmt.Errorf("line %d: %w", line, err)
-		}
-		e.Idx, e.Mode = line, ModeImported
-		if raw, ok := e.Extra[RecordModeKey]; ok {
-			var m string
-			if err := json.Unmarshal(raw, &m); err != nil || m == "" {
-				return n, fmt.Errorf("line %d: %q must be a non-empty string, not %s", line, RecordModeKey, raw)
-			}
-			e.Mode = m // an exported record keeps its population
-		}
-		deriveSplit(e)
-		if _, err := tx.InsertEpisode(*e); err != nil {
-			return n, fmt.Errorf("line %d: %w", line, err)
-		}
-		n++
-	}
-	if err := sc.Err(); err != nil {
-		return n, fmt.Errorf("reading line %d: %w", line+1, err)
-	}
-	return n, nil
 }
 
 // readJSONIfExists returns a file's JSON, or nil when it is absent or not JSON.
