@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -68,8 +69,9 @@ func (s *Store) ImportJSONL(ctx context.Context, path, runName string) (ImportRe
 	})
 	err = errors.Join(err, restore())
 	if err != nil {
-		_ = s.FinishRun(ctx, run.ID, RunFailed, "")
-		return res, fmt.Errorf("importing %s: %w", path, err)
+		// The unit's transaction rolled back; removing the run too leaves
+		// the database as it was before the import.
+		return res, fmt.Errorf("importing %s: %w", path, errors.Join(err, s.dropImportRun(ctx, run.ID)))
 	}
 	if !called {
 		res.Reused = true
@@ -87,6 +89,18 @@ func (s *Store) ImportJSONL(ctx context.Context, path, runName string) (ImportRe
 		return res, err
 	}
 	return res, s.FinishRun(ctx, run.ID, RunImported, "")
+}
+
+// dropImportRun deletes the run a failed import created, before anything
+// else referred to it.
+func (s *Store) dropImportRun(ctx context.Context, runID string) error {
+	ctx = context.WithoutCancel(ctx) // also after the import was cancelled
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id = ?`, runID); err != nil {
+			return fmt.Errorf("removing the failed import's run %s: %w", runID, err)
+		}
+		return nil
+	})
 }
 
 // readJSONIfExists returns a file's JSON, or nil when it is absent or not JSON.

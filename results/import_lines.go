@@ -124,13 +124,14 @@ func importRecord(b []byte, line int) (*Episode, error) {
 	}
 	e, err := DecodeRecord(b)
 	if err != nil {
-		return nil, fmt.Errorf("line %d: %w", line, err)
+		return nil, fmt.Errorf("line %d: %w: %w", line, ErrBadRecord, err)
 	}
 	e.Idx, e.Mode = line, ModeImported
 	if raw, ok := e.Extra[RecordModeKey]; ok {
 		var m string
 		if err := json.Unmarshal(raw, &m); err != nil || m == "" {
-			return nil, fmt.Errorf("line %d: %q must be a non-empty string, not %s", line, RecordModeKey, raw)
+			return nil, fmt.Errorf("line %d: %w: %q must be a non-empty string, not %s", line, ErrBadRecord,
+				RecordModeKey, raw)
 		}
 		e.Mode = m // an exported record keeps its population
 	}

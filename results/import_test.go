@@ -1,0 +1,95 @@
+package results
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// dumpDB returns every row of every table, as text, to compare databases.
+func dumpDB(t *testing.T, s *Store) string {
+	t.Helper()
+	tables, err := s.r.Query(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for tables.Next() {
+		var n string
+		if err := tables.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	tables.Close()
+	var out strings.Builder
+	for _, n := range names {
+		rows, err := s.r.Query(`SELECT * FROM "` + n + `"`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		var lines []string
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, fmt.Sprintf("%q", vals))
+		}
+		rows.Close()
+		slices.Sort(lines)
+		fmt.Fprintf(&out, "%s (%d rows)\n%s\n", n, len(lines), strings.Join(lines, "\n"))
+	}
+	return out.String()
+}
+
+// TestImportBadLineLeavesDatabaseUnchanged imports a file whose line 701
+// (past the first chunks the decoders take) is not JSON into a database
+// holding an earlier import: the error names the line and the database is
+// left exactly as it was, with no run, unit or episode of the failed
+// import.
+func TestImportBadLineLeavesDatabaseUnchanged(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	if _, err := s.ImportJSONL(ctx, "testdata/mascot_sample.jsonl", "earlier"); err != nil {
+		t.Fatal(err)
+	}
+	before := dumpDB(t, s)
+
+	var good [][]byte
+	for _, line := range sampleLines(t) {
+		if bytes.HasPrefix(line, []byte(`{"conv_id":`)) && !bytes.Contains(line, []byte(`"mode":""`)) {
+			good = append(good, line)
+		}
+	}
+	var file bytes.Buffer
+	for i := 1; i <= 1000; i++ {
+		line := good[i%len(good)]
+		if i == 701 {
+			line = []byte(`{"conv_id":"x","turns":[`)
+		}
+		file.Write(line)
+		file.WriteByte('\n')
+	}
+	path := filepath.Join(t.TempDir(), "conversations.jsonl")
+	if err := os.WriteFile(path, file.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.ImportJSONL(ctx, path, "broken")
+	if err == nil || !strings.Contains(err.Error(), "line 701:") {
+		t.Fatalf("import error %v, want one naming line 701", err)
+	}
+	if after := dumpDB(t, s); after != before {
+		t.Fatalf("the failed import changed the database:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
