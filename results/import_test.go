@@ -93,3 +93,35 @@ func TestImportBadLineLeavesDatabaseUnchanged(t *testing.T) {
 		t.Fatalf("the failed import changed the database:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
+
+// TestExportImportExportByteIdentical: exporting a run, importing the
+// file and exporting the imported run writes the same bytes (the records
+// take the import's fast path; run_config.json too).
+func TestExportImportExportByteIdentical(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	src, err := s.ImportJSONL(ctx, "testdata/mascot_sample.jsonl", "python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.ExportJSONL(ctx, src.RunID, filepath.Join(t.TempDir(), "a"), ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := openTemp(t)
+	again, err := s2.ImportJSONL(ctx, first.Path, "again")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := s2.ExportJSONL(ctx, again.RunID, filepath.Join(t.TempDir(), "b"), ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{ConversationsFile, RunConfigFile} {
+		a, errA := os.ReadFile(filepath.Join(first.Dir, name))
+		b, errB := os.ReadFile(filepath.Join(second.Dir, name))
+		if errA != nil || errB != nil || !bytes.Equal(a, b) || len(a) == 0 {
+			t.Errorf("%s differs (%v, %v):\n%s\n%s", name, errA, errB, a, b)
+		}
+	}
+}

@@ -170,15 +170,23 @@ func recordFields(e *Episode) ([]field, error) {
 
 // EncodeRecord writes an episode as one MASCOT JSONL line (no newline).
 func EncodeRecord(e *Episode) ([]byte, error) {
-	fs, err := recordFields(e)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := writeRecord(&buf, e); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := writeObject(&buf, fs, e.Extra); err != nil {
-		return nil, fmt.Errorf("encoding episode %s: %w", e.ConvID, err)
-	}
 	return buf.Bytes(), nil
+}
+
+// writeRecord appends EncodeRecord's line to buf.
+func writeRecord(buf *bytes.Buffer, e *Episode) error {
+	fs, err := recordFields(e)
+	if err != nil {
+		return err
+	}
+	if err := writeObject(buf, fs, e.Extra); err != nil {
+		return fmt.Errorf("encoding episode %s: %w", e.ConvID, err)
+	}
+	return nil
 }
 
 // DecodeRecord reads one MASCOT JSONL line. Every key of the line survives:
