@@ -28,6 +28,19 @@ type importChunk struct {
 // inserts the chunks in order. The first bad line stops the import with
 // an error naming it; its transaction then rolls everything back.
 func importLines(ctx context.Context, data []byte, tx *Tx) (int, error) {
+	resume, err := suspendEpisodeTally(ctx, tx.SQL())
+	if err != nil {
+		return 0, err
+	}
+	n, err := insertLines(ctx, data, tx)
+	if err != nil {
+		return n, err
+	}
+	return n, resume(tx.Unit().Fingerprint, n)
+}
+
+// insertLines is importLines with the tally trigger suspended.
+func insertLines(ctx context.Context, data []byte, tx *Tx) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()

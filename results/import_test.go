@@ -3,6 +3,8 @@ package results
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,6 +29,7 @@ func dumpDB(t *testing.T, s *Store) string {
 		names = append(names, n)
 	}
 	tables.Close()
+	names = append(names, "sqlite_master") // the schema, triggers included
 	var out strings.Builder
 	for _, n := range names {
 		rows, err := s.r.Query(`SELECT * FROM "` + n + `"`)
@@ -123,5 +126,61 @@ func TestExportImportExportByteIdentical(t *testing.T) {
 		if errA != nil || errB != nil || !bytes.Equal(a, b) || len(a) == 0 {
 			t.Errorf("%s differs (%v, %v):\n%s\n%s", name, errA, errB, a, b)
 		}
+	}
+}
+
+// TestImportKeepsTalliesAndSchema: with the per-episode tally trigger
+// suspended during an import, run_stage_units still equals the raw counts
+// after a first import and a reused one, and the schema (the trigger
+// included) is as before.
+func TestImportKeepsTalliesAndSchema(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	schema := func() string {
+		var out strings.Builder
+		rows, err := s.r.Query(`SELECT type, name, COALESCE(sql, '') FROM sqlite_master ORDER BY type, name`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var typ, name, sql string
+			if err := rows.Scan(&typ, &name, &sql); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&out, "%s %s %s\n", typ, name, sql)
+		}
+		return out.String()
+	}
+	before := schema()
+	if !strings.Contains(before, episodeTallyTrigger) {
+		t.Fatalf("no trigger %s in the schema", episodeTallyTrigger)
+	}
+	// An earlier run already links the file's unit (a failed attempt), so
+	// the imported episodes count in its tallies as they are inserted.
+	data, err := os.ReadFile("testdata/mascot_sample.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	mustRun(t, s, "r0")
+	u := Unit{Fingerprint: "import-" + hex.EncodeToString(sum[:]), Kind: "import", StageKey: "import", RunID: "r0"}
+	if err := s.FailUnit(ctx, u, "earlier attempt"); err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.ImportJSONL(ctx, "testdata/mascot_sample.jsonl", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.ImportJSONL(ctx, "testdata/mascot_sample.jsonl", "")
+	if err != nil || !again.Reused {
+		t.Fatalf("re-import %+v %v", again, err)
+	}
+	checkTallies(t, s, "import", "r0", first.RunID, again.RunID)
+	if d, err := s.GetRunDetail(ctx, first.RunID); err != nil || d.Episodes != 4 {
+		t.Fatalf("run detail of the import: %v", err)
+	}
+	if after := schema(); after != before {
+		t.Fatalf("schema changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
