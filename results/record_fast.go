@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -73,12 +74,17 @@ func decodeRecordFast(line []byte) *Episode {
 		}
 	}
 	e.System, e.Dataset = e.Metadata.System, e.Metadata.Dataset
-	enc, err := EncodeRecord(e)
-	if err != nil || !bytes.Equal(enc, line) {
+	enc := encodeBuffers.Get().(*bytes.Buffer)
+	defer encodeBuffers.Put(enc)
+	enc.Reset()
+	if writeRecord(enc, e) != nil || !bytes.Equal(enc.Bytes(), line) {
 		return nil
 	}
 	return e
 }
+
+// encodeBuffers holds the buffers decodeRecordFast re-encodes lines into.
+var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // decodeMetadataFast is decodeRecordFast for a metadata block alone.
 func decodeMetadataFast(raw []byte) (Metadata, bool) {
