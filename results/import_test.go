@@ -131,8 +131,8 @@ func TestExportImportExportByteIdentical(t *testing.T) {
 
 // TestImportKeepsTalliesAndSchema: with the per-episode tally trigger
 // suspended during an import, run_stage_units still equals the raw counts
-// after a first import and a reused one, and the schema (the trigger
-// included) is as before.
+// after a first import and a reused one, the schema (the trigger
+// included) is as before, and so are the writer's settings.
 func TestImportKeepsTalliesAndSchema(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
@@ -152,6 +152,18 @@ func TestImportKeepsTalliesAndSchema(t *testing.T) {
 		}
 		return out.String()
 	}
+	writerPragmas := func() string {
+		var out []string
+		for _, p := range importPragmas {
+			var v string
+			if err := s.w.QueryRow(`PRAGMA ` + p.name).Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p.name+"="+v)
+		}
+		return strings.Join(out, " ")
+	}
+	pragmas := writerPragmas()
 	before := schema()
 	if !strings.Contains(before, episodeTallyTrigger) {
 		t.Fatalf("no trigger %s in the schema", episodeTallyTrigger)
@@ -179,6 +191,9 @@ func TestImportKeepsTalliesAndSchema(t *testing.T) {
 	checkTallies(t, s, "import", "r0", first.RunID, again.RunID)
 	if d, err := s.GetRunDetail(ctx, first.RunID); err != nil || d.Episodes != 4 {
 		t.Fatalf("run detail of the import: %v", err)
+	}
+	if got := writerPragmas(); got != pragmas {
+		t.Errorf("writer's settings after the import: %s, want them set back to %s", got, pragmas)
 	}
 	if after := schema(); after != before {
 		t.Fatalf("schema changed:\nbefore:\n%s\nafter:\n%s", before, after)
