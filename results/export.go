@@ -134,23 +134,7 @@ func (s *Store) ExportJSONL(ctx context.Context, runID, dir string, opts ExportO
 		return res, fmt.Errorf("creating export directory: %w", err)
 	}
 	err = writeAtomic(res.Path, func(w *bufio.Writer) error {
-		return s.forEachEpisode(ctx, runID, training, func(e *Episode, stage string) error {
-			if err := labelRecord(e, stage); err != nil {
-				return err
-			}
-			line, err := EncodeRecord(e)
-			if err != nil {
-				return err
-			}
-			if _, err := w.Write(line); err != nil {
-				return err
-			}
-			res.Episodes++
-			if IsTrainingMode(e.Mode) {
-				res.Training++
-			}
-			return w.WriteByte('\n')
-		})
+		return s.writeRecords(ctx, runID, training, w, &res)
 	})
 	if err != nil {
 		return res, fmt.Errorf("exporting run %s: %w", runID, err)
@@ -176,7 +160,7 @@ func (s *Store) ExportJSONL(ctx context.Context, runID, dir string, opts ExportO
 
 // labelRecord adds the stage and mode keys to an episode's record unless
 // it carries them already.
-func labelRecord(e *Episode, stage string) error {
+func labelRecord(e *Episode, stage string) {
 	if e.Extra == nil {
 		e.Extra = map[string]json.RawMessage{}
 	}
@@ -184,13 +168,8 @@ func labelRecord(e *Episode, stage string) error {
 		if _, ok := e.Extra[k]; ok {
 			continue
 		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("encoding %s of episode %d: %w", k, e.ID, err)
-		}
-		e.Extra[k] = b
+		e.Extra[k] = appendJSONString(nil, v)
 	}
-	return nil
 }
 
 // Summary builds the run_summary.json object: the summary the runner stored

@@ -1,14 +1,14 @@
 package results
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 )
@@ -56,16 +56,22 @@ func (s *Store) ImportJSONL(ctx context.Context, path, runName string) (ImportRe
 	}
 	res.RunID = run.ID
 	u := Unit{Fingerprint: res.UnitFP, Kind: "import", StageKey: "import", RunID: run.ID}
+	restore, err := s.tuneWriterForImport(ctx)
+	if err != nil {
+		return res, fmt.Errorf("importing %s: %w", path, err)
+	}
 	called := false
 	err = s.CommitUnit(ctx, u, func(tx *Tx) error {
 		called = true
-		n, err := importLines(bytes.NewReader(data), tx)
+		n, err := importLines(ctx, data, tx)
 		res.Episodes = n
 		return err
 	})
+	err = errors.Join(err, restore())
 	if err != nil {
-		_ = s.FinishRun(ctx, run.ID, RunFailed, "")
-		return res, fmt.Errorf("importing %s: %w", path, err)
+		// The unit's transaction rolled back; removing the run too leaves
+		// the database as it was before the import.
+		return res, fmt.Errorf("importing %s: %w", path, errors.Join(err, s.dropImportRun(ctx, run.ID)))
 	}
 	if !called {
 		res.Reused = true
@@ -85,38 +91,16 @@ func (s *Store) ImportJSONL(ctx context.Context, path, runName string) (ImportRe
 	return res, s.FinishRun(ctx, run.ID, RunImported, "")
 }
 
-func importLines(r io.Reader, tx *Tx) (int, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
-	n, line := 0, 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
+// dropImportRun deletes the run a failed import created, before anything
+// else referred to it.
+func (s *Store) dropImportRun(ctx context.Context, runID string) error {
+	ctx = context.WithoutCancel(ctx) // also after the import was cancelled
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id = ?`, runID); err != nil {
+			return fmt.Errorf("removing the failed import's run %s: %w", runID, err)
 		}
-		e, err := DecodeRecord(b)
-		if err != nil {
-			return n, fmt.Errorf("line %d: %w", line, err)
-		}
-		e.Idx, e.Mode = line, ModeImported
-		if raw, ok := e.Extra[RecordModeKey]; ok {
-			var m string
-			if err := json.Unmarshal(raw, &m); err != nil || m == "" {
-				return n, fmt.Errorf("line %d: %q must be a non-empty string, not %s", line, RecordModeKey, raw)
-			}
-			e.Mode = m // an exported record keeps its population
-		}
-		deriveSplit(e)
-		if _, err := tx.InsertEpisode(*e); err != nil {
-			return n, fmt.Errorf("line %d: %w", line, err)
-		}
-		n++
-	}
-	if err := sc.Err(); err != nil {
-		return n, fmt.Errorf("reading line %d: %w", line+1, err)
-	}
-	return n, nil
+		return nil
+	})
 }
 
 // readJSONIfExists returns a file's JSON, or nil when it is absent or not JSON.

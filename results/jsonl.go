@@ -30,6 +30,13 @@ func encodeMetadata(m Metadata) ([]byte, error) {
 
 // decodeMetadata reads a metadata block losslessly.
 func decodeMetadata(raw json.RawMessage) (Metadata, error) {
+	if m, ok := decodeMetadataFast(raw); ok {
+		return m, nil
+	}
+	return decodeMetadataGeneral(raw)
+}
+
+func decodeMetadataGeneral(raw json.RawMessage) (Metadata, error) {
 	var m Metadata
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
@@ -163,15 +170,23 @@ func recordFields(e *Episode) ([]field, error) {
 
 // EncodeRecord writes an episode as one MASCOT JSONL line (no newline).
 func EncodeRecord(e *Episode) ([]byte, error) {
-	fs, err := recordFields(e)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := writeRecord(&buf, e); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := writeObject(&buf, fs, e.Extra); err != nil {
-		return nil, fmt.Errorf("encoding episode %s: %w", e.ConvID, err)
-	}
 	return buf.Bytes(), nil
+}
+
+// writeRecord appends EncodeRecord's line to buf.
+func writeRecord(buf *bytes.Buffer, e *Episode) error {
+	fs, err := recordFields(e)
+	if err != nil {
+		return err
+	}
+	if err := writeObject(buf, fs, e.Extra); err != nil {
+		return fmt.Errorf("encoding episode %s: %w", e.ConvID, err)
+	}
+	return nil
 }
 
 // DecodeRecord reads one MASCOT JSONL line. Every key of the line survives:
@@ -179,6 +194,15 @@ func EncodeRecord(e *Episode) ([]byte, error) {
 // cannot reproduce (null, another type), are kept in Extra, so that
 // EncodeRecord(DecodeRecord(line)) equals line as a JSON value.
 func DecodeRecord(line []byte) (*Episode, error) {
+	if e := decodeRecordFast(line); e != nil {
+		return e, nil
+	}
+	return decodeRecordGeneral(line)
+}
+
+// decodeRecordGeneral is DecodeRecord for any line: every key decoded on
+// its own, the extras found by encoding the result and comparing.
+func decodeRecordGeneral(line []byte) (*Episode, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(line, &obj); err != nil {
 		return nil, fmt.Errorf("decoding record: %w", err)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 )
 
@@ -16,19 +18,14 @@ type field struct {
 
 // writeObject writes fields in order, then extra's other keys sorted. An
 // extra value replaces a field of the same key; keys listed under omitKey
-// are left out.
+// are left out. Values are written as json.Marshal writes them.
 func writeObject(buf *bytes.Buffer, fields []field, extra map[string]json.RawMessage) error {
-	omit := map[string]bool{}
+	var omit []string
 	if raw, ok := extra[omitKey]; ok {
-		var keys []string
-		if err := json.Unmarshal(raw, &keys); err != nil {
+		if err := json.Unmarshal(raw, &omit); err != nil {
 			return fmt.Errorf("decoding %s: %w", omitKey, err)
 		}
-		for _, k := range keys {
-			omit[k] = true
-		}
 	}
-	known := map[string]bool{omitKey: true}
 	buf.WriteByte('{')
 	n := 0
 	put := func(k string, v any) error {
@@ -36,26 +33,11 @@ func writeObject(buf *bytes.Buffer, fields []field, extra map[string]json.RawMes
 			buf.WriteByte(',')
 		}
 		n++
-		kb, _ := json.Marshal(k)
-		buf.Write(kb)
-		buf.WriteByte(':')
-		switch x := v.(type) {
-		case json.RawMessage:
-			buf.Write(x)
-		case func(*bytes.Buffer) error:
-			return x(buf)
-		default:
-			vb, err := json.Marshal(v)
-			if err != nil {
-				return fmt.Errorf("encoding %s: %w", k, err)
-			}
-			buf.Write(vb)
-		}
-		return nil
+		buf.Write(append(appendJSONString(buf.AvailableBuffer(), k), ':'))
+		return writeValue(buf, k, v)
 	}
 	for _, f := range fields {
-		known[f.key] = true
-		if omit[f.key] {
+		if slices.Contains(omit, f.key) {
 			continue
 		}
 		v := f.val
@@ -66,9 +48,13 @@ func writeObject(buf *bytes.Buffer, fields []field, extra map[string]json.RawMes
 			return err
 		}
 	}
+	if len(extra) == 0 {
+		buf.WriteByte('}')
+		return nil
+	}
 	keys := make([]string, 0, len(extra))
 	for k := range extra {
-		if !known[k] {
+		if k != omitKey && !slices.ContainsFunc(fields, func(f field) bool { return f.key == k }) {
 			keys = append(keys, k)
 		}
 	}
@@ -79,6 +65,52 @@ func writeObject(buf *bytes.Buffer, fields []field, extra map[string]json.RawMes
 		}
 	}
 	buf.WriteByte('}')
+	return nil
+}
+
+// writeValue writes one value of an object: raw JSON verbatim, a writer
+// function's output, the record codec's own types without reflection, and
+// anything else through json.Marshal.
+func writeValue(buf *bytes.Buffer, k string, v any) error {
+	switch x := v.(type) {
+	case json.RawMessage:
+		buf.Write(x)
+	case func(*bytes.Buffer) error:
+		return x(buf)
+	case string:
+		buf.Write(appendJSONString(buf.AvailableBuffer(), x))
+	case int:
+		buf.Write(appendJSONInt(buf.AvailableBuffer(), x))
+	case *Directive:
+		if x == nil {
+			buf.WriteString("null")
+			return nil
+		}
+		b := append(buf.AvailableBuffer(), `{"agent_name":`...)
+		b = append(appendJSONString(b, x.AgentName), `,"action":`...)
+		b = append(appendJSONString(b, x.Action), `,"tone":`...)
+		buf.Write(append(appendJSONString(b, x.Tone), '}'))
+	case map[string]int:
+		if x == nil {
+			buf.WriteString("null")
+			return nil
+		}
+		b := append(buf.AvailableBuffer(), '{')
+		for i, name := range slices.Sorted(maps.Keys(x)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(appendJSONString(b, name), ':')
+			b = appendJSONInt(b, x[name])
+		}
+		buf.Write(append(b, '}'))
+	default:
+		vb, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encoding %s: %w", k, err)
+		}
+		buf.Write(vb)
+	}
 	return nil
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -313,6 +314,9 @@ func newImport() *cobra.Command {
 				return invalid("no file %s", args[0])
 			}
 			res, err := s.ImportJSONL(c.Context(), args[0], name)
+			if errors.Is(err, results.ErrBadRecord) {
+				return usageError{err}
+			}
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,201 @@
+package results
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// dumpDB returns every row of every table, as text, to compare databases.
+func dumpDB(t *testing.T, s *Store) string {
+	t.Helper()
+	tables, err := s.r.Query(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for tables.Next() {
+		var n string
+		if err := tables.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	tables.Close()
+	names = append(names, "sqlite_master") // the schema, triggers included
+	var out strings.Builder
+	for _, n := range names {
+		rows, err := s.r.Query(`SELECT * FROM "` + n + `"`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		var lines []string
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, fmt.Sprintf("%q", vals))
+		}
+		rows.Close()
+		slices.Sort(lines)
+		fmt.Fprintf(&out, "%s (%d rows)\n%s\n", n, len(lines), strings.Join(lines, "\n"))
+	}
+	return out.String()
+}
+
+// TestImportBadLineLeavesDatabaseUnchanged imports a file whose line 701
+// (past the first chunks the decoders take) is not JSON into a database
+// holding an earlier import: the error names the line and the database is
+// left exactly as it was, with no run, unit or episode of the failed
+// import.
+func TestImportBadLineLeavesDatabaseUnchanged(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	if _, err := s.ImportJSONL(ctx, "testdata/mascot_sample.jsonl", "earlier"); err != nil {
+		t.Fatal(err)
+	}
+	before := dumpDB(t, s)
+
+	var good [][]byte
+	for _, line := range sampleLines(t) {
+		if bytes.HasPrefix(line, []byte(`{"conv_id":`)) && !bytes.Contains(line, []byte(`"mode":""`)) {
+			good = append(good, line)
+		}
+	}
+	var file bytes.Buffer
+	for i := 1; i <= 1000; i++ {
+		line := good[i%len(good)]
+		if i == 701 {
+			line = []byte(`{"conv_id":"x","turns":[`)
+		}
+		file.Write(line)
+		file.WriteByte('\n')
+	}
+	path := filepath.Join(t.TempDir(), "conversations.jsonl")
+	if err := os.WriteFile(path, file.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.ImportJSONL(ctx, path, "broken")
+	if err == nil || !strings.Contains(err.Error(), "line 701:") {
+		t.Fatalf("import error %v, want one naming line 701", err)
+	}
+	if after := dumpDB(t, s); after != before {
+		t.Fatalf("the failed import changed the database:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// TestExportImportExportByteIdentical: exporting a run, importing the
+// file and exporting the imported run writes the same bytes (the records
+// take the import's fast path; run_config.json too).
+func TestExportImportExportByteIdentical(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	src, err := s.ImportJSONL(ctx, "testdata/mascot_sample.jsonl", "python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.ExportJSONL(ctx, src.RunID, filepath.Join(t.TempDir(), "a"), ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := openTemp(t)
+	again, err := s2.ImportJSONL(ctx, first.Path, "again")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := s2.ExportJSONL(ctx, again.RunID, filepath.Join(t.TempDir(), "b"), ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{ConversationsFile, RunConfigFile} {
+		a, errA := os.ReadFile(filepath.Join(first.Dir, name))
+		b, errB := os.ReadFile(filepath.Join(second.Dir, name))
+		if errA != nil || errB != nil || !bytes.Equal(a, b) || len(a) == 0 {
+			t.Errorf("%s differs (%v, %v):\n%s\n%s", name, errA, errB, a, b)
+		}
+	}
+}
+
+// TestImportKeepsTalliesAndSchema: with the per-episode tally trigger
+// suspended during an import, run_stage_units still equals the raw counts
+// after a first import and a reused one, the schema (the trigger
+// included) is as before, and so are the writer's settings.
+func TestImportKeepsTalliesAndSchema(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	schema := func() string {
+		var out strings.Builder
+		rows, err := s.r.Query(`SELECT type, name, COALESCE(sql, '') FROM sqlite_master ORDER BY type, name`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var typ, name, sql string
+			if err := rows.Scan(&typ, &name, &sql); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&out, "%s %s %s\n", typ, name, sql)
+		}
+		return out.String()
+	}
+	writerPragmas := func() string {
+		var out []string
+		for _, p := range importPragmas {
+			var v string
+			if err := s.w.QueryRow(`PRAGMA ` + p.name).Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p.name+"="+v)
+		}
+		return strings.Join(out, " ")
+	}
+	pragmas := writerPragmas()
+	before := schema()
+	if !strings.Contains(before, episodeTallyTrigger) {
+		t.Fatalf("no trigger %s in the schema", episodeTallyTrigger)
+	}
+	// An earlier run already links the file's unit (a failed attempt), so
+	// the imported episodes count in its tallies as they are inserted.
+	data, err := os.ReadFile("testdata/mascot_sample.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	mustRun(t, s, "r0")
+	u := Unit{Fingerprint: "import-" + hex.EncodeToString(sum[:]), Kind: "import", StageKey: "import", RunID: "r0"}
+	if err := s.FailUnit(ctx, u, "earlier attempt"); err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.ImportJSONL(ctx, "testdata/mascot_sample.jsonl", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.ImportJSONL(ctx, "testdata/mascot_sample.jsonl", "")
+	if err != nil || !again.Reused {
+		t.Fatalf("re-import %+v %v", again, err)
+	}
+	checkTallies(t, s, "import", "r0", first.RunID, again.RunID)
+	if d, err := s.GetRunDetail(ctx, first.RunID); err != nil || d.Episodes != 4 {
+		t.Fatalf("run detail of the import: %v", err)
+	}
+	if got := writerPragmas(); got != pragmas {
+		t.Errorf("writer's settings after the import: %s, want them set back to %s", got, pragmas)
+	}
+	if after := schema(); after != before {
+		t.Fatalf("schema changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}

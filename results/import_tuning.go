@@ -1,0 +1,46 @@
+package results
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// importPragmas are the writer connection's settings during an import,
+// which writes one transaction of some 600,000 rows: a page cache that
+// holds the indexes' working set (so pages are not spilled to the WAL and
+// read back mid-transaction), and statement journals in memory (each
+// episode insert fires a trigger, so SQLite keeps a statement journal,
+// otherwise a temporary file: half the import's system time).
+var importPragmas = []struct{ name, value string }{
+	{"cache_size", "-524288"}, // KiB: 512 MiB
+	{"temp_store", "MEMORY"},
+}
+
+// tuneWriterForImport applies importPragmas to the writer connection (the
+// store has one) outside any transaction, as temp_store requires; restore
+// sets the former values back.
+func (s *Store) tuneWriterForImport(ctx context.Context) (restore func() error, err error) {
+	prev := make([]string, 0, len(importPragmas))
+	restore = func() error {
+		var errs []error
+		for i, v := range prev {
+			q := fmt.Sprintf(`PRAGMA %s = %s`, importPragmas[i].name, v)
+			if _, err := s.w.ExecContext(context.WithoutCancel(ctx), q); err != nil {
+				errs = append(errs, fmt.Errorf("restoring %s: %w", importPragmas[i].name, err))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	for _, p := range importPragmas {
+		var v string
+		if err := s.w.QueryRowContext(ctx, `PRAGMA `+p.name).Scan(&v); err != nil {
+			return nil, errors.Join(fmt.Errorf("reading %s: %w", p.name, err), restore())
+		}
+		if _, err := s.w.ExecContext(ctx, fmt.Sprintf(`PRAGMA %s = %s`, p.name, p.value)); err != nil {
+			return nil, errors.Join(fmt.Errorf("setting %s: %w", p.name, err), restore())
+		}
+		prev = append(prev, v)
+	}
+	return restore, nil
+}
