@@ -72,6 +72,10 @@ func TestSlurmDetachedDAGMatchesLocal(t *testing.T) {
 	if a, b := queryStrings(t, ldb, q), queryStrings(t, db, q); strings.Join(a, ",") != strings.Join(b, ",") || len(a) != 4 {
 		t.Fatalf("done units differ:\nlocal %v\ndetached %v", a, b)
 	}
+	// The completed run's report is stored, as a local run's is when it ends.
+	if n := queryStrings(t, db, `SELECT COUNT(*) FROM report_cache WHERE run_id = '`+runID+`'`); n[0] == "0" {
+		t.Fatalf("no stored report for the detached run %s", runID)
+	}
 	// Rows point at rows that exist (ids agree between jobs and controller).
 	if bad := queryStrings(t, db, `SELECT COUNT(*) FROM turns WHERE episode_id NOT IN (SELECT id FROM episodes)`); bad[0] != "0" {
 		t.Fatalf("%s turns point at missing episodes", bad[0])

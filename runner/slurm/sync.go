@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/report"
 )
 
 // Stage states a sync reports.
@@ -38,6 +39,9 @@ type SyncReport struct {
 	// no stage is pending or running any more.
 	Complete bool `json:"complete"`
 	Ended    bool `json:"ended"`
+	// Warning says what went wrong that cost nothing but speed (the
+	// report cache could not be filled).
+	Warning string `json:"warning,omitempty"`
 }
 
 // Sync brings a detached run up to date: it asks Slurm about each stage's
@@ -99,6 +103,13 @@ func (e *Executor) Sync(ctx context.Context, store *results.Store, runDir string
 		}
 		if err := store.FinishRun(ctx, d.RunID, status, ""); err != nil {
 			return rep, err
+		}
+		if rep.Complete {
+			// As a local run does: the report and the viewer serve the
+			// finished run's tables at once (a failure costs only speed).
+			if err := report.Warm(ctx, store, d.RunID); err != nil {
+				rep.Warning = fmt.Sprintf("warming the report cache: %v", err)
+			}
 		}
 	}
 	return rep, d.save()

@@ -83,6 +83,9 @@ func printSync(c *cobra.Command, rep *slurm.SyncReport) {
 	default:
 		fmt.Fprintf(w, "run %s: in progress; run sync again later\n", rep.RunID)
 	}
+	if rep.Warning != "" {
+		fmt.Fprintln(c.ErrOrStderr(), "warning:", rep.Warning)
+	}
 }
 
 // finalizeDetached runs the experiment once on this machine: every unit
