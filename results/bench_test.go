@@ -81,22 +81,25 @@ func BenchmarkEpisodesPage100k(b *testing.B) {
 		}
 		cur = p.Next
 	}
-	for _, q := range []results.EpisodeQuery{
-		{RunID: benchdb.RunID, After: cur},
-		{RunID: benchdb.RunID, After: cur, System: "multiagent-esc"},
-		{RunID: benchdb.RunID, ConvID: "conv-0777"},
+	for _, c := range []struct {
+		name  string
+		q     results.EpisodeQuery
+		empty bool
+	}{
+		{"plain", results.EpisodeQuery{RunID: benchdb.RunID, After: cur}, false},
+		{"system", results.EpisodeQuery{RunID: benchdb.RunID, After: cur, System: "multiagent-esc"}, false},
+		{"conv_prefix", results.EpisodeQuery{RunID: benchdb.RunID, ConvID: "conv-0777"}, false},
+		// Text search: a word in every turn, a number in a few, a word in none
+		// (the case that read every turn of the run before the index).
+		{"text_common", results.EpisodeQuery{RunID: benchdb.RunID, Text: "heavy this week"}, false},
+		{"text_rare", results.EpisodeQuery{RunID: benchdb.RunID, Text: "777772"}, false},
+		{"text_absent", results.EpisodeQuery{RunID: benchdb.RunID, Text: "zebra"}, true},
 	} {
-		name := "plain"
-		if q.System != "" {
-			name = "system"
-		} else if q.ConvID != "" {
-			name = "conv_prefix"
-		}
-		b.Run(name, func(b *testing.B) {
+		b.Run(c.name, func(b *testing.B) {
 			defer benchdb.ReportCPU(b)()
 			for i := 0; i < b.N; i++ {
-				p, err := s.EpisodesPage(ctx, q)
-				if err != nil || len(p.Episodes) == 0 {
+				p, err := s.EpisodesPage(ctx, c.q)
+				if err != nil || (len(p.Episodes) == 0) != c.empty {
 					b.Fatal(err, len(p.Episodes))
 				}
 			}

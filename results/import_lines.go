@@ -32,8 +32,15 @@ func importLines(ctx context.Context, data []byte, tx *Tx) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	index, err := suspendTurnIndex(ctx, tx.SQL())
+	if err != nil {
+		return 0, err
+	}
 	n, err := insertLines(ctx, data, tx)
 	if err != nil {
+		return n, err
+	}
+	if err := index(); err != nil {
 		return n, err
 	}
 	return n, resume(tx.Unit().Fingerprint, n)

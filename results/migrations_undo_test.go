@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-var createdObject = regexp.MustCompile(`(?m)^CREATE (TABLE|TRIGGER|INDEX|VIEW) (?:IF NOT EXISTS )?(\w+)`)
+var createdObject = regexp.MustCompile(`(?m)^CREATE (TABLE|VIRTUAL TABLE|TRIGGER|INDEX|VIEW) (?:IF NOT EXISTS )?(\w+)`)
 
 // undoMigrations takes db back to the version before migration `from`, by
 // dropping what that migration and every later one created (their
@@ -24,7 +24,7 @@ func undoMigrations(t *testing.T, db *sql.DB, from int) {
 	var tables, others []string
 	for _, m := range ms[from-1:] {
 		for _, c := range createdObject.FindAllStringSubmatch(m.sql, -1) {
-			if c[1] == "TABLE" {
+			if c[1] == "TABLE" || c[1] == "VIRTUAL TABLE" {
 				tables = append(tables, c[2])
 			} else {
 				others = append(others, fmt.Sprintf("DROP %s IF EXISTS %s", c[1], c[2]))

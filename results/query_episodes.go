@@ -165,7 +165,7 @@ type EpisodeQuery struct {
 	Dataset string // exact; "" = any
 	Split   string // exact valence or domain; "" = any
 	ConvID  string // conv_id prefix
-	Text    string // substring of any turn's response
+	Text    string // words in one turn's response (see textMatch)
 	After   string // cursor from the previous page's Next; "" = first page
 	Limit   int    // 0 = 50, at most 1000
 }
@@ -191,29 +191,14 @@ type EpisodePage struct {
 type cursor struct {
 	ConvID string `json:"c"`
 	ID     int64  `json:"i"`
+	Turn   int64  `json:"t,omitempty"` // a text search's last turn id
 }
 
-// EpisodesPage returns a page of a run's episodes by keyset pagination:
-// the cost of a page does not grow with its position.
-func (s *Store) EpisodesPage(ctx context.Context, q EpisodeQuery) (EpisodePage, error) {
-	limit := q.Limit
-	if limit <= 0 {
-		limit = 50
-	}
-	limit = min(limit, 1000)
-	where := []string{`EXISTS (SELECT 1 FROM run_units ru WHERE ru.run_id = ? AND ru.fingerprint = e.unit_fp)`}
-	args := []any{q.RunID}
-	if q.After != "" {
-		b, err := base64.RawURLEncoding.DecodeString(q.After)
-		var c cursor
-		if err == nil {
-			err = json.Unmarshal(b, &c)
-		}
-		if err != nil {
-			return EpisodePage{}, fmt.Errorf("decoding page cursor: %w", err)
-		}
-		where, args = append(where, `(e.conv_id, e.id) > (?, ?)`), append(args, c.ConvID, c.ID)
-	}
+// episodeFilters are the WHERE terms (on episodes e) of q's system,
+// dataset, split and conv_id prefix.
+func episodeFilters(q EpisodeQuery) ([]string, []any) {
+	var where []string
+	var args []any
 	if q.System != "" {
 		where, args = append(where, `e.system = ?`), append(args, q.System)
 	}
@@ -229,7 +214,40 @@ func (s *Store) EpisodesPage(ctx context.Context, q EpisodeQuery) (EpisodePage, 
 		where = append(where, `e.conv_id >= ? AND e.conv_id < ?`)
 		args = append(args, q.ConvID, q.ConvID+"\U0010FFFF")
 	}
+	return where, args
+}
+
+// EpisodesPage returns a page of a run's episodes by keyset pagination:
+// the cost of a page does not grow with its position. A Text query with
+// words is answered from the full-text index, in storage order (textPage).
+func (s *Store) EpisodesPage(ctx context.Context, q EpisodeQuery) (EpisodePage, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	limit = min(limit, 1000)
+	var c cursor
+	if q.After != "" {
+		b, err := base64.RawURLEncoding.DecodeString(q.After)
+		if err == nil {
+			err = json.Unmarshal(b, &c)
+		}
+		if err != nil {
+			return EpisodePage{}, fmt.Errorf("decoding page cursor: %w", err)
+		}
+	}
+	if m := textMatch(q.Text); m != "" {
+		return s.textPage(ctx, q, m, c, limit)
+	}
+	where := []string{`EXISTS (SELECT 1 FROM run_units ru WHERE ru.run_id = ? AND ru.fingerprint = e.unit_fp)`}
+	args := []any{q.RunID}
+	if q.After != "" {
+		where, args = append(where, `(e.conv_id, e.id) > (?, ?)`), append(args, c.ConvID, c.ID)
+	}
+	fw, fa := episodeFilters(q)
+	where, args = append(where, fw...), append(args, fa...)
 	if q.Text != "" {
+		// No word in it (punctuation only): a substring of a response.
 		where = append(where, `EXISTS (SELECT 1 FROM turns t WHERE t.episode_id = e.id AND t.response LIKE ? ESCAPE '\')`)
 		args = append(args, "%"+likePrefix(q.Text))
 	}

@@ -1,0 +1,213 @@
+package results
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// textFixture stores, in run r, 30 episodes (one unit each) whose first
+// turn says "plain words <i>", and marks some: episodes 3 and 17 talk of
+// "Driving tests" (17 in both agent turns), 9 of "naïve haystacks"; run
+// "other" has a driving episode of its own that r's search must not list.
+func textFixture(t *testing.T, s *Store) map[int]int64 {
+	t.Helper()
+	ctx := context.Background()
+	mustRun(t, s, "r")
+	mustRun(t, s, "other")
+	ids := map[int]int64{}
+	for i := range 31 {
+		run := "r"
+		if i == 30 {
+			run = "other"
+		}
+		ep := sampleEpisode(fmt.Sprintf("conv-%02d", 40-i)) // storage order is not conv order
+		ep.Mode = ModeEval
+		ep.Turns[0].Response = fmt.Sprintf("plain words %d", i)
+		ep.Turns = append(ep.Turns, Turn{TurnIdx: 2, AgentName: "The Beacon", Response: "more plain words"})
+		switch i {
+		case 3, 30:
+			ep.Turns[0].Response = "Your Driving tests went well."
+		case 17:
+			ep.Turns[0].Response = "Driving tests are hard"
+			ep.Turns[2].Response = "driving  tests, again!"
+		case 9:
+			ep.Turns[2].Response = "A naïve view of haystacks"
+		}
+		err := s.CommitUnit(ctx, Unit{Fingerprint: fmt.Sprintf("t%02d", i), Kind: "episodes", StageKey: "g", RunID: run},
+			func(tx *Tx) error {
+				id, err := tx.InsertEpisode(ep)
+				ids[i] = id
+				return err
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ids
+}
+
+// searchAll pages through a text search with pages of size limit.
+func searchAll(t *testing.T, s *Store, text string, limit int) []int64 {
+	t.Helper()
+	var out []int64
+	after := ""
+	for range 100 {
+		p, err := s.EpisodesPage(context.Background(), EpisodeQuery{RunID: "r", Text: text, Limit: limit, After: after})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range p.Episodes {
+			if n := count(t, s, `SELECT COUNT(*) FROM turns WHERE episode_id = ?`, e.ID); e.NumTurns != n {
+				t.Errorf("episode %d listed with %d turns, has %d", e.ID, e.NumTurns, n)
+			}
+			out = append(out, e.ID)
+		}
+		if after = p.Next; after == "" {
+			return out
+		}
+	}
+	t.Fatal("search never ended")
+	return nil
+}
+
+func TestTextSearchFindsWordsThroughTheIndex(t *testing.T) {
+	s := openTemp(t)
+	ids := textFixture(t, s)
+	for _, c := range []struct {
+		text string
+		want []int
+	}{
+		{"driving tests", []int{3, 17}},
+		{"DRIV test", []int{3, 17}},  // case folded, words as prefixes
+		{"tests driving", nil},       // a phrase: in order
+		{"naive view", []int{9}},     // accents folded
+		{"  haystacks!  ", []int{9}}, // punctuation is not a word
+		{"plain words 2", []int{2, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29}},
+		{"zebra", nil},
+	} {
+		var want []int64
+		for _, i := range c.want {
+			want = append(want, ids[i])
+		}
+		for _, limit := range []int{1, 2, 50} {
+			if got := searchAll(t, s, c.text, limit); !slices.Equal(got, want) {
+				t.Errorf("search %q (pages of %d): %v, want %v", c.text, limit, got, want)
+			}
+		}
+	}
+	// Other filters still apply.
+	p, err := s.EpisodesPage(context.Background(), EpisodeQuery{RunID: "r", Text: "driving", ConvID: "conv-2"})
+	if err != nil || len(p.Episodes) != 1 || p.Episodes[0].ID != ids[17] {
+		t.Errorf("driving in conv-2*: %+v %v, want episode 17", p.Episodes, err)
+	}
+	// The plan reads the index, not every episode of the run.
+	var plan []string
+	rows, err := s.Reader().Query(`EXPLAIN QUERY PLAN SELECT e.id FROM turn_text f JOIN turns t ON t.id = f.docid
+		JOIN episodes e ON e.id = t.episode_id WHERE f.turn_text MATCH '"driv*"' AND f.docid > 0 ORDER BY f.docid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if len(plan) == 0 || !strings.Contains(plan[0], "VIRTUAL TABLE INDEX") || slices.ContainsFunc(plan, func(d string) bool {
+		return strings.Contains(d, "TEMP B-TREE")
+	}) {
+		t.Errorf("query plan %q: want the index first and no sort", plan)
+	}
+}
+
+// TestTextIndexFollowsWrites: deleted episodes and changed responses leave
+// the index, and a database written before migration 0011 is indexed when
+// it is migrated.
+func TestTextIndexFollowsWrites(t *testing.T) {
+	s := openTemp(t)
+	ids := textFixture(t, s)
+	if _, err := s.w.Exec(`DELETE FROM episodes WHERE id = ?`, ids[3]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.Exec(`UPDATE turns SET response = 'cycling' WHERE episode_id = ? AND turn_idx = 0`, ids[17]); err != nil {
+		t.Fatal(err)
+	}
+	if got := searchAll(t, s, "driving", 50); !slices.Equal(got, []int64{ids[17]}) { // its third turn still drives
+		t.Errorf("after a delete and an update: %v, want [%d]", got, ids[17])
+	}
+	if got := searchAll(t, s, "cycling", 50); !slices.Equal(got, []int64{ids[17]}) {
+		t.Errorf("the updated response is not found: %v", got)
+	}
+	if n := count(t, s, `SELECT COUNT(*) FROM turn_text WHERE turn_text MATCH 'driving'`); n != 2 {
+		t.Errorf("%d index entries for driving, want 2 (episode 17's third turn, run other's)", n)
+	}
+	undoMigrations(t, s.w, migrationNumber(t, "_turn_text"))
+	if err := s.CommitUnit(context.Background(), Unit{Fingerprint: "late", Kind: "episodes", StageKey: "g", RunID: "r"},
+		func(tx *Tx) error {
+			ep := sampleEpisode("conv-late")
+			ep.Turns[0].Response = "written before the index existed: driving"
+			_, err := tx.InsertEpisode(ep)
+			return err
+		}); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(context.Background(), s.w); err != nil {
+		t.Fatal(err)
+	}
+	if got := searchAll(t, s, "driving", 50); len(got) != 2 || got[0] != ids[17] {
+		t.Errorf("after migrating: %v, want episode 17 and the late one", got)
+	}
+}
+
+// TestImportedTurnsAreSearchable: an import indexes its turns (in one
+// statement at its end, the per-turn trigger suspended meanwhile) and
+// leaves the trigger in place for later writes.
+func TestImportedTurnsAreSearchable(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	textFixture(t, s)
+	dir := t.TempDir()
+	var paths []string
+	for _, r := range []string{"r", "other"} {
+		res, err := s.ExportJSONL(ctx, r, filepath.Join(dir, r), ExportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, res.Path)
+	}
+	dst := openTemp(t)
+	imp, err := dst.ImportJSONL(ctx, paths[0], "imported")
+	if err != nil {
+		t.Fatal(err)
+	}
+	convs := func(st *Store, run string) []string {
+		p, err := st.EpisodesPage(ctx, EpisodeQuery{RunID: run, Text: "driving tests"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range p.Episodes {
+			out = append(out, e.ConvID)
+		}
+		return out
+	}
+	if got, want := convs(dst, imp.RunID), convs(s, "r"); len(want) != 2 || !slices.Equal(got, want) {
+		t.Errorf("imported run's search: %v, want %v", got, want)
+	}
+	if n := count(t, dst, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'turn_text_add'`); n != 1 {
+		t.Fatal("the import left the index trigger dropped")
+	}
+	imp2, err := dst.ImportJSONL(ctx, paths[1], "imported-other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := convs(dst, imp2.RunID); len(got) != 1 {
+		t.Errorf("second import's search: %v, want its one driving episode", got)
+	}
+}
