@@ -86,3 +86,30 @@ func TestGroupedCommitsCountOnlyCommittedUnits(t *testing.T) {
 		t.Fatal("a claimed unit's commit counted a second attempt")
 	}
 }
+
+// A unit whose context ends while its rows are being written still
+// commits: its context is checked once, when its turn in the group comes,
+// and its statements run without it (a canceled statement would be
+// interrupted, and an interrupted statement rolls back the whole group).
+func TestGroupedUnitCommitsWhenItsContextEndsMidway(t *testing.T) {
+	s := openTemp(t)
+	mustRun(t, s, "r1")
+	ctx, cancel := context.WithCancel(context.Background())
+	u := Unit{Fingerprint: "fp-cancel", Kind: "candidates", StageKey: "cand", RunID: "r1"}
+	err := s.CommitUnit(ctx, u, func(tx *Tx) error {
+		cancel()
+		_, err := tx.InsertCandidates([]Candidate{{ContextID: "c", Persona: "p", Text: "t"}})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("unit canceled midway: %v", err)
+	}
+	if got := count(t, s, `SELECT COUNT(*) FROM candidates WHERE unit_fp = 'fp-cancel'`); got != 1 {
+		t.Fatalf("%d candidates committed, want 1", got)
+	}
+	// A unit whose context ended before its turn is not written.
+	err = s.CommitUnit(ctx, Unit{Fingerprint: "fp-late", Kind: "candidates", StageKey: "cand", RunID: "r1"}, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("unit canceled before its turn: %v, want context.Canceled", err)
+	}
+}
