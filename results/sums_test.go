@@ -156,3 +156,17 @@ func TestCacheBatchesJoinTheGroups(t *testing.T) {
 		t.Fatalf("%d candidates of the unit, want 1", n)
 	}
 }
+
+// The writer keeps SQLite's temporary files (the statement journal of the
+// group commit's savepoints) in memory: spilled to disk they made two
+// thirds of its write calls.
+func TestWriterKeepsTemporaryFilesInMemory(t *testing.T) {
+	s := openTemp(t)
+	var mode int
+	if err := s.w.QueryRow(`PRAGMA temp_store`).Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if mode != 2 { // MEMORY
+		t.Fatalf("writer temp_store = %d, want 2 (MEMORY)", mode)
+	}
+}
