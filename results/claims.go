@@ -28,7 +28,7 @@ func (s *Store) ClaimAndStartUnit(ctx context.Context, u Unit) (string, error) {
 func (s *Store) claimUnit(ctx context.Context, u Unit, start bool) (string, error) {
 	fp, runID := u.Fingerprint, u.RunID
 	holder := runID
-	err := s.writeGrouped(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// The usual case, a unit nobody claims, takes one statement.
 		res, err := tx.ExecContext(ctx, `INSERT INTO unit_claims (fingerprint, run_id, claimed_at) VALUES (?, ?, ?)
 			ON CONFLICT (fingerprint) DO NOTHING`, fp, runID, nowMS())

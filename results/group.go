@@ -14,11 +14,17 @@ import (
 // back to its savepoint alone; the others commit. The counters and latency
 // histograms the units add are summed over the group and written once,
 // before the group commits.
+//
+// The statements of a group run under a context without cancellation (the
+// caller's context is checked once, when its turn comes): go-sqlite3 runs
+// a statement whose context can be canceled on a goroutine of its own, and
+// a cancellation interrupts it with sqlite3_interrupt, which rolls back the
+// whole transaction, the other units' writes included.
 
 // groupReq is one caller's write, waiting for its group.
 type groupReq struct {
 	ctx  context.Context
-	fn   func(*sql.Tx, *sums) error
+	fn   func(context.Context, *sql.Tx, *sums) error
 	done chan error
 }
 
@@ -31,14 +37,15 @@ type grouper struct {
 
 // writeGrouped runs fn in a write transaction shared with the writes that
 // queued meanwhile, and returns once that transaction has committed (or
-// fn's own error, after undoing what fn wrote).
-func (s *Store) writeGrouped(ctx context.Context, fn func(*sql.Tx) error) error {
-	return s.writeGroupedSums(ctx, func(tx *sql.Tx, _ *sums) error { return fn(tx) })
+// fn's own error, after undoing what fn wrote). fn gets ctx without its
+// cancellation, for its statements.
+func (s *Store) writeGrouped(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+	return s.writeGroupedSums(ctx, func(ctx context.Context, tx *sql.Tx, _ *sums) error { return fn(ctx, tx) })
 }
 
 // writeGroupedSums is writeGrouped for a write that also adds counters
 // (to the sums it is given, kept only if fn succeeds).
-func (s *Store) writeGroupedSums(ctx context.Context, fn func(*sql.Tx, *sums) error) error {
+func (s *Store) writeGroupedSums(ctx context.Context, fn func(context.Context, *sql.Tx, *sums) error) error {
 	req := &groupReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	s.group.mu.Lock()
 	s.group.queue = append(s.group.queue, req)
@@ -80,7 +87,7 @@ func (s *Store) writeGroup(batch []*groupReq) {
 				return fmt.Errorf("opening a savepoint: %w", err)
 			}
 			unit.reset()
-			if errs[i] = r.fn(tx, &unit); errs[i] != nil {
+			if errs[i] = r.fn(context.WithoutCancel(r.ctx), tx, &unit); errs[i] != nil {
 				if _, err := tx.Exec(`ROLLBACK TO unit`); err != nil {
 					return fmt.Errorf("rolling back a unit: %w", err)
 				}

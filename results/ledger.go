@@ -75,7 +75,7 @@ func (s *Store) GetUnit(ctx context.Context, fingerprint string) (UnitState, err
 // unit that is already done. Optional: CommitUnit works without it; use it
 // for long units (training) that write rows before they are done.
 func (s *Store) StartUnit(ctx context.Context, u Unit) error {
-	return s.writeGrouped(ctx, func(tx *sql.Tx) error {
+	return s.writeGrouped(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := startUnit(ctx, tx, u)
 		return err
 	})
@@ -157,7 +157,7 @@ func linkUnit(ctx context.Context, tx *sql.Tx, u Unit, cached bool) error {
 // nothing is inserted and the unit is linked to u.RunID as cached; the call
 // returns nil. If fn fails, nothing is written.
 func (s *Store) CommitUnit(ctx context.Context, u Unit, fn func(tx *Tx) error) error {
-	return s.writeGroupedSums(ctx, func(stx *sql.Tx, sm *sums) error {
+	return s.writeGroupedSums(ctx, func(ctx context.Context, stx *sql.Tx, sm *sums) error {
 		// The usual case, a unit StartUnit (or the claim) marked running,
 		// takes one statement; its attempt is already counted. The
 		// savepoint undoes it if fn fails.
@@ -214,7 +214,7 @@ func (s *Store) FailUnit(ctx context.Context, u Unit, errMsg string) error {
 // FailUnitWith is FailUnit that also runs fn (the unit's counters) in the
 // same transaction, unless the unit is already done.
 func (s *Store) FailUnitWith(ctx context.Context, u Unit, errMsg string, fn func(tx *Tx) error) error {
-	return s.writeGroupedSums(ctx, func(tx *sql.Tx, sm *sums) error {
+	return s.writeGroupedSums(ctx, func(ctx context.Context, tx *sql.Tx, sm *sums) error {
 		prev, err := ensureUnit(ctx, tx, u, prevAttemptMissing(ctx, tx, u.Fingerprint))
 		if err != nil {
 			return err

@@ -137,13 +137,15 @@ func (c *LLMCache) Holding(ctx context.Context, prefixes []string) (map[string]b
 const putCachedSQL = `INSERT INTO llm_calls (key, response_json, created_at) VALUES (?, ?, ?)
 	ON CONFLICT (key) DO UPDATE SET response_json = excluded.response_json`
 
-// PutMany stores several responses (key -> response JSON) in one
-// transaction.
+// PutMany stores several responses (key -> response JSON), all or none.
+// They join the group transaction of the unit writes under way (see
+// writeGrouped) instead of taking the writer for a transaction of their
+// own.
 func (c *LLMCache) PutMany(ctx context.Context, entries map[string]json.RawMessage) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	return c.s.writeTx(ctx, func(tx *sql.Tx) error {
+	return c.s.writeGrouped(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := nowMS()
 		for key, value := range entries {
 			if key == "" || !json.Valid(value) {

@@ -59,6 +59,17 @@ func OpenContext(ctx context.Context, path string) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("migrating %s: %w", path, err)
 	}
+	// The group commit (group.go) opens a savepoint per unit. SQLite keeps
+	// the original of every page a savepoint changes in a statement
+	// journal, which past 64 KiB it spills to a temporary file: two thirds
+	// of the writer's write calls in the candidates benchmark (docs/llm.md).
+	// In memory, that journal holds at most the pages one unit changes. Set
+	// after the migrations, whose index builds may sort more than memory
+	// should hold; the pool keeps its one connection, so the setting stays.
+	if _, err := w.ExecContext(ctx, `PRAGMA temp_store = MEMORY`); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("configuring the writer of %s: %w", path, err)
+	}
 	r, err := sql.Open("sqlite3", dsn(path, true))
 	if err != nil {
 		w.Close()

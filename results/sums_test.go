@@ -2,6 +2,7 @@ package results
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -84,5 +85,88 @@ func TestGroupedCommitsCountOnlyCommittedUnits(t *testing.T) {
 	}
 	if got := count(t, s, `SELECT COUNT(*) FROM units WHERE fingerprint = 'fp-00' AND attempts = 1`); got != 1 {
 		t.Fatal("a claimed unit's commit counted a second attempt")
+	}
+}
+
+// A unit whose context ends while its rows are being written still
+// commits: its context is checked once, when its turn in the group comes,
+// and its statements run without it (a canceled statement would be
+// interrupted, and an interrupted statement rolls back the whole group).
+func TestGroupedUnitCommitsWhenItsContextEndsMidway(t *testing.T) {
+	s := openTemp(t)
+	mustRun(t, s, "r1")
+	ctx, cancel := context.WithCancel(context.Background())
+	u := Unit{Fingerprint: "fp-cancel", Kind: "candidates", StageKey: "cand", RunID: "r1"}
+	err := s.CommitUnit(ctx, u, func(tx *Tx) error {
+		cancel()
+		_, err := tx.InsertCandidates([]Candidate{{ContextID: "c", Persona: "p", Text: "t"}})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("unit canceled midway: %v", err)
+	}
+	if got := count(t, s, `SELECT COUNT(*) FROM candidates WHERE unit_fp = 'fp-cancel'`); got != 1 {
+		t.Fatalf("%d candidates committed, want 1", got)
+	}
+	// A unit whose context ended before its turn is not written.
+	err = s.CommitUnit(ctx, Unit{Fingerprint: "fp-late", Kind: "candidates", StageKey: "cand", RunID: "r1"}, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("unit canceled before its turn: %v, want context.Canceled", err)
+	}
+}
+
+// The response cache's batches join the unit groups: a batch is written
+// whole or not at all, and a bad batch leaves the units of its group
+// alone.
+func TestCacheBatchesJoinTheGroups(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	mustRun(t, s, "r1")
+	c := s.LLMCache()
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		errs[0] = c.PutMany(ctx, map[string]json.RawMessage{"fp|a": []byte(`{"choices":["a"]}`), "fp|b": []byte(`{"choices":["b"]}`)})
+	}()
+	go func() {
+		defer wg.Done()
+		errs[1] = c.PutMany(ctx, map[string]json.RawMessage{"fp|c": []byte(`{"choices":["c"]}`), "fp|d": []byte(`{`)})
+	}()
+	go func() {
+		defer wg.Done()
+		errs[2] = s.CommitUnit(ctx, Unit{Fingerprint: "fp-u", Kind: "candidates", StageKey: "cand", RunID: "r1"}, func(tx *Tx) error {
+			_, err := tx.InsertCandidates([]Candidate{{ContextID: "c", Persona: "p", Text: "t"}})
+			return err
+		})
+	}()
+	wg.Wait()
+	if errs[0] != nil || errs[1] == nil || errs[2] != nil {
+		t.Fatalf("good batch: %v; bad batch: %v (want an error); unit: %v", errs[0], errs[1], errs[2])
+	}
+	got, err := c.GetPrefix(ctx, "fp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || string(got["fp|a"]) != `{"choices":["a"]}` || string(got["fp|b"]) != `{"choices":["b"]}` {
+		t.Fatalf("cached %v, want fp|a and fp|b only", got)
+	}
+	if n := count(t, s, `SELECT COUNT(*) FROM candidates WHERE unit_fp = 'fp-u'`); n != 1 {
+		t.Fatalf("%d candidates of the unit, want 1", n)
+	}
+}
+
+// The writer keeps SQLite's temporary files (the statement journal of the
+// group commit's savepoints) in memory: spilled to disk they made two
+// thirds of its write calls.
+func TestWriterKeepsTemporaryFilesInMemory(t *testing.T) {
+	s := openTemp(t)
+	var mode int
+	if err := s.w.QueryRow(`PRAGMA temp_store`).Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if mode != 2 { // MEMORY
+		t.Fatalf("writer temp_store = %d, want 2 (MEMORY)", mode)
 	}
 }

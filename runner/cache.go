@@ -140,7 +140,8 @@ func (c *storeCache) loop() {
 	}
 }
 
-// flush writes the pending responses in one transaction; they stay
+// flush writes the pending responses, all or none, in the store's next group
+// transaction (see results.LLMCache.PutMany); they stay
 // readable from pending until written.
 func (c *storeCache) flush() {
 	c.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
@@ -143,7 +144,12 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 		}
 		b.StartTimer()
 		cpu0, t0 := cpuSelf(), time.Now()
-		s, err := runner.Execute(context.Background(), runner.Options{Loaded: l, Store: store, RunsDir: filepath.Join(dir, "runs")})
+		var s *runner.Summary
+		// The label tags this path's samples (and its goroutines') in a
+		// -cpuprofile: go tool pprof -tagfocus path=stage.
+		pprof.Do(context.Background(), pprof.Labels("path", "stage"), func(ctx context.Context) {
+			s, err = runner.Execute(ctx, runner.Options{Loaded: l, Store: store, RunsDir: filepath.Join(dir, "runs")})
+		})
 		stageTime += time.Since(t0)
 		stageCPU += cpuSelf() - cpu0
 		b.StopTimer()
@@ -163,7 +169,9 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 			b.Fatal(err)
 		}
 		cpu0 = cpuSelf()
-		bareTime += bareRequests(b, url, prompts, conc)
+		pprof.Do(context.Background(), pprof.Labels("path", "bare"), func(context.Context) {
+			bareTime += bareRequests(b, url, prompts, conc)
+		})
 		bareCPU += cpuSelf() - cpu0
 		b.StartTimer()
 	}

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -54,24 +55,31 @@ func buildChatRequest(ep Endpoint, req Request, model string) (openai.ChatComple
 			},
 		}
 	}
-	var extra []string
+	// Appended without fmt: this runs for every request.
+	var extra []byte
+	member := func(k string) {
+		if len(extra) > 0 {
+			extra = append(extra, ',')
+		}
+		extra = append(append(append(extra, '"'), k...), '"', ':')
+	}
 	addF := func(k string, p, def *float64) {
 		if p == nil {
 			p = def
 		}
 		if p != nil {
-			extra = append(extra, fmt.Sprintf("%q:%s", k, strconv.FormatFloat(*p, 'g', -1, 64)))
+			member(k)
+			extra = strconv.AppendFloat(extra, *p, 'g', -1, 64)
 		}
 	}
 	addF("temperature", req.Temperature, s.Temperature)
 	addF("top_p", req.TopP, s.TopP)
-	if k := req.TopK; k != nil {
-		extra = append(extra, fmt.Sprintf(`"top_k":%d`, *k))
-	} else if s.TopK != nil {
-		extra = append(extra, fmt.Sprintf(`"top_k":%d`, *s.TopK))
+	if k := cmp.Or(req.TopK, s.TopK); k != nil {
+		member("top_k")
+		extra = strconv.AppendInt(extra, int64(*k), 10)
 	}
 	addF("repetition_penalty", req.RepetitionPenalty, s.RepetitionPenalty)
-	return o, []byte(strings.Join(extra, ","))
+	return o, extra
 }
 
 // attempt sends one HTTP attempt to rep under the endpoint's per-attempt

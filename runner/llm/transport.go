@@ -44,15 +44,11 @@ type doer struct {
 func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	st, _ := req.Context().Value(attemptKey{}).(*attemptState)
 	if st != nil && len(st.extra) > 0 && req.Body != nil {
-		// Read the body into a buffer that has room for the members, so
-		// splicing them copies nothing.
-		buf := bytes.NewBuffer(make([]byte, 0, max(req.ContentLength, 512)+int64(len(st.extra))+1))
-		_, err := buf.ReadFrom(req.Body)
-		_ = req.Body.Close()
+		body, err := readBody(req, len(st.extra)+1)
 		if err != nil {
 			return nil, err
 		}
-		body := spliceJSON(buf.Bytes(), st.extra)
+		body = spliceJSON(body, st.extra)
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.ContentLength = int64(len(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
@@ -72,6 +68,28 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		}
 	}
 	return resp, err
+}
+
+// readBody reads and closes req's body into a slice with room for spare
+// more bytes (the spliced members), so that splicing them copies nothing.
+// A body of known length is read into one allocation of the right size
+// (bytes.Buffer.ReadFrom would grow it again for its last, empty read).
+func readBody(req *http.Request, spare int) ([]byte, error) {
+	var body []byte
+	var err error
+	if n := req.ContentLength; n > 0 {
+		body = make([]byte, n, n+int64(spare))
+		_, err = io.ReadFull(req.Body, body)
+	} else {
+		body, err = io.ReadAll(req.Body)
+	}
+	if cerr := req.Body.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the request body: %w", err)
+	}
+	return body, nil
 }
 
 // spliceJSON adds the members in extra to the JSON object in body, in
