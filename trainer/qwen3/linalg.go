@@ -197,10 +197,18 @@ func softmaxInPlace(s []float32) {
 		mx = max(mx, v)
 	}
 	var sum float64
-	for i, v := range s {
-		e := ExpNeg(float64(v - mx))
-		s[i] = float32(e)
-		sum += e
+	var buf [256]float64
+	for lo := 0; lo < len(s); lo += len(buf) {
+		c := s[lo:min(lo+len(buf), len(s))]
+		e := buf[:len(c)]
+		for i, v := range c {
+			e[i] = float64(v - mx)
+		}
+		ExpNegs(e)
+		for i, v := range e {
+			c[i] = float32(v)
+			sum += v
+		}
 	}
 	inv := float32(1 / sum)
 	for i := range s {

@@ -31,12 +31,20 @@ func (m *Model) Score(ids []int) ([]float32, error) {
 	if at < 0 {
 		return nil, fmt.Errorf("scoring: sequence is all padding")
 	}
-	h, err := m.Hidden(ids[:at+1])
-	if err != nil {
+	if err := m.checkTokens(ids[:at+1]); err != nil {
 		return nil, err
 	}
-	D, L := m.Config.HiddenSize, m.Config.NumLabels
-	out := make([]float32, L)
-	matmulT(h.Data[at*D:(at+1)*D], 1, D, m.score.Data, L, out, false)
+	// The cached decoder's prefill (rows attend in parallel, only the
+	// pooled row goes through the final norm), not the reference forward.
+	c := m.NewCache()
+	rows := make([]row, at+1)
+	for i, id := range ids[:at+1] {
+		rows[i] = row{c: c, tok: id, pos: i}
+	}
+	want := make([]bool, at+1)
+	want[at] = true
+	h := m.decodeRows(rows, want)
+	out := make([]float32, m.Config.NumLabels)
+	matmulT(h, 1, m.Config.HiddenSize, m.score.Data, m.Config.NumLabels, out, false)
 	return out, nil
 }
