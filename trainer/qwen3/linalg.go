@@ -93,10 +93,10 @@ func parallelRows(n, work int, f func(lo, hi int)) {
 	wg.Wait()
 }
 
-// eachRow runs f(r, scratch) for every row r < n, interleaving rows over
-// the CPUs when work is large enough (prefill rows grow in cost with their
-// position, so interleaving balances them); each goroutine has its own
-// scratch of scratchLen floats.
+// eachRow runs f(r, scratch) for every unit r < n (a row, or a row's
+// attention head), interleaving units over the CPUs when work is large
+// enough (prefill rows grow in cost with their position, so interleaving
+// balances them); each goroutine has its own scratch of scratchLen floats.
 func eachRow(n, work int, f func(r int, scratch []float32), scratchLen int) {
 	p := min(n, runtime.GOMAXPROCS(0))
 	if work < 1<<16 {
