@@ -2,6 +2,7 @@ package qwen3
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -59,6 +60,42 @@ func BenchmarkScore(b *testing.B) {
 	for b.Loop() {
 		if _, err := m.Score(ids); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// A Scorer gives Score's bits on sequences that share prefixes with the
+// one before (longer, shorter, one token apart, repeated, padded, new).
+func TestScorerEqualsScoreBitForBit(t *testing.T) {
+	c := Tiny()
+	c.Architectures, c.NumLabels = []string{SequenceClassification}, 1
+	pad := 0
+	c.PadTokenID = &pad
+	m, err := NewRandom(c, 22)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := randomIDs(300, c.VocabSize, 6)
+	for i := range prompt {
+		prompt[i] = 1 + prompt[i]%(c.VocabSize-1)
+	}
+	with := func(tail ...int) []int { return append(slices.Clone(prompt), tail...) }
+	seqs := [][]int{
+		with(5, 6, 7, 8), with(5, 6, 9), with(5, 6, 9), with(5, 6, 9, 11, 12, 13, 14),
+		with(5, 6, 9, 11, pad, pad), with(5), prompt[:120], with(4, 4), {7}, with(5, 6, 9, 11),
+	}
+	sc := m.NewScorer()
+	for i, ids := range seqs {
+		want, err := m.Score(ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := sc.Score(ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("sequence %d: Scorer %v, Score %v", i, got, want)
 		}
 	}
 }
