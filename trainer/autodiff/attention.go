@@ -253,10 +253,14 @@ func attnForward[T float](st *attnState, q, k, v, out []T) {
 				p[s] = float64(dot(qr, kb[s*d:(s+1)*d]))
 				m = max(m, p[s])
 			}
+			for s := 0; s < n; s++ {
+				p[s] -= m
+			}
+			qwen3.ExpNegs(p[:n])
 			var sum float64
 			clear(acc)
 			for s := 0; s < n; s++ {
-				e := qwen3.ExpNeg(p[s] - m)
+				e := p[s]
 				sum += e
 				vr := vb[s*d : (s+1)*d]
 				for i := range acc {
@@ -295,9 +299,13 @@ func attnBackward[T float](st *attnState, q, k, v, dout []T, prev [3]any) [3]any
 			row := bk*sh.g*T_ + qi
 			qr, dor, dqr := q[row*d:(row+1)*d], dout[row*d:(row+1)*d], dq[row*d:(row+1)*d]
 			n := st.visible(bk, qi%T_)
+			lse := st.lse[row]
+			for s := 0; s < n; s++ {
+				p[s] = float64(dot(qr, kb[s*d:(s+1)*d])) - lse
+			}
+			qwen3.ExpNegs(p[:n])
 			var D float64
 			for s := 0; s < n; s++ {
-				p[s] = qwen3.ExpNeg(float64(dot(qr, kb[s*d:(s+1)*d])) - st.lse[row])
 				dp[s] = float64(dot(dor, vb[s*d:(s+1)*d]))
 				D += p[s] * dp[s]
 			}

@@ -202,3 +202,9 @@ func BenchmarkForward(b *testing.B) {
 		report(b, benchB*benchT, forwardFLOPs(cfg, benchB, benchT), time.Since(start).Seconds(), cpuSeconds()-cpu0)
 	})
 }
+
+// BenchmarkDemoPretrainStep is one step of the demo's pretrain stage: 8
+// rows of 96 byte-level tokens, every weight trained.
+func BenchmarkDemoPretrainStep(b *testing.B) {
+	eachBLAS(b, func(b *testing.B) { benchStep(b, demoConfig(), Options{Train: TrainAll}, 8, 96, 3) })
+}

@@ -48,8 +48,10 @@
 // by the chain rule, so trainer/loss supplies exact derivatives (checked
 // by finite differences) and the graph never contains the branching parts
 // of GRPO/DPO/Bradley–Terry. Losses whose seeds depend on the current
-// log-probs (GRPO's ratio, DPO, Bradley–Terry) run Forward then Backward
-// with the same dropout seed; SFT and pretraining need Backward alone.
+// log-probs (GRPO's ratio, DPO) run Forward then Backward with the same
+// dropout seed; SFT and pretraining need Backward alone. A loss of the
+// score head alone (Bradley–Terry) uses BackwardScores: a ScoreSeed op in
+// the tape computes the seeds from the pass's own scores, so one pass does.
 // Gradients are added into Param.Grad (float64) and gorgonia's own
 // accumulated gradients are zeroed after every run.
 //

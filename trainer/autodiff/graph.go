@@ -27,6 +27,7 @@ type graph struct {
 	loraScale           *G.Node
 	dropMasks           map[string]*G.Node
 	seedLogP, seedScore *G.Node
+	scoreSeed           *scoreSeedRun
 
 	logits, logp, score *G.Node // outputs
 	trainNodes          []*G.Node
@@ -147,7 +148,8 @@ func (m *Model) build(key graphKey) (*graph, error) {
 	if sw, ok := b.params["score.weight"]; ok {
 		gr.score = b.must(G.Mul(h, sw)) // [N]
 		if key.grad {
-			gr.seedScore = G.NewVector(g, dt, G.WithShape(N), G.WithName("seed_score"))
+			gr.scoreSeed = &scoreSeedRun{B: B, T: T}
+			gr.seedScore = b.must(G.ApplyOp(scoreSeed{st: gr.scoreSeed}, gr.score))
 			terms = append(terms, b.must(G.Sum(b.must(G.HadamardProd(gr.score, gr.seedScore)))))
 		}
 	}

@@ -48,7 +48,7 @@ type Outputs struct {
 
 // Forward runs the model without gradients.
 func (m *Model) Forward(b Batch, o RunOptions) (*Outputs, error) {
-	out, err := m.run(b, o, false, nil, nil)
+	out, err := m.run(b, o, false, nil, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("running forward: %w", err)
 	}
@@ -61,7 +61,24 @@ func (m *Model) Forward(b Batch, o RunOptions) (*Outputs, error) {
 // seeds therefore gets its exact gradient; see the package doc. Either
 // seed may be nil (treated as zeros). The pass's outputs are returned.
 func (m *Model) Backward(b Batch, o RunOptions, seedLogP, seedScore [][]float64) (*Outputs, error) {
-	out, err := m.run(b, o, true, seedLogP, seedScore)
+	out, err := m.run(b, o, true, seedLogP, seedScore, nil)
+	if err != nil {
+		return nil, fmt.Errorf("running backward: %w", err)
+	}
+	return out, nil
+}
+
+// BackwardScores is Backward for a loss of the score head whose seeds
+// depend on the scores themselves (a reward model's Bradley–Terry loss):
+// seed receives this pass's scores [B][T] midway through the pass and
+// returns the score seeds, so the loss needs no separate Forward. The
+// gradient and outputs are those of Forward followed by Backward with
+// seed's result.
+func (m *Model) BackwardScores(b Batch, o RunOptions, seed func(score [][]float64) ([][]float64, error)) (*Outputs, error) {
+	if !m.Options.ScoreHead {
+		return nil, fmt.Errorf("running backward: BackwardScores needs a score head")
+	}
+	out, err := m.run(b, o, true, nil, nil, seed)
 	if err != nil {
 		return nil, fmt.Errorf("running backward: %w", err)
 	}
@@ -126,7 +143,7 @@ func (m *Model) scalarValue(v float64) any {
 	return float32(v)
 }
 
-func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64) (*Outputs, error) {
+func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64, seedFn func([][]float64) ([][]float64, error)) (*Outputs, error) {
 	d := m.dims
 	B, T := len(b.IDs), b.T
 	if T == 0 {
@@ -208,11 +225,8 @@ func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64) 
 				v any
 			}{gr.seedLogP, m.dense(flatten(seedL, B, T, b.IDs), N, 1)})
 		}
-		if gr.seedScore != nil {
-			lets = append(lets, struct {
-				n *G.Node
-				v any
-			}{gr.seedScore, m.dense(flatten(seedS, B, T, nil), N)})
+		if gr.scoreSeed != nil {
+			gr.scoreSeed.fixed, gr.scoreSeed.fn, gr.scoreSeed.err = seedS, seedFn, nil
 		}
 	}
 	if gr.head != nil {
@@ -225,6 +239,9 @@ func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64) 
 		}
 	}
 	if err := gr.vm.RunAll(); err != nil {
+		if gr.scoreSeed != nil && gr.scoreSeed.err != nil {
+			return nil, fmt.Errorf("seeding the score gradient: %w", gr.scoreSeed.err)
+		}
 		return nil, fmt.Errorf("executing graph: %w", err)
 	}
 	out := &Outputs{B: B, T: T}

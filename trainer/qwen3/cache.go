@@ -206,25 +206,26 @@ func (m *Model) decodeRows(rows []row, want []bool) []float32 {
 			rw.c.v[li] = append(rw.c.v[li], v[r*KV:(r+1)*KV]...)
 		}
 		// Rows only read their cache up to their own position (every row's
-		// key and value are appended above), so they attend in parallel.
-		eachRow(R, R*(maxPos+1)*H*d, func(r int, probs []float32) {
+		// key and value are appended above), so rows and heads attend in
+		// parallel: one decoding sequence still spreads its heads over the
+		// CPUs.
+		eachRow(R*H, R*(maxPos+1)*H*d, func(u int, probs []float32) {
+			r, i := u/H, u%H
 			rw := rows[r]
 			n := rw.pos + 1
 			kc, vc := rw.c.k[li], rw.c.v[li]
-			for i := 0; i < H; i++ {
-				j := kvHead(i, H, K)
-				p := probs[:n]
-				blas32.Gemv(blas.NoTrans, scaling,
-					blas32.General{Rows: n, Cols: d, Stride: KV, Data: kc[j*d:]},
-					blas32.Vector{N: d, Inc: 1, Data: q[(r*H+i)*d:]}, 0,
-					blas32.Vector{N: n, Inc: 1, Data: p})
-				softmaxInPlace(p)
-				blas32.Gemv(blas.Trans, 1,
-					blas32.General{Rows: n, Cols: d, Stride: KV, Data: vc[j*d:]},
-					blas32.Vector{N: n, Inc: 1, Data: p}, 0,
-					// y capped at d: gonum zeroes all of y when beta is 0.
-					blas32.Vector{N: d, Inc: 1, Data: o[(r*H+i)*d : (r*H+i+1)*d]})
-			}
+			j := kvHead(i, H, K)
+			p := probs[:n]
+			blas32.Gemv(blas.NoTrans, scaling,
+				blas32.General{Rows: n, Cols: d, Stride: KV, Data: kc[j*d:]},
+				blas32.Vector{N: d, Inc: 1, Data: q[(r*H+i)*d:]}, 0,
+				blas32.Vector{N: n, Inc: 1, Data: p})
+			softmaxInPlace(p)
+			blas32.Gemv(blas.Trans, 1,
+				blas32.General{Rows: n, Cols: d, Stride: KV, Data: vc[j*d:]},
+				blas32.Vector{N: n, Inc: 1, Data: p}, 0,
+				// y capped at d: gonum zeroes all of y when beta is 0.
+				blas32.Vector{N: d, Inc: 1, Data: o[(r*H+i)*d : (r*H+i+1)*d]})
 		}, maxPos+1)
 		l.project(OProj, o, R, tmp)
 		for i := range h {

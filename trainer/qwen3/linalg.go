@@ -93,10 +93,10 @@ func parallelRows(n, work int, f func(lo, hi int)) {
 	wg.Wait()
 }
 
-// eachRow runs f(r, scratch) for every row r < n, interleaving rows over
-// the CPUs when work is large enough (prefill rows grow in cost with their
-// position, so interleaving balances them); each goroutine has its own
-// scratch of scratchLen floats.
+// eachRow runs f(r, scratch) for every unit r < n (a row, or a row's
+// attention head), interleaving units over the CPUs when work is large
+// enough (prefill rows grow in cost with their position, so interleaving
+// balances them); each goroutine has its own scratch of scratchLen floats.
 func eachRow(n, work int, f func(r int, scratch []float32), scratchLen int) {
 	p := min(n, runtime.GOMAXPROCS(0))
 	if work < 1<<16 {
@@ -197,10 +197,18 @@ func softmaxInPlace(s []float32) {
 		mx = max(mx, v)
 	}
 	var sum float64
-	for i, v := range s {
-		e := ExpNeg(float64(v - mx))
-		s[i] = float32(e)
-		sum += e
+	var buf [256]float64
+	for lo := 0; lo < len(s); lo += len(buf) {
+		c := s[lo:min(lo+len(buf), len(s))]
+		e := buf[:len(c)]
+		for i, v := range c {
+			e[i] = float64(v - mx)
+		}
+		ExpNegs(e)
+		for i, v := range e {
+			c[i] = float32(v)
+			sum += v
+		}
 	}
 	inv := float32(1 / sum)
 	for i := range s {

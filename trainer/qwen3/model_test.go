@@ -274,3 +274,28 @@ func TestNewRandomDeterministic(t *testing.T) {
 		t.Fatalf("init std %v, want 0.02", std)
 	}
 }
+
+// One sequence decoding past a long prompt attends with its heads spread
+// over the CPUs; its logits still match the reference forward.
+func TestLongSingleStepsEqualReference(t *testing.T) {
+	m := tinyModel(t, 4)
+	V := m.Config.VocabSize
+	ids := randomIDs(700, V, 8)
+	ref, err := m.Forward(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.NewCache()
+	if _, err := m.Prefill(c, ids[:697]); err != nil {
+		t.Fatal(err)
+	}
+	for i := 697; i < len(ids); i++ {
+		lg, err := m.Step(c, ids[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := maxDiff(lg, ref.Data[i*V:(i+1)*V]); d > 1e-4 {
+			t.Fatalf("step at %d: logits differ from the reference by %g", i, d)
+		}
+	}
+}

@@ -56,37 +56,39 @@ func TrainRewardModel(ctx context.Context, job RMJob) (Result, error) {
 			idx := s.pick(len(pairs), k, j)
 			b := pairBatch(pairs, idx, T)
 			ro := autodiff.RunOptions{} // no LoRA dropout: TRL's disable_dropout=True
-			out, err := m.Forward(b, ro)
+			n, ga := len(idx), float64(o.GradAccum)
+			rc := make([]float64, n)
+			var bt loss.BTResult
+			// The loss's seeds come from the scores of the backward's own
+			// forward half: no separate Forward pass.
+			_, err := m.BackwardScores(b, ro, func(score [][]float64) ([][]float64, error) {
+				rr, mg := make([]float64, n), make([]float64, n)
+				at := make([]int, 2*n)
+				for r, row := range b.IDs {
+					at[r] = loss.LastNonPad(row, pad)
+				}
+				for i := range idx {
+					rc[i], rr[i], mg[i] = score[i][at[i]], score[n+i][at[n+i]], pairs[idx[i]].margin
+				}
+				var err error
+				if bt, err = loss.BradleyTerry(rc, rr, mg, job.CenterRewardsCoefficient); err != nil {
+					return nil, err
+				}
+				seed := make([][]float64, 2*n)
+				for r := range seed {
+					seed[r] = make([]float64, len(score[r]))
+				}
+				for i := range idx {
+					seed[i][at[i]] = bt.DChosen[i] / ga
+					seed[n+i][at[n+i]] = bt.DRejected[i] / ga
+				}
+				return seed, nil
+			})
 			if err != nil {
-				return s.res, fmt.Errorf("reward model step %d: %w", k+1, err)
-			}
-			n := len(idx)
-			rc, rr, mg := make([]float64, n), make([]float64, n), make([]float64, n)
-			at := make([]int, 2*n)
-			for r, row := range b.IDs {
-				at[r] = loss.LastNonPad(row, pad)
-			}
-			for i := range idx {
-				rc[i], rr[i], mg[i] = out.Score[i][at[i]], out.Score[n+i][at[n+i]], pairs[idx[i]].margin
-			}
-			bt, err := loss.BradleyTerry(rc, rr, mg, job.CenterRewardsCoefficient)
-			if err != nil {
-				return s.res, err
-			}
-			seed := make([][]float64, 2*n)
-			ga := float64(o.GradAccum)
-			for r := range seed {
-				seed[r] = make([]float64, out.T)
-			}
-			for i := range idx {
-				seed[i][at[i]] = bt.DChosen[i] / ga
-				seed[n+i][at[n+i]] = bt.DRejected[i] / ga
-			}
-			if _, err := m.Backward(b, ro, nil, seed); err != nil {
 				return s.res, fmt.Errorf("reward model step %d: %w", k+1, err)
 			}
 			met.Loss += bt.Loss / ga
-			met.Tokens += 2 * 2 * n * out.T // forward + backward pass
+			met.Tokens += 2 * 2 * n * b.T // one backward pass (forward and backward halves)
 			acc += bt.Accuracy / ga
 			margin += bt.Margin / ga
 			chosenMean += mean(rc) / ga

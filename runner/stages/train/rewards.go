@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/trainer/qwen3"
@@ -105,15 +104,13 @@ func loadScorer(dir string) (func(ctx context.Context, prompt, completion string
 	if err != nil {
 		return nil, err
 	}
-	var mu sync.Mutex
+	sc := m.NewScorer() // a group's completions share their prompt's prefill
 	return func(_ context.Context, prompt, completion string) (float64, error) {
 		ids := tk.Encode(prompt + completion)
 		if eos := tk.Specials().EOS; eos >= 0 {
 			ids = append(ids, eos)
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		s, err := m.Score(ids)
+		s, err := sc.Score(ids)
 		if err != nil {
 			return 0, err
 		}
