@@ -9,12 +9,11 @@ import (
 // importPragmas are the writer connection's settings during an import,
 // which writes one transaction of some 600,000 rows: a page cache that
 // holds the indexes' working set (so pages are not spilled to the WAL and
-// read back mid-transaction), and statement journals in memory (each
-// episode insert fires a trigger, so SQLite keeps a statement journal,
-// otherwise a temporary file: half the import's system time).
+// read back mid-transaction). Statement journals are in memory for every
+// write (Open sets temp_store; with a temporary file they were half the
+// import's system time).
 var importPragmas = []struct{ name, value string }{
 	{"cache_size", "-524288"}, // KiB: 512 MiB
-	{"temp_store", "MEMORY"},
 }
 
 // tuneWriterForImport applies importPragmas to the writer connection (the
