@@ -47,7 +47,7 @@ func CheckIdentifier(name string) error {
 	if err != nil {
 		return fmt.Errorf("reading #Identifier: %w", err)
 	}
-	v := rule.Context().Encode(name).Unify(rule)
+	v := cuecontext.New().Encode(name).Unify(rule)
 	if err := v.Validate(cue.Concrete(true)); err != nil {
 		b, _ := format.Node(rule.Syntax())
 		return fmt.Errorf("%q is not a name (names match %s)", name, b)
