@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"mascot.dev/mascot/trainer/lora"
 )
 
 // AllTargets lists every projection LoRA can adapt in a Qwen3 decoder
@@ -80,10 +82,10 @@ func modulePath(i int, proj string) string {
 
 // PEFTPrefix is what PEFT puts before a Hugging Face module path in
 // adapter_model.safetensors keys.
-const PEFTPrefix = "base_model.model."
+const PEFTPrefix = lora.Prefix
 
 // LoRAKeyA returns the PEFT key of the A matrix of a module path.
-func LoRAKeyA(module string) string { return PEFTPrefix + module + ".lora_A.weight" }
+func LoRAKeyA(module string) string { return lora.ModuleKey(module, "A") }
 
 // LoRAKeyB returns the PEFT key of the B matrix of a module path.
-func LoRAKeyB(module string) string { return PEFTPrefix + module + ".lora_B.weight" }
+func LoRAKeyB(module string) string { return lora.ModuleKey(module, "B") }

@@ -2,11 +2,11 @@ package autodiff
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"gorgonia.org/tensor"
 
+	"mascot.dev/mascot/trainer/lora"
 	"mascot.dev/mascot/trainer/qwen3"
 )
 
@@ -233,7 +233,7 @@ func addLoRA(ps *Params, module string, in, out int, o Options, rng *rand.Rand) 
 	trainable := o.Train == TrainLoRA || o.Train == TrainLoRAAndScore || o.Train == TrainAll
 	a := make([]float64, in*r) // internal [in, r]
 	b := make([]float64, r*out)
-	bound := 1 / math.Sqrt(float64(in))
+	bound := lora.InitBound(in)
 	for i := range a {
 		a[i] = (2*rng.Float64() - 1) * bound
 	}

@@ -3,7 +3,6 @@ package lora
 import (
 	"fmt"
 	"hash/fnv"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -35,7 +34,7 @@ func New(m qwen3.Config, c Config, seed uint64) (*Adapter, error) {
 	for _, k := range ks {
 		t := &qwen3.Tensor{Shape: k.Shape, Data: make([]float32, k.Shape[0]*k.Shape[1])}
 		if k.Shape[0] == c.R && isA(k.Key) {
-			bound := 1 / math.Sqrt(float64(k.Shape[1]))
+			bound := InitBound(k.Shape[1])
 			h := fnv.New64a()
 			h.Write([]byte(k.Key))
 			r := rand.New(rand.NewPCG(seed, h.Sum64()))

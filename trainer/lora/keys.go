@@ -1,6 +1,7 @@
 package lora
 
 import (
+	"math"
 	"strings"
 
 	"mascot.dev/mascot/trainer/qwen3"
@@ -23,8 +24,17 @@ func KeyA(i int, p qwen3.Proj) string { return peftKey(qwen3.ProjKey(i, p), "A")
 func KeyB(i int, p qwen3.Proj) string { return peftKey(qwen3.ProjKey(i, p), "B") }
 
 func peftKey(weightKey, ab string) string {
-	return Prefix + strings.TrimSuffix(weightKey, ".weight") + ".lora_" + ab + ".weight"
+	return ModuleKey(strings.TrimSuffix(weightKey, ".weight"), ab)
 }
+
+// ModuleKey is the PEFT key of lora_<ab> ("A" or "B") of the Hugging Face
+// module path module, e.g. "model.layers.0.self_attn.q_proj".
+func ModuleKey(module, ab string) string { return Prefix + module + ".lora_" + ab + ".weight" }
+
+// InitBound is the bound of PEFT's default lora_A initialisation
+// (init_lora_weights=true: kaiming_uniform_ with a=√5) for in inputs:
+// A ~ U(−InitBound, InitBound); B starts at 0.
+func InitBound(in int) float64 { return 1 / math.Sqrt(float64(in)) }
 
 // KeyShapes lists every adapter tensor for model config m, in layer then
 // projection order, A before B: A is [r, in] and B is [out, r]. Nothing is
