@@ -129,53 +129,6 @@ type epGroup struct {
 	keys          []string
 }
 
-// episodeGroups reads the run's episodes packed per group (one row each):
-// its evaluation episodes, and with training its training-time episodes in
-// groups of their own.
-func (s *Store) episodeGroups(ctx context.Context, runID, split string, training bool) (*epGroups, error) {
-	only := ` AND ` + evaluationSQL("e")
-	if training {
-		only = ``
-	}
-	rows, err := s.r.QueryContext(ctx, `SELECT e.system, `+split+` AS sp, `+populationSQL("e")+` AS pop,
-		group_concat(e.id, ',' ORDER BY e.id), group_concat(e.conv_id || '#' || e.sample_idx, char(31) ORDER BY e.id)
-		FROM run_units ru JOIN episodes e ON e.unit_fp = ru.fingerprint WHERE ru.run_id = ?`+only+`
-		GROUP BY e.system, sp, pop ORDER BY pop, e.system, sp`, runID)
-	if err != nil {
-		return nil, fmt.Errorf("grouping episodes of run %s: %w", runID, err)
-	}
-	defer rows.Close()
-	eg := &epGroups{pos: map[int64]int32{}}
-	for rows.Next() {
-		var g epGroup
-		var ids, keys string
-		if err := rows.Scan(&g.system, &g.split, &g.population, &ids, &keys); err != nil {
-			return nil, fmt.Errorf("grouping episodes of run %s: %w", runID, err)
-		}
-		g.keys = strings.Split(keys, "\x1f")
-		g.start = eg.n
-		for _, f := range strings.Split(ids, ",") {
-			id, err := strconv.ParseInt(f, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("grouping episodes of run %s: %w", runID, err)
-			}
-			g.ids = append(g.ids, id)
-			eg.pos[id] = int32(eg.n)
-			eg.n++
-		}
-		g.end = eg.n
-		if len(g.keys) != len(g.ids) {
-			return nil, fmt.Errorf("grouping episodes of run %s: a conv_id contains U+001F", runID)
-		}
-		eg.groups = append(eg.groups, g)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("grouping episodes of run %s: %w", runID, err)
-	}
-	eg.densify()
-	return eg, nil
-}
-
 // column accumulates one (level, criterion) over all positions.
 type column struct {
 	sum []float64
@@ -254,15 +207,23 @@ func (s *Store) unitRanges(ctx context.Context, runID string, units []string, k 
 		}
 		return bounds, nil
 	}
+	return s.fingerprintBounds(ctx, "run_scored_units", runID, k)
+}
+
+// fingerprintBounds splits the rows of a run in table (run_units or
+// run_scored_units, keyed by run_id and fingerprint) into k fingerprint
+// ranges of similar size, at least 500 rows each; it returns the k−1 inner
+// bounds.
+func (s *Store) fingerprintBounds(ctx context.Context, table, runID string, k int) ([]string, error) {
 	var n int
-	if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_scored_units WHERE run_id = ?`, runID).Scan(&n); err != nil {
+	if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table+` WHERE run_id = ?`, runID).Scan(&n); err != nil {
 		return nil, fmt.Errorf("counting units of run %s: %w", runID, err)
 	}
 	k = max(1, min(k, n/500))
 	var bounds []string
 	for i := 1; i < k; i++ {
 		var fp string
-		err := s.r.QueryRowContext(ctx, `SELECT fingerprint FROM run_scored_units WHERE run_id = ? ORDER BY fingerprint
+		err := s.r.QueryRowContext(ctx, `SELECT fingerprint FROM `+table+` WHERE run_id = ? ORDER BY fingerprint
 			LIMIT 1 OFFSET ?`, runID, i*n/k).Scan(&fp)
 		if err != nil {
 			return nil, fmt.Errorf("splitting units of run %s: %w", runID, err)
