@@ -17,9 +17,10 @@ import (
 // groups of their own. Workers, one per core, each read a fingerprint range
 // of the run's units (run_units); a group's lists from the ranges are then
 // merged by episode id, so the groups are those one query over all units
-// returns.
+// returns. The ranges split the units of the run's stages with episodes
+// (episodeUnitsSQL), so that each worker gets a share of the episodes.
 func (s *Store) episodeGroups(ctx context.Context, runID, split string, training bool) (*epGroups, error) {
-	bounds, err := s.fingerprintBounds(ctx, "run_units", runID, runtime.GOMAXPROCS(0))
+	bounds, err := s.fingerprintBounds(ctx, episodeUnitsCountSQL, episodeUnitsSQL, runID, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return nil, fmt.Errorf("grouping episodes of run %s: %w", runID, err)
 	}
@@ -55,6 +56,16 @@ func (s *Store) episodeGroups(ctx context.Context, runID, split string, training
 	}
 	return mergeEpisodeGroups(parts), nil
 }
+
+// episodeUnitsSQL selects, for fingerprintBounds, the run's units of the
+// stages whose tallies (run_stage_units, migration 0007) count episodes;
+// episodeUnitsCountSQL estimates their number from the same tallies
+// (counting the rows instead walks all the run's units).
+const (
+	episodeUnitsSQL = `run_units WHERE run_id = ?1
+		AND stage_key IN (SELECT stage_key FROM run_stage_units WHERE run_id = ?1 AND episodes > 0)`
+	episodeUnitsCountSQL = `SELECT SUM(done + cached + failed) FROM run_stage_units WHERE run_id = ?1 AND episodes > 0`
+)
 
 // groupRange runs one range's grouping query: groups with their ids
 // ascending and the keys alongside.

@@ -100,7 +100,7 @@ func TestEpisodeGroupsInRangesEqualOneQuery(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if b, err := s.fingerprintBounds(ctx, "run_units", "r", 2); err != nil || len(b) != 1 {
+	if b, err := s.fingerprintBounds(ctx, episodeUnitsCountSQL, episodeUnitsSQL, "r", 2); err != nil || len(b) != 1 {
 		t.Fatalf("the run's units should be split in two ranges: %v %v", b, err)
 	}
 	for _, splitBy := range []string{"auto", "domain", "none"} {

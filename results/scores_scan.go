@@ -207,24 +207,30 @@ func (s *Store) unitRanges(ctx context.Context, runID string, units []string, k 
 		}
 		return bounds, nil
 	}
-	return s.fingerprintBounds(ctx, "run_scored_units", runID, k)
+	return s.fingerprintBounds(ctx, `SELECT COUNT(*) FROM run_scored_units WHERE run_id = ?1`,
+		`run_scored_units WHERE run_id = ?1`, runID, k)
 }
 
-// fingerprintBounds splits the rows of a run in table (run_units or
-// run_scored_units, keyed by run_id and fingerprint) into k fingerprint
-// ranges of similar size, at least 500 rows each; it returns the k−1 inner
-// bounds.
-func (s *Store) fingerprintBounds(ctx context.Context, table, runID string, k int) ([]string, error) {
-	var n int
-	if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table+` WHERE run_id = ?`, runID).Scan(&n); err != nil {
+// fingerprintBounds splits the units that rows selects (SQL after FROM,
+// with ?1 the run id, from a table keyed by run_id and fingerprint) into k
+// fingerprint ranges of about count/k units each (count: a query for their
+// number, with ?1 the run id; at least 500 a range); it returns the k−1
+// inner bounds. Bounds only balance the work: any bounds give the same
+// results, so count may be an estimate.
+func (s *Store) fingerprintBounds(ctx context.Context, count, rows, runID string, k int) ([]string, error) {
+	var n sql.NullInt64
+	if err := s.r.QueryRowContext(ctx, count, runID).Scan(&n); err != nil {
 		return nil, fmt.Errorf("counting units of run %s: %w", runID, err)
 	}
-	k = max(1, min(k, n/500))
+	k = max(1, min(k, int(n.Int64)/500))
 	var bounds []string
 	for i := 1; i < k; i++ {
 		var fp string
-		err := s.r.QueryRowContext(ctx, `SELECT fingerprint FROM `+table+` WHERE run_id = ? ORDER BY fingerprint
-			LIMIT 1 OFFSET ?`, runID, i*n/k).Scan(&fp)
+		err := s.r.QueryRowContext(ctx, `SELECT fingerprint FROM `+rows+` ORDER BY fingerprint LIMIT 1 OFFSET ?2`,
+			runID, i*int(n.Int64)/k).Scan(&fp)
+		if errors.Is(err, sql.ErrNoRows) { // fewer units than estimated
+			break
+		}
 		if err != nil {
 			return nil, fmt.Errorf("splitting units of run %s: %w", runID, err)
 		}
