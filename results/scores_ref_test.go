@@ -21,7 +21,7 @@ func (s *Store) refScoreGroups(ctx context.Context, runID, splitBy string) ([]Sc
 	if err != nil {
 		return nil, err
 	}
-	eg, err := s.episodeGroups(ctx, runID, split, false)
+	eg, err := s.refEpisodeGroups(ctx, runID, split, false)
 	if err != nil {
 		return nil, err
 	}

@@ -129,53 +129,6 @@ type epGroup struct {
 	keys          []string
 }
 
-// episodeGroups reads the run's episodes packed per group (one row each):
-// its evaluation episodes, and with training its training-time episodes in
-// groups of their own.
-func (s *Store) episodeGroups(ctx context.Context, runID, split string, training bool) (*epGroups, error) {
-	only := ` AND ` + evaluationSQL("e")
-	if training {
-		only = ``
-	}
-	rows, err := s.r.QueryContext(ctx, `SELECT e.system, `+split+` AS sp, `+populationSQL("e")+` AS pop,
-		group_concat(e.id, ',' ORDER BY e.id), group_concat(e.conv_id || '#' || e.sample_idx, char(31) ORDER BY e.id)
-		FROM run_units ru JOIN episodes e ON e.unit_fp = ru.fingerprint WHERE ru.run_id = ?`+only+`
-		GROUP BY e.system, sp, pop ORDER BY pop, e.system, sp`, runID)
-	if err != nil {
-		return nil, fmt.Errorf("grouping episodes of run %s: %w", runID, err)
-	}
-	defer rows.Close()
-	eg := &epGroups{pos: map[int64]int32{}}
-	for rows.Next() {
-		var g epGroup
-		var ids, keys string
-		if err := rows.Scan(&g.system, &g.split, &g.population, &ids, &keys); err != nil {
-			return nil, fmt.Errorf("grouping episodes of run %s: %w", runID, err)
-		}
-		g.keys = strings.Split(keys, "\x1f")
-		g.start = eg.n
-		for _, f := range strings.Split(ids, ",") {
-			id, err := strconv.ParseInt(f, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("grouping episodes of run %s: %w", runID, err)
-			}
-			g.ids = append(g.ids, id)
-			eg.pos[id] = int32(eg.n)
-			eg.n++
-		}
-		g.end = eg.n
-		if len(g.keys) != len(g.ids) {
-			return nil, fmt.Errorf("grouping episodes of run %s: a conv_id contains U+001F", runID)
-		}
-		eg.groups = append(eg.groups, g)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("grouping episodes of run %s: %w", runID, err)
-	}
-	eg.densify()
-	return eg, nil
-}
-
 // column accumulates one (level, criterion) over all positions.
 type column struct {
 	sum []float64
@@ -254,16 +207,30 @@ func (s *Store) unitRanges(ctx context.Context, runID string, units []string, k 
 		}
 		return bounds, nil
 	}
-	var n int
-	if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_scored_units WHERE run_id = ?`, runID).Scan(&n); err != nil {
+	return s.fingerprintBounds(ctx, `SELECT COUNT(*) FROM run_scored_units WHERE run_id = ?1`,
+		`run_scored_units WHERE run_id = ?1`, runID, k)
+}
+
+// fingerprintBounds splits the units that rows selects (SQL after FROM,
+// with ?1 the run id, from a table keyed by run_id and fingerprint) into k
+// fingerprint ranges of about count/k units each (count: a query for their
+// number, with ?1 the run id; at least 500 a range); it returns the k−1
+// inner bounds. Bounds only balance the work: any bounds give the same
+// results, so count may be an estimate.
+func (s *Store) fingerprintBounds(ctx context.Context, count, rows, runID string, k int) ([]string, error) {
+	var n sql.NullInt64
+	if err := s.r.QueryRowContext(ctx, count, runID).Scan(&n); err != nil {
 		return nil, fmt.Errorf("counting units of run %s: %w", runID, err)
 	}
-	k = max(1, min(k, n/500))
+	k = max(1, min(k, int(n.Int64)/500))
 	var bounds []string
 	for i := 1; i < k; i++ {
 		var fp string
-		err := s.r.QueryRowContext(ctx, `SELECT fingerprint FROM run_scored_units WHERE run_id = ? ORDER BY fingerprint
-			LIMIT 1 OFFSET ?`, runID, i*n/k).Scan(&fp)
+		err := s.r.QueryRowContext(ctx, `SELECT fingerprint FROM `+rows+` ORDER BY fingerprint LIMIT 1 OFFSET ?2`,
+			runID, i*int(n.Int64)/k).Scan(&fp)
+		if errors.Is(err, sql.ErrNoRows) { // fewer units than estimated
+			break
+		}
 		if err != nil {
 			return nil, fmt.Errorf("splitting units of run %s: %w", runID, err)
 		}

@@ -160,11 +160,11 @@ func runTables(ctx context.Context, st *results.Store, id string, opts Options) 
 func runGroups(ctx context.Context, st *results.Store, id string, opts Options) ([]results.ScoreGroup, error) {
 	opts = opts.withDefaults()
 	scope := results.Scope{Units: opts.Units, IncludeTraining: opts.IncludeTraining}
-	compute := func() ([]results.ScoreGroup, error) { return st.ScoreGroupsIn(ctx, id, opts.SplitBy, scope) }
+	compute := func() (storedGroups, error) { return st.ScoreGroupsIn(ctx, id, opts.SplitBy, scope) }
 	if opts.Units != nil || opts.NoCache {
 		return compute()
 	}
-	key := fmt.Sprintf("groups/1 runs=%q split=%q training=%t", []string{id}, opts.SplitBy, opts.IncludeTraining)
+	key := fmt.Sprintf("groups/2 runs=%q split=%q training=%t", []string{id}, opts.SplitBy, opts.IncludeTraining)
 	return Cached(ctx, st, key, []string{id}, compute)
 }
 

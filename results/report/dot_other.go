@@ -17,3 +17,12 @@ func dotLanes4(w, a, b, c, d []float64, out *[16]float64) {
 		out[4*k], out[4*k+1], out[4*k+2], out[4*k+3] = s0, s1, s2, s3
 	}
 }
+
+// wideKernel is off: dotLanes8 is AVX assembly on amd64 only.
+var wideKernel = false
+
+// dotLanes8 is dotLanes4 for eight columns.
+func dotLanes8(w, x0, x1, x2, x3, x4, x5, x6, x7 []float64, out *[32]float64) {
+	dotLanes4(w, x0, x1, x2, x3, (*[16]float64)(out[:16]))
+	dotLanes4(w, x4, x5, x6, x7, (*[16]float64)(out[16:]))
+}

@@ -6,12 +6,21 @@ import (
 	"testing"
 )
 
-// TestDotManyEqualsDot: the four-column kernel gives dot's sums bit for bit
-// for lengths around the block size and any number of columns.
+// TestDotManyEqualsDot: the eight-column kernel (where the CPU has AVX)
+// and the four-column one give dot's sums bit for bit for lengths around
+// the block size and any number of columns.
 func TestDotManyEqualsDot(t *testing.T) {
+	wide := wideKernel
+	defer func() { wideKernel = wide }()
+	for _, wideKernel = range []bool{wide, false} {
+		dotManyEqualsDot(t)
+	}
+}
+
+func dotManyEqualsDot(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{0, 1, 3, 4, 5, 7, 8, 9, 63, 1001} {
-		for ncols := 1; ncols <= 9; ncols++ {
+		for ncols := 1; ncols <= 17; ncols++ {
 			w := make([]float64, n)
 			for i := range w {
 				w[i] = float64(r.IntN(5))
@@ -27,7 +36,7 @@ func TestDotManyEqualsDot(t *testing.T) {
 			dotMany(w, cols, sums)
 			for k := range cols {
 				if want := dot(w, cols[k]); math.Float64bits(sums[k]) != math.Float64bits(want) {
-					t.Fatalf("n=%d cols=%d: column %d = %v, dot = %v", n, ncols, k, sums[k], want)
+					t.Fatalf("wide %t, n=%d cols=%d: column %d = %v, dot = %v", wideKernel, n, ncols, k, sums[k], want)
 				}
 			}
 		}
