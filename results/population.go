@@ -3,6 +3,7 @@ package results
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -15,10 +16,16 @@ const (
 )
 
 // TrainingModes are the modes of training-time episodes: the ones a
-// pipeline generates to train from. Every other episode (eval, imported,
-// or a mode not recorded) belongs to the evaluation population, which is
-// what reports, comparisons and exports cover by default.
+// pipeline generates to train from. They and the conversations people had
+// with a run's system (ModeChat, stored by mascot chat) are outside the
+// evaluation population; every other episode (eval, imported, or a mode
+// not recorded) is in it, which is what reports, comparisons and exports
+// cover by default.
 var TrainingModes = []string{ModeIndependent, ModeBranching}
+
+// outsideEvaluation are the modes of the episodes outside the evaluation
+// population, each reported as a population of its own when asked for.
+func outsideEvaluation() []string { return append(slices.Clip(TrainingModes), ModeChat) }
 
 // IsTrainingMode reports whether an episode of this mode is training-time.
 func IsTrainingMode(mode string) bool {
@@ -30,30 +37,31 @@ func IsTrainingMode(mode string) bool {
 	return false
 }
 
-// PopulationEvaluation is the population label of evaluation episodes; a
-// training-time episode's label is its mode.
+// PopulationEvaluation is the population label of evaluation episodes; an
+// episode outside it (training-time, chat) is labelled with its mode.
 const PopulationEvaluation = ""
 
 // populationSQL is the SQL of the population label of episodes aliased a:
-// empty for evaluation, else the training mode.
+// empty for evaluation, else the episode's mode.
 func populationSQL(a string) string {
-	return `(CASE WHEN ` + a + `.mode IN (` + trainingModesSQL() + `) THEN ` + a + `.mode ELSE '' END)`
+	return `(CASE WHEN ` + a + `.mode IN (` + outsideEvaluationSQL() + `) THEN ` + a + `.mode ELSE '' END)`
 }
 
 // evaluationSQL is the SQL condition "episode a is an evaluation episode".
 func evaluationSQL(a string) string {
-	return a + `.mode NOT IN (` + trainingModesSQL() + `)`
+	return a + `.mode NOT IN (` + outsideEvaluationSQL() + `)`
 }
 
-func trainingModesSQL() string {
-	q := make([]string, len(TrainingModes))
-	for i, m := range TrainingModes {
+func outsideEvaluationSQL() string {
+	modes := outsideEvaluation()
+	q := make([]string, len(modes))
+	for i, m := range modes {
 		q[i] = "'" + m + "'"
 	}
 	return strings.Join(q, ", ")
 }
 
-// TrainingEpisodes returns the mode of each training-time episode of a
+// TrainingEpisodes returns the mode of each episode outside the evaluation population (training-time, chat) of a
 // run, by episode id (for labelling comparisons of those episodes).
 func (s *Store) TrainingEpisodes(ctx context.Context, runID string) (map[int64]string, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT e.id, e.mode FROM run_units ru JOIN episodes e ON e.unit_fp = ru.fingerprint

@@ -185,10 +185,14 @@ func renderGrid(w io.Writer, rep *Report, g grid) error {
 }
 
 // SystemLabel is how tables name a row's system: the system, with
-// "(training: MODE)" for rows of training-time episodes.
+// "(training: MODE)" for rows of training-time episodes and "(chat)" for
+// the conversations people had with the run's system.
 func SystemLabel(system, population string) string {
-	if population == "" {
+	switch population {
+	case "":
 		return system
+	case results.ModeChat:
+		return system + " (chat)"
 	}
 	return system + " (training: " + population + ")"
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -66,8 +67,21 @@ func TestJudgeStoredConversations(t *testing.T) {
 	if code := Run(context.Background(), []string{"report", runID, "--db", db, "--stages", "judge-chat"}, &rep, &rerr); code != 0 {
 		t.Fatalf("mascot report --stages judge-chat: exit %d\n%s", code, rerr.String())
 	}
-	if !regexp.MustCompile(`(?m)^mascot\s+all\s+2\s`).MatchString(rep.String()) {
-		t.Errorf("the report of judge-chat lacks a row of the 2 conversations:\n%s", rep.String())
+	if !regexp.MustCompile(`(?m)^mascot \(chat\)\s+all\s+2\s`).MatchString(rep.String()) {
+		t.Errorf("the report of judge-chat lacks a row of the 2 conversations, labelled chat:\n%s", rep.String())
+	}
+	// The run's own report is of its evaluation episodes: the judged
+	// conversations are not mixed into them.
+	rep.Reset()
+	if code := Run(context.Background(), []string{"report", runID, "--db", db, "--format", "json"}, &rep, &rerr); code != 0 {
+		t.Fatalf("mascot report: exit %d\n%s", code, rerr.String())
+	}
+	var whole struct {
+		Tables []json.RawMessage `json:"tables"`
+	}
+	must(t, json.Unmarshal(rep.Bytes(), &whole))
+	if len(whole.Tables) != 0 { // the fixture's run judged none of its evaluation episodes
+		t.Errorf("the run's report has tables of the judged conversations:\n%s", rep.String())
 	}
 }
 

@@ -180,10 +180,11 @@ func newReport() *cobra.Command {
 		Use:   "report RUN...",
 		Short: "Paper-style tables: per system x split x criterion mean ± std with bootstrap CIs",
 		Long: `Paper-style tables of one or more runs. A run's report covers its evaluation
-episodes (every episode not generated to train from); --include-training adds
-the training-time episodes (modes independent, branching) as rows of their own,
-labelled "(training: MODE)". --stages restricts the report to what the named
-stages recorded, training stages included.`,
+episodes (every episode not generated to train from, and not a conversation of
+mascot chat); --include-training adds the training-time episodes (modes
+independent, branching) and the chat conversations as rows of their own,
+labelled "(training: MODE)" and "(chat)". --stages restricts the report to what
+the named stages recorded, training stages and mascot judge's included.`,
 		Example: `  mascot report latest
   mascot report RUN_A RUN_B --format markdown --split-by valence
   mascot report latest --stages judge_eval_agent,metrics_eval
@@ -246,8 +247,9 @@ func newExport() *cobra.Command {
 		Short: "Export a run's conversations as MASCOT JSONL with run_config.json and run_summary.json",
 		Long: `Export a run's evaluation conversations as MASCOT JSONL. Every record carries
 "stage" (the stage key that generated it) and "mode" (eval, independent,
-branching or imported); --include-training also writes the training-time
-episodes (modes independent and branching). mascot import keeps both keys.`,
+branching, imported or chat); --include-training also writes the training-time
+episodes (modes independent and branching) and the conversations of mascot chat.
+mascot import keeps both keys.`,
 		Example: `  mascot export latest --format mascot-jsonl --out exported/
   mascot export latest --include-training`,
 		Args: exactArgs(1),
