@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/report"
 )
 
 //go:embed templates/*.html
@@ -48,6 +49,9 @@ var funcs = template.FuncMap{
 	"statusOK":  func(s string) bool { return s == results.RunDone || s == "done" },
 	"lower":     strings.ToLower,
 	"criterion": results.CriterionName,
+	// population labels a row outside the evaluation population: "(chat)",
+	// "(training: MODE)" (report.SystemLabel's words).
+	"population": func(p string) string { return strings.TrimSpace(report.SystemLabel("", p)) },
 	"deref_int": func(p *int) int {
 		if p == nil {
 			return 0
