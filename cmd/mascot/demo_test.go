@@ -82,7 +82,7 @@ func checkViewerOnDemo(t *testing.T, db string) {
 	defer store.Close()
 	// The viewer answers only its own address (DNS-rebinding protection).
 	const host = "127.0.0.1:8080"
-	h, err := web.NewHandler(store, web.Options{Resample: 200, Hosts: []string{host}})
+	h, err := web.NewHandler(store, web.Options{Resample: 200, Hosts: []string{host}, Patience: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

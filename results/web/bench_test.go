@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"mascot.dev/mascot/results"
 )
@@ -100,7 +101,7 @@ func buildBench(b *testing.B, st *results.Store) {
 // episodes in the database.
 func BenchmarkPages(b *testing.B) {
 	st, mid := benchDB(b)
-	h, err := NewHandler(st, Options{})
+	h, err := NewHandler(st, Options{Patience: time.Hour})
 	must(b, err)
 	for _, c := range []struct{ name, path string }{
 		{"runs_list", "/"},
@@ -129,7 +130,7 @@ func BenchmarkPages(b *testing.B) {
 // context pick).
 func BenchmarkReportPage(b *testing.B) {
 	st, _ := benchDB(b)
-	h, err := NewHandler(st, Options{})
+	h, err := NewHandler(st, Options{Patience: time.Hour})
 	must(b, err)
 	for _, c := range []struct{ name, path string }{
 		{"report", "/runs/big/report"},

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"mascot.dev/mascot/results"
 )
@@ -20,7 +21,7 @@ func newTestServer(t *testing.T) (*httptest.Server, *results.Store) {
 	t.Helper()
 	st := openStore(t)
 	seed(t, st)
-	h, err := NewHandler(st, Options{Resample: 200, PageSize: 4})
+	h, err := NewHandler(st, Options{Resample: 200, PageSize: 4, Patience: time.Minute})
 	must(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -300,5 +301,46 @@ func TestDefaults(t *testing.T) {
 	}
 	if _, err := NewHandler(nil, Options{}); err == nil {
 		t.Fatal("NewHandler(nil) succeeded")
+	}
+}
+
+// TestTablesNotReadyAnswerComputing: with tables that take longer than the
+// viewer's patience, the report and compare pages answer at once with 202
+// and a page that reloads itself, the computation runs on, and a reload
+// after it ends shows the tables.
+func TestTablesNotReadyAnswerComputing(t *testing.T) {
+	st := openStore(t)
+	seed(t, st)
+	h, err := NewHandler(st, Options{Resample: 200, Patience: time.Nanosecond})
+	must(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	for _, c := range []struct{ path, want string }{
+		{"/runs/run-a/report", "Collective criteria"},
+		{"/compare?a=run-a&b=run-b", "d<sub>z</sub>"},
+	} {
+		resp, err := srv.Client().Get(srv.URL + c.path)
+		must(t, err)
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		must(t, err)
+		if resp.StatusCode != http.StatusAccepted || resp.Header.Get("Retry-After") != "1" ||
+			!strings.Contains(string(b), `id="computing"`) || !strings.Contains(string(b), `http-equiv="refresh" content="1"`) {
+			t.Fatalf("%s first answer: %d %q\n%s", c.path, resp.StatusCode, resp.Header.Get("Retry-After"), b)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			code, body := get(t, srv, c.path)
+			if code == http.StatusOK {
+				if !strings.Contains(body, c.want) {
+					t.Errorf("%s once ready lacks %q:\n%s", c.path, c.want, body)
+				}
+				break
+			}
+			if code != http.StatusAccepted || time.Now().After(deadline) {
+				t.Fatalf("%s: %d while waiting for the tables", c.path, code)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 }

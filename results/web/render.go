@@ -92,6 +92,11 @@ type page struct {
 // render executes a page into a buffer first so that a template error
 // becomes a 500 instead of half a page.
 func (s *server) render(w http.ResponseWriter, name string, p page) error {
+	return s.renderStatus(w, http.StatusOK, name, p)
+}
+
+// renderStatus is render with a status code other than 200.
+func (s *server) renderStatus(w http.ResponseWriter, code int, name string, p page) error {
 	t := s.pages.pages[name]
 	if t == nil {
 		return fmt.Errorf("rendering: no template %q", name)
@@ -101,6 +106,9 @@ func (s *server) render(w http.ResponseWriter, name string, p page) error {
 		return fmt.Errorf("rendering %s: %w", name, err)
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if code != http.StatusOK {
+		w.WriteHeader(code)
+	}
 	_, err := buf.WriteTo(w)
 	return err
 }

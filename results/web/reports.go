@@ -38,11 +38,18 @@ func (s *server) reportPage(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return badRequest("unknown split %q", o.SplitBy)
 	}
-	rep, err := report.Build(r.Context(), s.st, []string{run.ID}, o)
-	if err != nil {
+	title := "Report of " + run.Name
+	key := report.CacheKey("viewer-report", o, run.ID)
+	v, ready, err := s.pending.await(r.Context(), key, s.opts.Patience, func(ctx context.Context) (any, error) {
+		return report.Build(ctx, s.st, []string{run.ID}, o)
+	})
+	switch {
+	case err != nil:
 		return err
+	case !ready:
+		return s.renderComputing(w, title, "the report of "+run.Name)
 	}
-	return s.render(w, "report", page{Title: "Report of " + run.Name, Data: reportData{Run: run, R: rep}})
+	return s.render(w, "report", page{Title: title, Data: reportData{Run: run, R: v.(*report.Report)}})
 }
 
 // compareData is the comparison of two runs (or the form to pick them).
@@ -74,18 +81,33 @@ func (s *server) comparePage(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		o := s.reportOptions(r)
-		res, err := report.Cached(ctx, s.st, report.CacheKey("viewer-compare/1", o, ra.ID, rb.ID),
-			[]string{ra.ID, rb.ID}, func() (comparedRuns, error) { return compareRuns(ctx, s.st, ra.ID, rb.ID, o) })
-		if err != nil {
-			return err
-		}
-		if d.C, err = report.ComparePaired(ctx, s.st, ra.ID, rb.ID, res.Paired, o); err != nil {
-			return err
-		}
-		d.Changed = res.Changed
 		title = "Compare " + ra.Name + " with " + rb.Name
+		key := report.CacheKey("viewer-compare/1", o, ra.ID, rb.ID)
+		v, ready, err := s.pending.await(ctx, key, s.opts.Patience, func(ctx context.Context) (any, error) {
+			res, err := report.Cached(ctx, s.st, key, []string{ra.ID, rb.ID},
+				func() (comparedRuns, error) { return compareRuns(ctx, s.st, ra.ID, rb.ID, o) })
+			if err != nil {
+				return nil, err
+			}
+			c, err := report.ComparePaired(ctx, s.st, ra.ID, rb.ID, res.Paired, o)
+			return comparePageResult{c, res.Changed}, err
+		})
+		switch {
+		case err != nil:
+			return err
+		case !ready:
+			return s.renderComputing(w, title, "the comparison of "+ra.Name+" with "+rb.Name)
+		}
+		res := v.(comparePageResult)
+		d.C, d.Changed = res.c, res.changed
 	}
 	return s.render(w, "compare", page{Title: title, Data: d})
+}
+
+// comparePageResult is what the compare page shows of two runs.
+type comparePageResult struct {
+	c       *report.Comparison
+	changed []changedEpisode
 }
 
 // comparedRuns is what the compare page computes from two runs' score

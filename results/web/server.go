@@ -33,6 +33,10 @@ type Options struct {
 	// Chat opens conversations with a run's trained system for the chat
 	// page; nil = the page explains how to enable it (mascot ui --chat).
 	Chat ChatOpener
+	// Patience is how long the report and compare pages wait for tables
+	// that are not stored yet before answering "computing" (202, the page
+	// reloads itself); 0 = DefaultPatience.
+	Patience time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -50,6 +54,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Refresh <= 0 {
 		o.Refresh = 5
+	}
+	if o.Patience <= 0 {
+		o.Patience = DefaultPatience
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -108,6 +115,8 @@ type server struct {
 	pages *pageSet
 	guard *guard
 	chats *chatSessions
+	// pending are report and compare computations outliving their request.
+	pending pending
 }
 
 // NewHandler returns the viewer's handler on an open store. Serve wraps it;
