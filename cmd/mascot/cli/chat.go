@@ -45,12 +45,9 @@ Commands: /who (the roster), /directive (toggle directives), /undo (take back yo
   printf 'I failed my exam.\n/undo\nI passed!\n' | mascot chat latest`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if !fileExists(f.db) {
-				return invalid("no results database at %s (run an experiment first, or pass --db)", f.db)
-			}
-			store, err := results.OpenContext(c.Context(), f.db)
+			store, err := f.openStore(c.Context())
 			if err != nil {
-				return fmt.Errorf("opening results database: %w", err)
+				return err
 			}
 			defer store.Close()
 			sys, err := f.open(c.Context(), c, store, args[0])

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -42,12 +42,9 @@ judged; with --level collective each conversation is judged as a whole.`,
   mascot report latest --stages judge-chat`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if !fileExists(f.db) {
-				return invalid("no results database at %s (run an experiment first, or pass --db)", f.db)
-			}
-			store, err := results.OpenContext(c.Context(), f.db)
+			store, err := f.openStore(c.Context())
 			if err != nil {
-				return fmt.Errorf("opening results database: %w", err)
+				return err
 			}
 			defer store.Close()
 			return f.run(c.Context(), c, store, args[0])
@@ -115,17 +112,14 @@ func (f *judgeFlags) addStages(exp *schema.Experiment) (string, bool, error) {
 	}
 	judges := f.judges
 	if len(judges) == 0 {
-		for n := range exp.Judges {
-			judges = append(judges, n)
-		}
-		sort.Strings(judges)
+		judges = slices.Sorted(maps.Keys(exp.Judges))
 	}
 	if len(judges) == 0 {
 		return "", false, invalid("the run's config declares no judges")
 	}
 	for _, j := range judges {
 		if _, ok := exp.Judges[j]; !ok {
-			return "", false, invalid("unknown judge %q (the run's config has: %s)", j, strings.Join(sortedNames(exp.Judges), ", "))
+			return "", false, invalid("unknown judge %q (the run's config has: %s)", j, strings.Join(slices.Sorted(maps.Keys(exp.Judges)), ", "))
 		}
 	}
 	key := f.as
@@ -185,15 +179,6 @@ func chatBase(exp *schema.Experiment) (schema.Stage, bool) {
 		}
 	}
 	return exp.Stages[keys[0]], true
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func init() { extraCommands = append(extraCommands, newJudge) }

@@ -28,6 +28,18 @@ func (f *runRefFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.runsDir, "runs-dir", "runs", "directory of the runs' files")
 }
 
+// openStore opens the results database, which must exist.
+func (f *runRefFlags) openStore(ctx context.Context) (*results.Store, error) {
+	if !fileExists(f.db) {
+		return nil, invalid("no results database at %s (run an experiment first, or pass --db)", f.db)
+	}
+	store, err := results.OpenContext(ctx, f.db)
+	if err != nil {
+		return nil, fmt.Errorf("opening results database: %w", err)
+	}
+	return store, nil
+}
+
 // resolve finds the run: a run reference (latest, id, name, id prefix),
 // else a spec whose newest run of the same name is used.
 func (f *runRefFlags) resolve(ctx context.Context, store *results.Store, ref string) (results.Run, error) {
