@@ -4,13 +4,15 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+
+	"mascot.dev/mascot/results/report"
 )
 
 // Session is a finished run brought back for interactive use (mascot chat,
 // the viewer's chat page): its config, its endpoints (built-in engines
 // started, trained models loaded) and the outputs of its finished stages,
 // read from the store. Nothing is executed and nothing is written by
-// opening it.
+// opening it; closing it stores the run's report if its data changed.
 type Session struct {
 	r *run
 }
@@ -77,8 +79,17 @@ func (s *Session) Stage(ctx context.Context, key string) (Stage, error) {
 // Seed is the stage's seed, as the run derived it.
 func (s *Session) Seed(key string) int64 { return s.r.env.Seed(key) }
 
-// Close stops the session's endpoints.
-func (s *Session) Close() error { return s.r.env.close() }
+// Close stops the session's endpoints and stores the run's report again
+// if what the session wrote (conversations, judgments) changed its data,
+// as the run did when it ended: the next report and report page are then
+// served at once. Storing it only costs speed if it fails.
+func (s *Session) Close() error {
+	err := s.r.env.close()
+	if werr := report.Warm(context.Background(), s.r.opts.Store, s.r.env.RunID); werr != nil {
+		s.r.opts.Log.Warn("storing the report of the reopened run", "err", werr)
+	}
+	return err
+}
 
 func errJoin(err, cerr error) error {
 	if cerr == nil {

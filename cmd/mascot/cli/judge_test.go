@@ -52,6 +52,13 @@ func TestJudgeStoredConversations(t *testing.T) {
 	if n := count(human, runID); n != 0 {
 		t.Errorf("%d judgments of the person's turns", n)
 	}
+	// Closing the reopened run stored its report again (the judgments
+	// changed its data), so the next report is served at once.
+	fresh := `SELECT COUNT(*) FROM report_cache c JOIN report_stamps s ON s.run_id = c.run_id
+		WHERE c.run_id = ? AND c.stamps = s.epoch || ':' || s.version`
+	if n := count(fresh, runID); n == 0 {
+		t.Errorf("no report of run %s stored after mascot judge", runID)
+	}
 	first := count(judged, runID)
 	if out, _, code := runJudge(t, "latest", "--db", db); code != 0 || !strings.Contains(out, "(0 ran, 1 cached, 0 failed)") {
 		t.Errorf("second judge: exit %d, want everything cached:\n%s", code, out)
