@@ -49,18 +49,7 @@ func BenchmarkInsertTurns(b *testing.B) {
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "turns/s")
 }
 
-func open100k(b *testing.B) *results.Store {
-	path, err := benchdb.Path(100_000)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := results.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close() })
-	return s
-}
+func open100k(b *testing.B) *results.Store { return benchdb.Open(b, 100_000) }
 
 // BenchmarkEpisodesPage100k measures a keyset page (50 rows) in the middle
 // of a 100,000-episode run, unfiltered, filtered by system, and by conv_id

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/internal/benchdb"
 )
 
@@ -18,15 +17,7 @@ import (
 // report cache; cold forgets both runs' stored results before each
 // iteration (outside the timer), so it also stores both runs' score groups.
 func BenchmarkCompare100k(b *testing.B) {
-	path, err := benchdb.Path(100_000)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := results.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := benchdb.Open(b, 100_000)
 	for _, bc := range []struct {
 		name  string
 		opts  Options

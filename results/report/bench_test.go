@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/internal/benchdb"
 )
 
@@ -21,15 +20,7 @@ import (
 // the timer), so it computes the groups and tables and stores both, as
 // `mascot report` does after a write to the run.
 func BenchmarkReport100k(b *testing.B) {
-	path, err := benchdb.Path(100_000)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := results.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := benchdb.Open(b, 100_000)
 	ctx := context.Background()
 	for _, bc := range []struct {
 		name  string

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/internal/benchdb"
 )
 
@@ -20,11 +19,7 @@ import (
 // forgotten first: computed and stored) and then warm (served from the
 // cache).
 func BenchmarkPipelinePages100k(b *testing.B) {
-	path, err := benchdb.Path(100_000)
-	must(b, err)
-	st, err := results.Open(path)
-	must(b, err)
-	b.Cleanup(func() { st.Close() })
+	st := benchdb.Open(b, 100_000)
 	var mid int64
 	must(b, st.Reader().QueryRow(`SELECT id FROM episodes WHERE mode = 'eval' ORDER BY id LIMIT 1 OFFSET 50000`).Scan(&mid))
 	h, err := NewHandler(st, Options{Patience: time.Hour}) // measure the computation, not the "computing" answer
