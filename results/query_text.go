@@ -65,17 +65,50 @@ func (s *Store) textPage(ctx context.Context, q EpisodeQuery, m string, c cursor
 	if more {
 		page.Episodes = page.Episodes[:limit]
 	}
-	for i := range page.Episodes {
-		e := &page.Episodes[i]
-		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(MAX(id), 0) FROM turns WHERE episode_id = ?`, e.ID).
-			Scan(&e.NumTurns, &c.Turn); err != nil {
-			return page, fmt.Errorf("searching episodes of run %s: %w", q.RunID, err)
-		}
+	last, err := s.countTurns(ctx, page.Episodes)
+	if err != nil {
+		return page, fmt.Errorf("searching episodes of run %s: %w", q.RunID, err)
 	}
+	c.Turn = last
 	if more {
 		last := page.Episodes[limit-1]
 		b, _ := json.Marshal(cursor{ConvID: last.ConvID, ID: last.ID, Turn: c.Turn})
 		page.Next = base64.RawURLEncoding.EncodeToString(b)
 	}
 	return page, nil
+}
+
+// countTurns sets the turn counts of a page's episodes in one query and
+// returns the last turn id of the page's last episode (the next cursor).
+func (s *Store) countTurns(ctx context.Context, eps []EpisodeSummary) (int64, error) {
+	if len(eps) == 0 {
+		return 0, nil
+	}
+	ids := make([]any, len(eps))
+	for i, e := range eps {
+		ids[i] = e.ID
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT episode_id, COUNT(*), MAX(id) FROM turns
+		WHERE episode_id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) GROUP BY episode_id`, ids...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	type tally struct{ n, last int64 }
+	got := make(map[int64]tally, len(eps))
+	for rows.Next() {
+		var id int64
+		var t tally
+		if err := rows.Scan(&id, &t.n, &t.last); err != nil {
+			return 0, err
+		}
+		got[id] = t
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for i := range eps {
+		eps[i].NumTurns = int(got[eps[i].ID].n)
+	}
+	return got[eps[len(eps)-1].ID].last, nil
 }
