@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
-	"mascot.dev/mascot/schema"
 )
 
 // TestAPIKeyIsNeverWritten runs with a key in the environment (the server
@@ -29,26 +29,18 @@ func testKeyNeverWritten(t *testing.T, echo bool) {
 	const key = "sk-test-5f1c9e0b7d2a4c68"
 	t.Setenv("MASCOT_TEST_KEY", key)
 	srv := fakevllm.Start(t, fakevllm.Options{APIKey: key, EchoAuthorization: echo})
-	data, _ := filepath.Abs("../experiments/demo/data/esconv.json")
 	dir := t.TempDir()
 	src := `package spec
 
 import "mascot.dev/experiments/personas"
 
 name: "test/key"
-datasets: es: {name: "esconv", path: "` + data + `", limit: 2}
+datasets: es: {name: "esconv", path: "` + testspec.ESConv + `", limit: 2}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: ["` + srv.URL() + `"], model: "Qwen/Qwen3-8B", api_key_env: "MASCOT_TEST_KEY"}
 stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 `
-	spec := filepath.Join(dir, "spec.cue")
-	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := schema.Load(spec, schema.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := testspec.Load(t, src)
 	dbPath := filepath.Join(dir, "m.db")
 	store, err := results.Open(dbPath)
 	if err != nil {
@@ -76,7 +68,7 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 		t.Error("the echoed key did not reach the database redacted: the server did not echo it")
 	}
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || p == spec {
+		if err != nil || d.IsDir() {
 			return err
 		}
 		b, err := os.ReadFile(p)

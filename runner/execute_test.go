@@ -4,10 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
+	"strconv"
 	"testing"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	_ "mascot.dev/mascot/runner/stages/all"
@@ -18,29 +19,18 @@ import (
 // the given server URL and returns its path.
 func writeSpec(t *testing.T, url string, k int) string {
 	t.Helper()
-	data, err := filepath.Abs("../experiments/demo/data/esconv.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	src := `package spec
 
 import "mascot.dev/experiments/personas"
 
 name: "test/candidates"
-datasets: es: {name: "esconv", path: "` + data + `", limit: 3}
+datasets: es: {name: "esconv", path: "` + testspec.ESConv + `", limit: 3}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: ["` + url + `"], model: "Qwen/Qwen3-8B", retries: 2, timeout: "5s"}
-stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: ` + itoa(k) + `}
+stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: ` + strconv.Itoa(k) + `}
 `
-	dir := t.TempDir()
-	p := filepath.Join(dir, "spec.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testspec.Write(t, src)
 }
-
-func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+n))) }
 
 func TestRunThenResumeRunsNothing(t *testing.T) {
 	srv := fakevllm.Start(t, fakevllm.Options{})

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
@@ -120,10 +121,6 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // against url, with K candidates per unit and the stage's concurrency.
 func candidatesSpec(t *testing.T, url string, k, conc int, epExtra string) string {
 	t.Helper()
-	data, err := filepath.Abs("../experiments/demo/data/esconv.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	src := fmt.Sprintf(`package spec
 
 import "mascot.dev/experiments/personas"
@@ -133,10 +130,7 @@ datasets: es: {name: "esconv", path: %q, limit: 3}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: [%q], model: "Qwen/Qwen3-8B", retries: 2, timeout: "5s"%s}
 stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d, concurrency: %d}
-`, data, url, epExtra, k, conc)
-	p := filepath.Join(t.TempDir(), "spec.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`, testspec.ESConv, url, epExtra, k, conc)
+	p := testspec.Write(t, src)
 	return p
 }

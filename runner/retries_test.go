@@ -3,14 +3,13 @@ package runner_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
-	"mascot.dev/mascot/schema"
 )
 
 // TestRetriesZeroMeansOneAttempt runs the same failing stage against a
@@ -21,7 +20,6 @@ import (
 func TestRetriesZeroMeansOneAttempt(t *testing.T) {
 	attempts := func(retries int) int64 {
 		srv := fakevllm.Start(t, fakevllm.Options{Faults: fakevllm.Faults{ServerError: 1}})
-		data, _ := filepath.Abs("../experiments/demo/data/esconv.json")
 		dir := t.TempDir()
 		src := fmt.Sprintf(`package spec
 
@@ -32,15 +30,8 @@ datasets: es: {name: "esconv", path: %q, limit: 1}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: [%q], model: "Qwen/Qwen3-8B", retries: %d}
 stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2, concurrency: 1}
-`, data, srv.URL(), retries)
-		spec := filepath.Join(dir, "spec.cue")
-		if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		l, err := schema.Load(spec, schema.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+`, testspec.ESConv, srv.URL(), retries)
+		l := testspec.Load(t, src)
 		store, err := results.Open(filepath.Join(dir, "m.db"))
 		if err != nil {
 			t.Fatal(err)

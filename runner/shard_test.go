@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
 )
@@ -16,29 +17,18 @@ import (
 // speaker served by server jobs (a slurm-server endpoint).
 func loadServerSpec(t *testing.T) *schema.Loaded {
 	t.Helper()
-	data, err := filepath.Abs("../experiments/demo/data/esconv.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	src := `package spec
 
 import "mascot.dev/experiments/personas"
 
 name: "test/served"
-datasets: es: {name: "esconv", path: "` + data + `", limit: 3}
+datasets: es: {name: "esconv", path: "` + testspec.ESConv + `", limit: 3}
 rosters: support: personas.emotional_support
 endpoints: speaker: {kind: "slurm-server", model: "Qwen/Qwen3-8B", retries: 2, timeout: "5s",
 	server: {command: ["serve", "--port", "$MASCOT_PORT"], replicas: 2, slurm: gpus: 1}}
 stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 `
-	p := filepath.Join(t.TempDir(), "spec.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := schema.Load(p, schema.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := testspec.Load(t, src)
 	return l
 }
 

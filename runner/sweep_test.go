@@ -2,11 +2,11 @@ package runner_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
@@ -17,13 +17,12 @@ import (
 // same spec runs nothing.
 func TestSweepSharesUpstreamAndResumes(t *testing.T) {
 	srv := fakevllm.Start(t, fakevllm.Options{})
-	data, _ := filepath.Abs("../experiments/demo/data/esconv.json")
 	src := `package spec
 
 import "mascot.dev/experiments/personas"
 
 name: "test/sweep"
-datasets: es: {name: "esconv", path: "` + data + `", limit: 2}
+datasets: es: {name: "esconv", path: "` + testspec.ESConv + `", limit: 2}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: ["` + srv.URL() + `"], model: "Qwen/Qwen3-8B"}
 stages: first: {kind: "candidates", dataset: "es", roster: "support", k: 2}
@@ -34,10 +33,7 @@ sweep: axes: {
 }
 `
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "spec.cue")
-	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	spec := testspec.Write(t, src)
 	store, err := results.Open(filepath.Join(dir, "m.db"))
 	if err != nil {
 		t.Fatal(err)

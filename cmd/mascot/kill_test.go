@@ -15,6 +15,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/testspec"
 )
 
 // TestKillAndResume SIGKILLs `mascot run` at random points at least 10
@@ -26,7 +27,6 @@ func TestKillAndResume(t *testing.T) {
 		t.Fatalf("building mascot: %v\n%s", err, out)
 	}
 	srv := fakevllm.Start(t, fakevllm.Options{Latency: fakevllm.Latency{Base: 60 * time.Millisecond, Jitter: 40 * time.Millisecond}, Seed: 7})
-	data, _ := filepath.Abs("../../experiments/demo/data/esconv.json")
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "spec.cue")
 	src := fmt.Sprintf(`package spec
@@ -39,7 +39,7 @@ rosters: support: personas.emotional_support
 endpoints: speaker: {urls: [%q], model: "Qwen/Qwen3-8B", concurrency: 3, supports_n: false}
 stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 3}
 stages: more: {kind: "candidates", dataset: "es", roster: "support", k: 2, after: ["cand"]}
-`, data, srv.URL())
+`, testspec.ESConv, srv.URL())
 	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,6 @@ func TestInterruptStopsCleanlyAndResumes(t *testing.T) {
 		t.Fatalf("building mascot: %v\n%s", err, out)
 	}
 	srv := fakevllm.Start(t, fakevllm.Options{Latency: fakevllm.Latency{Base: 80 * time.Millisecond}})
-	data, _ := filepath.Abs("../../experiments/demo/data/esconv.json")
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "spec.cue")
 	src := fmt.Sprintf(`package spec
@@ -167,7 +166,7 @@ datasets: es: {name: "esconv", path: %q, limit: 10}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: [%q], model: "Qwen/Qwen3-8B", concurrency: 2, supports_n: false}
 stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
-`, data, srv.URL())
+`, testspec.ESConv, srv.URL())
 	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}

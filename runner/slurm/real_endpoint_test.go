@@ -12,6 +12,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/serve"
 	"mascot.dev/mascot/trainer/tokenizer"
@@ -40,7 +41,6 @@ func TestSlurmServedEndpointReplicas(t *testing.T) {
 	if err := serve.WriteByteTokenizerMarker(model); err != nil {
 		t.Fatal(err)
 	}
-	data, _ := filepath.Abs("../../experiments/demo/data/esconv.json")
 	spec := filepath.Join(dir, "spec.cue")
 	src := fmt.Sprintf(`package spec
 
@@ -57,7 +57,7 @@ endpoints: speaker: {
 	}
 }
 stages: cand: {kind: "candidates", dataset: "es", roster: "main", k: 2}
-`, data, bin, model)
+`, testspec.ESConv, bin, model)
 	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}

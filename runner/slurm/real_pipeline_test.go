@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 )
 
@@ -44,14 +45,13 @@ func mascotBinary(t *testing.T) string {
 // executor defaults to local; --set executor.kind=slurm moves it.
 func trainSpec(t *testing.T) string {
 	t.Helper()
-	data, _ := filepath.Abs("../../experiments/demo/data/esconv.json")
 	src := `package spec
 
 import "mascot.dev/experiments/personas"
 
 name: "test/slurm-train"
 seed: 7
-datasets: es: {name: "esconv", path: "` + data + `", limit: 2}
+datasets: es: {name: "esconv", path: "` + testspec.ESConv + `", limit: 2}
 rosters: main: personas.emotional_support
 endpoints: [_]: {kind: "builtin", model: "mascot-tiny", model_stage: "pretrain", concurrency: 2, sampling: max_tokens: 12}
 endpoints: {speaker: _, director: _, user: _}

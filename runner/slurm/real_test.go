@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	_ "mascot.dev/mascot/runner/stages/all"
@@ -194,14 +195,13 @@ func TestSlurmEndToEndMatchesLocal(t *testing.T) {
 	}
 	e.Binary, e.MaxShards = bin, 3
 	srv := fakevllm.Start(t, fakevllm.Options{})
-	data, _ := filepath.Abs("../../experiments/demo/data/esconv.json")
 	spec := func(executor string) string {
 		src := `package spec
 
 import "mascot.dev/experiments/personas"
 
 name: "test/slurm"
-datasets: es: {name: "esconv", path: "` + data + `", limit: 3}
+datasets: es: {name: "esconv", path: "` + testspec.ESConv + `", limit: 3}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: ["` + srv.URL() + `"], model: "Qwen/Qwen3-8B", retries: 2, timeout: "5s"}
 executor: kind: "` + executor + `"

@@ -11,11 +11,11 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	_ "mascot.dev/mascot/runner/stages/candidates"
 	_ "mascot.dev/mascot/runner/stages/judge"
-	"mascot.dev/mascot/schema"
 )
 
 // TestPythonJudgeInSpec runs an experiment whose judge is the Python
@@ -30,17 +30,13 @@ func TestPythonJudgeInSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	pin := sha256.Sum256(b)
-	data, err := filepath.Abs("../../../experiments/demo/data/esconv.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := fakevllm.Start(t, fakevllm.Options{})
 	src := `package spec
 
 import "mascot.dev/experiments/personas"
 
 name: "test/python-judge"
-datasets: es: {name: "esconv", path: "` + data + `", limit: 2}
+datasets: es: {name: "esconv", path: "` + testspec.ESConv + `", limit: 2}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: ["` + srv.URL() + `"], model: "Qwen/Qwen3-8B", retries: 2, timeout: "5s"}
 judges: concise: {plugin: "lengthjudge-py", command: ["` + exe + `"], sha256: "` + hex.EncodeToString(pin[:]) + `",
@@ -50,14 +46,7 @@ stages: {
 	judged: {kind: "judge", items: "cand", judges: ["concise"]}
 }
 `
-	p := filepath.Join(t.TempDir(), "spec.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := schema.Load(p, schema.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := testspec.Load(t, src)
 	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
 	if err != nil {
 		t.Fatal(err)

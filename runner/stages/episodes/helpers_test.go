@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	_ "mascot.dev/mascot/runner/stages/all"
@@ -20,10 +21,6 @@ import (
 // timeout 5s).
 func writeSpec(t *testing.T, url, epFields, stages string) string {
 	t.Helper()
-	es, err := filepath.Abs("../../../experiments/demo/data/esconv.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	qm, err := filepath.Abs("../../../experiments/demo/data/qmsum.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +35,7 @@ import "mascot.dev/experiments/personas"
 
 name: "test/episodes"
 seed: 7
-datasets: es: {name: "esconv", path: "` + es + `", limit: 3}
+datasets: es: {name: "esconv", path: "` + testspec.ESConv + `", limit: 3}
 datasets: qm: {name: "qmsum", path: "` + qm + `", limit: 2}
 rosters: support: personas.emotional_support
 rosters: meet: personas.meetings
@@ -49,10 +46,7 @@ stages: {
 ` + stages + `
 }
 `
-	p := filepath.Join(t.TempDir(), "spec.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := testspec.Write(t, src)
 	return p
 }
 

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/report"
 	"mascot.dev/mascot/runner"
@@ -20,17 +20,13 @@ import (
 // collectively, with self-BLEU and distinct-n.
 func spec(t *testing.T, url, extra string) *schema.Loaded {
 	t.Helper()
-	data, err := filepath.Abs("../../../experiments/demo/data/esconv.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	src := `package spec
 
 import "mascot.dev/experiments/personas"
 
 name: "test/judge"
-datasets: es: {name: "esconv", path: "` + data + `", limit: 3}
-datasets: test: {name: "esconv", path: "` + data + `", limit: 3, exclude: ["es"]}
+datasets: es: {name: "esconv", path: "` + testspec.ESConv + `", limit: 3}
+datasets: test: {name: "esconv", path: "` + testspec.ESConv + `", limit: 3, exclude: ["es"]}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: ["` + url + `"], model: "Qwen/Qwen3-8B", retries: 2, timeout: "5s"}
 endpoints: judge: {urls: ["` + url + `"], model: "Qwen/Qwen3-8B", retries: 2, timeout: "5s", sampling: temperature: 0}
@@ -47,14 +43,7 @@ stages: {
 	metrics_eval: {kind: "metrics", episodes: "eval", metrics: ["self-bleu", "distinct-n"]}
 }
 ` + extra
-	p := filepath.Join(t.TempDir(), "spec.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := schema.Load(p, schema.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := testspec.Load(t, src)
 	return l
 }
 

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
@@ -18,10 +18,6 @@ import (
 // judge whose endpoint has the given urls and fields.
 func judgeSpec(t *testing.T, speakerURL, judgeURLs, judgeFields string) *schema.Loaded {
 	t.Helper()
-	data, err := filepath.Abs("../../../experiments/demo/data/esconv.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	src := fmt.Sprintf(`package spec
 
 import "mascot.dev/experiments/personas"
@@ -36,15 +32,8 @@ stages: {
 	cand: {kind: "candidates", dataset: "es", roster: "support", k: 4}
 	judge_cand: {kind: "judge", items: "cand", judges: ["rubric"]}
 }
-`, data, speakerURL, judgeURLs, judgeFields)
-	p := filepath.Join(t.TempDir(), "spec.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := schema.Load(p, schema.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, testspec.ESConv, speakerURL, judgeURLs, judgeFields)
+	l := testspec.Load(t, src)
 	return l
 }
 

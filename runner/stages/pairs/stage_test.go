@@ -2,10 +2,10 @@ package pairs_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	_ "mascot.dev/mascot/runner/stages/decls" // the kinds the specs name
@@ -52,16 +52,12 @@ func (f fakeStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 // least 1 are kept, the two gaps of exactly 1 included, and the stored
 // margins are exact.
 func TestGapEqualToMarginIsKept(t *testing.T) {
-	data, err := filepath.Abs("../../../experiments/demo/data/esconv.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	src := `package spec
 
 import "mascot.dev/experiments/personas"
 
 name: "test/pairs"
-datasets: es: {name: "esconv", path: "` + data + `", limit: 1}
+datasets: es: {name: "esconv", path: "` + testspec.ESConv + `", limit: 1}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: ["http://127.0.0.1:9/v1"], model: "none"}
 judges: rubric: {plugin: "rubric", endpoint: "speaker"}
@@ -71,14 +67,7 @@ stages: {
 	pairs: {kind: "pairs", judged: "judge_cand", margin: 1.0}
 }
 `
-	p := filepath.Join(t.TempDir(), "spec.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := schema.Load(p, schema.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := testspec.Load(t, src)
 	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	_ "mascot.dev/mascot/runner/stages/train"
@@ -30,26 +31,19 @@ func writeSpec(t *testing.T, body string) *schema.Loaded {
 	if err := os.WriteFile(text, []byte(corpus), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	data, err := filepath.Abs("../../../experiments/demo/data/esconv.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	src := `package spec
 
 import "mascot.dev/experiments/personas"
 
 name: "test/train"
 seed: 7
-datasets: es: {name: "esconv", path: "` + data + `", limit: 2}
+datasets: es: {name: "esconv", path: "` + testspec.ESConv + `", limit: 2}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: ["http://127.0.0.1:9/v1"], model: "none"}
 stages: pre: {kind: "pretrain", text: "` + text + `", max_steps: 30, batch_size: 4, max_length: 32,
 	model: {hidden_size: 32, intermediate_size: 64, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 8}}
 ` + body
-	p := filepath.Join(dir, "spec.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := testspec.Write(t, src)
 	l, err := schema.Load(p, schema.Options{})
 	if err != nil {
 		t.Fatalf("loading spec: %v", err)

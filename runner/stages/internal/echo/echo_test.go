@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	_ "mascot.dev/mascot/runner/stages/candidates"
@@ -17,24 +18,17 @@ import (
 
 func spec(t *testing.T, url, stages string) (*schema.Loaded, error) {
 	t.Helper()
-	data, err := filepath.Abs("../../../../experiments/demo/data/esconv.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	src := `package spec
 
 import "mascot.dev/experiments/personas"
 
 name: "test/echo"
-datasets: es: {name: "esconv", path: "` + data + `", limit: 1}
+datasets: es: {name: "esconv", path: "` + testspec.ESConv + `", limit: 1}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: ["` + url + `"], model: "Qwen/Qwen3-8B"}
 stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 ` + stages
-	p := filepath.Join(t.TempDir(), "spec.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := testspec.Write(t, src)
 	return schema.Load(p, schema.Options{})
 }
 
