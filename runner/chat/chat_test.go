@@ -2,16 +2,15 @@ package chat_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/chat"
 	_ "mascot.dev/mascot/runner/stages/all"
-	"mascot.dev/mascot/schema"
 )
 
 // finishedRun runs two eval stages (mascot and zero-shot) against a fake
@@ -39,14 +38,7 @@ stages: {
 }
 `
 	dir := t.TempDir()
-	path := filepath.Join(dir, "spec.cue")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := schema.Load(path, schema.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := testspec.Load(t, src)
 	st, err := results.Open(filepath.Join(dir, "m.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -63,11 +63,7 @@ stages: {
 	report: {kind: "report", inputs: ["eval"]}
 }
 `
-	p := filepath.Join(t.TempDir(), "spec.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testspec.Write(t, src)
 }
 
 // mascotRun runs the real CLI and returns the database and runs dir.

@@ -208,11 +208,7 @@ executor: kind: "` + executor + `"
 executor: slurm: array_parallelism: 2
 stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 `
-		p := filepath.Join(t.TempDir(), "spec.cue")
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return testspec.Write(t, src)
 	}
 	run := func(executor string) (*results.Store, *runner.Summary) {
 		l, err := schema.Load(spec(executor), schema.Options{})

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
@@ -33,9 +34,7 @@ rosters: support: personas.emotional_support
 endpoints: speaker: {urls: ["` + url + `"], model: "Qwen/Qwen3-8B", retries: 1, timeout: "30s"}
 stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 `
-	cue := filepath.Join(t.TempDir(), "spec.cue")
-	must(t, os.WriteFile(cue, []byte(src), 0o644))
-	return cue
+	return testspec.Write(t, src)
 }
 
 // stageExecFixture leaves the candidates experiment as a controller

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/internal/realdata"
+	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/datasets"
 	_ "mascot.dev/mascot/runner/stages/decls" // the kinds the specs name
@@ -134,11 +135,7 @@ endpoints: user: {urls: ["http://127.0.0.1:9/v1"], model: "m"}
 stages: candidates: {kind: "candidates", dataset: "train", roster: "main"}
 stages: eval: {kind: "episodes", mode: "eval", dataset: "test", roster: "main"}
 `
-	p := filepath.Join(t.TempDir(), "spec.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return schema.Load(p, schema.Options{})
+	return schema.Load(testspec.Write(t, src), schema.Options{})
 }
 
 // TestSharedSplitIsDrawnDisjoint: where training and evaluation data must
