@@ -280,15 +280,26 @@ func PrintSweep(w io.Writer, s *SweepSummary) {
 		fmt.Fprintf(w, " %14s", c)
 	}
 	fmt.Fprintln(w)
+	// Each column's decimals follow the report's rule over its values.
+	decimals := make([]int, len(cols))
+	for i, col := range cols {
+		var vs []float64
+		for _, c := range s.Children {
+			if v, ok := c.Values[col]; ok {
+				vs = append(vs, v)
+			}
+		}
+		decimals[i] = rep.Decimals(vs...)
+	}
 	for _, c := range s.Children {
 		id := "-"
 		if c.Summary != nil {
 			id = c.Summary.RunID
 		}
 		fmt.Fprintf(w, "%-48s %-24s", c.Variant.Label(), id)
-		for _, col := range cols {
+		for i, col := range cols {
 			if v, ok := c.Values[col]; ok {
-				fmt.Fprintf(w, " %14.2f", v)
+				fmt.Fprintf(w, " %14s", rep.Num(v, decimals[i]))
 			} else {
 				fmt.Fprintf(w, " %14s", "-")
 			}
