@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"mascot.dev/mascot/internal/buildinfo"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/report"
 	"mascot.dev/mascot/schema"
@@ -78,6 +79,9 @@ type Summary struct {
 	Failed   int              `json:"units_failed"`
 	Counters map[string]int64 `json:"counters"`
 	Stages   []StageSummary   `json:"stages"`
+	// Code is the mascot that ran it (module version, VCS revision, dirty
+	// flag), as in run_config.json and the runs table.
+	Code buildinfo.Info `json:"code"`
 }
 
 // ErrStageFailed is returned (wrapped) when a stage ended with failures in
@@ -169,14 +173,20 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating run directory: %w", err)
 	}
-	if err := writeJSON(filepath.Join(runDir, "run_config.json"), json.RawMessage(r.opts.Loaded.Canonical)); err != nil {
+	code := buildinfo.Read()
+	cfg, err := runConfigJSON(r.opts.Loaded.Canonical, code)
+	if err != nil {
 		return nil, err
 	}
+	if err := os.WriteFile(filepath.Join(runDir, "run_config.json"), cfg, 0o644); err != nil {
+		return nil, fmt.Errorf("writing run_config.json: %w", err)
+	}
+	codeJSON, _ := json.Marshal(code)
 	r.reportInvalidation(ctx)
 	started := time.Now()
 	if err := r.opts.Store.CreateRun(ctx, results.Owned(results.Run{ID: runID, Name: exp.Name, ParentID: r.opts.ParentID,
 		ConfigName: r.opts.Loaded.Name, ConfigJSON: r.opts.Loaded.Canonical, AxesJSON: r.opts.Axes,
-		Command: r.opts.Command, Status: results.RunRunning, StartedAt: started})); err != nil {
+		Command: r.opts.Command, Status: results.RunRunning, StartedAt: started, Code: codeJSON})); err != nil {
 		return nil, fmt.Errorf("recording run: %w", err)
 	}
 	stopBeat := heartbeat(ctx, r.opts.Store, runID, r.opts.Log)
@@ -251,8 +261,15 @@ func (r *run) schedule(ctx context.Context) error {
 				}
 				if _, bad := failed.Load(d); bad {
 					failed.Store(key, true)
+					msg := "input stage " + d + " did not complete"
 					r.record(key, &StageSummary{Key: key, Kind: r.kinds[key].Name, Status: "skipped",
-						Fingerprint: r.fps[key], Error: "input stage " + d + " did not complete"})
+						Fingerprint: r.fps[key], Error: msg})
+					// Stored too, so results show and the viewer list it.
+					if err := r.opts.Store.UpsertStage(context.WithoutCancel(ctx), results.Stage{RunID: r.env.RunID,
+						Key: key, Kind: r.kinds[key].Name, Fingerprint: r.fps[key], Status: "skipped", Error: msg,
+						FinishedAt: time.Now()}); err != nil {
+						r.opts.Log.Warn("recording a skipped stage", "stage", key, "err", err)
+					}
 					return nil
 				}
 			}
@@ -303,7 +320,7 @@ func (r *run) record(key string, s *StageSummary) {
 func (r *run) buildSummary(runID, runDir, status string, started time.Time) *Summary {
 	sum := &Summary{RunID: runID, Name: r.opts.Loaded.Experiment.Name, Status: status, RunDir: runDir,
 		Database: r.opts.Store.Path(), Started: started, Seconds: time.Since(started).Seconds(),
-		Counters: map[string]int64{}}
+		Counters: map[string]int64{}, Code: buildinfo.Read()}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, key := range r.order {

@@ -14,7 +14,8 @@ import (
 // leaves "running" must read as interrupted (its pid is gone on this host),
 // and the counters of the units it committed must be there, exactly.
 func TestKilledRunReadsInterrupted(t *testing.T) {
-	srv := fakevllm.Start(t, fakevllm.Options{Latency: fakevllm.Latency{Base: 50 * time.Millisecond}})
+	// 9 units of 2 requests, one at a time: about 4.5 s of work, killed at 3 s.
+	srv := fakevllm.Start(t, fakevllm.Options{Latency: fakevllm.Latency{Base: 250 * time.Millisecond}})
 	spec := candidatesSpec(t, srv.URL(), 2, 1, ", supports_n: false")
 	db := filepath.Join(t.TempDir(), "m.db")
 	store, err := results.Open(db)
@@ -23,6 +24,7 @@ func TestKilledRunReadsInterrupted(t *testing.T) {
 	}
 	defer store.Close()
 	ctx := context.Background()
+	began := time.Now()
 	cmd, _ := startHelper(t, spec, db)
 	var run results.Run
 	waitFor(t, "two committed units", func() bool {
@@ -37,9 +39,13 @@ func TestKilledRunReadsInterrupted(t *testing.T) {
 	if run.Status != results.RunRunning || run.OwnerPID != cmd.Process.Pid {
 		t.Fatalf("live run reads %s, owner pid %d; want running, %d", run.Status, run.OwnerPID, cmd.Process.Pid)
 	}
+	// Long enough for heartbeats: the killed run's duration must be the
+	// time it really ran, not 0 s.
+	time.Sleep(time.Until(began.Add(3 * time.Second)))
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
+	lived := time.Since(began)
 	_ = cmd.Wait()
 	got, err := store.GetRun(ctx, run.ID)
 	if err != nil {
@@ -47,6 +53,9 @@ func TestKilledRunReadsInterrupted(t *testing.T) {
 	}
 	if got.Status != results.RunInterrupted {
 		t.Fatalf("killed run reads %q, want interrupted", got.Status)
+	}
+	if d := got.Duration(); d < lived-2*time.Second || d > lived {
+		t.Fatalf("killed run's duration %v, want about the %v it ran", d, lived.Round(time.Millisecond))
 	}
 	listed, err := store.ListRuns(ctx, results.RunFilter{Status: results.RunInterrupted})
 	if err != nil || len(listed) != 1 || listed[0].ID != run.ID {

@@ -85,6 +85,18 @@ func (r *run) runStage(ctx context.Context, key string) error {
 	sum.Ran, sum.Failed = ran, failed
 	counters := r.env.takeCounters(key)
 	counters["units_failed"] += int64(failed)
+	// A stage that reused units records every counter the runs that
+	// produced them did (zeros for the work this run did not do), so a
+	// cached rerun's run_summary.json lists what the first run's lists.
+	names, err := r.opts.Store.ProducedCounterNames(ctx, cached)
+	if err != nil {
+		return fail(err)
+	}
+	for _, n := range names {
+		if !results.IsLatencyCounter(n) {
+			counters[n] += 0
+		}
+	}
 	if err := r.opts.Store.AddCounters(context.WithoutCancel(ctx), r.env.RunID, key, counters); err != nil {
 		return fail(err)
 	}

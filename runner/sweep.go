@@ -132,8 +132,10 @@ type SweepSummary struct {
 	ParentID string       `json:"parent_id"`
 	Show     []string     `json:"show"`
 	Children []SweepChild `json:"children"`
-	Ran      int          `json:"units_ran"`
-	Cached   int          `json:"units_cached"`
+	// Ran and Cached count distinct units: produced by the sweep's
+	// children, and reused from before the sweep (SweepUnitCounts).
+	Ran    int `json:"units_ran"`
+	Cached int `json:"units_cached"`
 }
 
 // Sweep runs every variant of the experiment's #Sweep as a child run of
@@ -200,11 +202,15 @@ func Sweep(ctx context.Context, opts SweepOptions) (*SweepSummary, error) {
 	wg.Wait()
 	status := results.RunDone
 	var firstErr error
+	// The header's counts are distinct units read from the database: the
+	// children's own sums depend on which sibling reached a shared unit
+	// first.
+	if ran, cached, err := store.SweepUnitCounts(context.WithoutCancel(ctx), parent); err == nil {
+		sum.Ran, sum.Cached = ran, cached
+	} else {
+		firstErr = err
+	}
 	for _, c := range sum.Children {
-		if c.Summary != nil {
-			sum.Ran += c.Summary.Ran
-			sum.Cached += c.Summary.Cached
-		}
 		if c.Error != "" && firstErr == nil {
 			status, firstErr = results.RunFailed, fmt.Errorf("sweep variant %s: %s", c.Variant.Label(), c.Error)
 		}

@@ -111,6 +111,9 @@ func newResults() *cobra.Command {
 			w := c.OutOrStdout()
 			fmt.Fprintf(w, "run %s  %s  (%s)  %s  %s\n", d.Run.ID, shown(d.Run.Name), shown(d.Run.ConfigName), d.Run.Status,
 				d.Run.Duration().Round(time.Second))
+			if code := codeLine(d.Run.Code); code != "" {
+				fmt.Fprintf(w, "code: %s\n", code)
+			}
 			tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "STAGE\tKIND\tSTATUS\tTOTAL\tDONE\tCACHED\tFAILED")
 			for _, st := range d.Stages {
@@ -118,6 +121,11 @@ func newResults() *cobra.Command {
 					st.UnitsDone, st.UnitsCached, st.UnitsFailed)
 			}
 			tw.Flush()
+			for _, st := range d.Stages {
+				if st.Error != "" && (st.Status == "failed" || st.Status == "skipped") {
+					fmt.Fprintf(w, "  %s %s: %s\n", st.Key, st.Status, firstLine(st.Error))
+				}
+			}
 			if len(d.Counters) > 0 {
 				fmt.Fprintln(w, "counters:")
 				keys := make([]string, 0, len(d.Counters))

@@ -79,6 +79,11 @@ Stage kinds:
 				return err
 			}
 			defer closeFn()
+			if f.jsonOut {
+				// stdout holds the JSON alone; report stages print their
+				// tables with the progress, on stderr.
+				opts.Out = c.ErrOrStderr()
+			}
 			if detach {
 				return runDetached(c, opts)
 			}
