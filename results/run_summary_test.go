@@ -135,8 +135,8 @@ func TestRunStageUnitsAreFactsOfEachRun(t *testing.T) {
 	s := openTemp(t)
 	type tallies = map[string]map[string]UnitCounts
 	want := map[string]tallies{
-		"commits": {"r1": {"gen": {Done: 2}}},
-		"failure": {"r1": {"gen": {Done: 2}, "judge": {Failed: 1}}},
+		"commits":       {"r1": {"gen": {Done: 2}}},
+		"failure":       {"r1": {"gen": {Done: 2}, "judge": {Failed: 1}}},
 		"retry started": {"r1": {"gen": {Done: 2}, "judge": {Failed: 1}}},
 		"retry committed by another run": {"r1": {"gen": {Done: 2}, "judge": {Failed: 1}},
 			"r2": {"judge": {Done: 1}}},
