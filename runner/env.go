@@ -20,6 +20,10 @@ type Env struct {
 	Log     *slog.Logger
 	Strict  bool
 	LLM     *llm.Client
+	// Gateway serves LLM as an endpoint for plugin processes (judges),
+	// so their requests are cached, journaled, counted and traced like
+	// the runner's own; nil when the run has no endpoints.
+	Gateway *llm.Gateway
 	Out     io.Writer // where report stages print
 	Plugins PluginStarter
 

@@ -157,7 +157,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 		go func(u Unit) {
 			defer func() { <-sem; wg.Done() }()
 			ref := results.Unit{Fingerprint: u.Fingerprint, Kind: r.kinds[key].Name, StageKey: key, RunID: r.env.RunID}
-			tctx, tally := withUnitTally(uctx)
+			tctx, tally := withUnitTally(uctx, key, r.cache)
 			// Concurrent runs in this process (sweep variants) that reach the
 			// same unit share one execution; the others wait for it and then
 			// link the committed unit as cached.
@@ -180,7 +180,9 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 				}
 				commit, err := st.Run(tctx, u)
 				if err == nil {
-					err = r.opts.Store.CommitUnit(uctx, ref, tally.commitWith(key, commit))
+					if err = r.opts.Store.CommitUnit(uctx, ref, tally.commitWith(key, commit)); err == nil {
+						tally.committed()
+					}
 				}
 				if err != nil {
 					r.release(ctx, u.Fingerprint)
@@ -205,6 +207,8 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 					return tally.commit(tx, key)
 				}); ferr != nil {
 					r.opts.Log.Error("recording failed unit", "stage", key, "unit", u.Key, "err", ferr)
+				} else {
+					tally.committed()
 				}
 				r.opts.Log.Warn("unit failed", "stage", key, "unit", u.Key, "err", err)
 				bar.fail()

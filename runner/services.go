@@ -56,10 +56,18 @@ type Engine interface {
 // builtin ones on loopback.
 func (r *run) startServices(ctx context.Context) error {
 	exp := r.opts.Loaded.Experiment
-	cache := newStoreCache(ctx, r.opts.Store, r.opts.Log)
+	cache := newStoreCache(ctx, r.opts.Store, r.opts.Log, r.env.RunID)
 	r.env.OnClose(cache.close)
 	r.cache = cache
-	cfg := llm.Config{Roles: map[string]string{}, Cache: cache}
+	// Attempts of runs whose process died with them in flight are counted
+	// as lost before this run sends anything.
+	if n, err := r.opts.Store.SettleLost(ctx); err != nil {
+		r.opts.Log.Warn("settling the LLM attempts of interrupted runs", "err", err)
+	} else if n > 0 {
+		r.opts.Log.Info("counted LLM attempts lost in flight by interrupted runs", "attempts", n)
+	}
+	seed := int64(exp.Seed)
+	cfg := llm.Config{Roles: map[string]string{}, Cache: cache, Journal: cache, RunSeed: &seed}
 	for _, name := range sortedKeys(exp.Endpoints) {
 		ep := exp.Endpoints[name]
 		urls := ep.URLs
@@ -101,6 +109,12 @@ func (r *run) startServices(ctx context.Context) error {
 		}
 		r.env.LLM = c
 		r.env.OnClose(c.Close)
+		g, err := llm.StartGateway(c)
+		if err != nil {
+			return err
+		}
+		r.env.Gateway = g
+		r.env.OnClose(g.Close) // closes before the client it serves
 	}
 	if r.opts.Services.Engine != nil {
 		r.env.OnClose(r.opts.Services.Engine.Close)

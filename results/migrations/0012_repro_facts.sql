@@ -25,3 +25,28 @@ END;
 -- The code that ran a run (module version, VCS revision, dirty flag; see
 -- internal/buildinfo), as JSON.
 ALTER TABLE runs ADD COLUMN code_json TEXT NOT NULL DEFAULT '{}';
+
+-- Exact LLM counters after any number of kills. A cached reply says
+-- whether committed work counted its usage (counted): a reply fetched by
+-- work lost to an interruption is counted by the request that reuses it,
+-- once. Replies cached before this migration were counted by their
+-- commits (or are unknown), so they read as counted.
+ALTER TABLE llm_calls ADD COLUMN counted INTEGER NOT NULL DEFAULT 1;
+
+-- Every HTTP attempt is recorded here, and its run's attempts counter
+-- bumped, in one transaction before it is sent; the row goes when its
+-- outcome is stored (the reply in the cache, or the failure). A row whose
+-- run died was in flight at the kill: the next run marks it lost and
+-- counts it in llm.<role>.lost_in_flight of the run that sent it (its
+-- usage is unknown). id is the X-Request-Id the attempt carried.
+CREATE TABLE llm_attempts (
+    id        TEXT PRIMARY KEY,
+    run_id    TEXT NOT NULL,
+    stage_key TEXT NOT NULL DEFAULT '',
+    role      TEXT NOT NULL,
+    key       TEXT NOT NULL,
+    attempt   INTEGER NOT NULL,
+    sent_at   INTEGER NOT NULL,
+    lost      INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE INDEX llm_attempts_open ON llm_attempts(lost, run_id);
