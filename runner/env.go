@@ -13,13 +13,13 @@ import (
 
 // Env is what stages see of the run they belong to.
 type Env struct {
-	Store   *results.Store
-	RunID   string
-	RunDir  string
-	Exp     *schema.Experiment
-	Log     *slog.Logger
-	Strict  bool
-	LLM     *llm.Client
+	Store  *results.Store
+	RunID  string
+	RunDir string
+	Exp    *schema.Experiment
+	Log    *slog.Logger
+	Strict bool
+	LLM    *llm.Client
 	// Gateway serves LLM as an endpoint for plugin processes (judges),
 	// so their requests are cached, journaled, counted and traced like
 	// the runner's own; nil when the run has no endpoints.
