@@ -26,6 +26,9 @@ type Env struct {
 	Gateway *llm.Gateway
 	Out     io.Writer // where report stages print
 	Plugins PluginStarter
+	// Files maps paths the config names to local files to read instead
+	// (see LocalPath); nil reads every path as it is.
+	Files map[string]string
 
 	mu       sync.Mutex
 	status   func(stage, text string)
@@ -121,9 +124,25 @@ func (e *Env) close() error {
 	return first
 }
 
+// LocalPath is the file to read for a path the config names: itself, or
+// what Files maps it to (a replay reads the data its capsule carries from
+// where it unpacked it, while the config, and so every fingerprint, keeps
+// the original path).
+func (e *Env) LocalPath(p string) string {
+	if q, ok := e.Files[p]; ok {
+		return q
+	}
+	return p
+}
+
 // Seed derives a deterministic seed for a stage from the experiment seed.
-func (e *Env) Seed(stage string) int64 {
-	h := fnv64(fmt.Sprintf("%d/%s", e.Exp.Seed, stage))
+func (e *Env) Seed(stage string) int64 { return StageSeed(e.Exp.Seed, stage) }
+
+// StageSeed is the seed stage derives from the experiment seed: every
+// random choice of the stage, and every request seed of its units, comes
+// from it.
+func StageSeed(expSeed int, stage string) int64 {
+	h := fnv64(fmt.Sprintf("%d/%s", expSeed, stage))
 	return int64(h & 0x7fffffffffffffff)
 }
 

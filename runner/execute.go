@@ -48,6 +48,26 @@ type Options struct {
 	ParentID string
 	Axes     json.RawMessage
 	Command  string
+	// RunID, when set, is the id the run is recorded under (a replay
+	// recreates the run it replays); by default a new one.
+	RunID string
+	// ConfigName, when set, is the config name recorded for the run
+	// instead of Loaded.Name.
+	ConfigName string
+	// Files maps paths the config names (datasets, pretraining text) to
+	// the local files to read instead (a replay's unpacked data).
+	Files map[string]string
+	// BeforePublish, when set, is called once a stage this run executed
+	// has finished, with its units, before downstream stages see its
+	// output (a replay checks the stage there, and may put the replayed
+	// run's own artifacts in place of those it retrained).
+	BeforePublish func(ctx context.Context, key string, units []string) error
+}
+
+// StageOrder is the order stages of exp run in: every stage after the
+// stages it reads from.
+func StageOrder(exp *schema.Experiment) ([]string, error) {
+	return topoOrder(schema.Dependencies(exp))
 }
 
 // StageSummary is one stage's outcome.
@@ -168,7 +188,14 @@ func newRun(ctx context.Context, opts Options) (*run, error) {
 
 func (r *run) execute(ctx context.Context) (*Summary, error) {
 	exp := r.opts.Loaded.Experiment
-	runID := results.NewRunID()
+	runID := r.opts.RunID
+	if runID == "" {
+		runID = results.NewRunID()
+	}
+	configName := r.opts.Loaded.Name
+	if r.opts.ConfigName != "" {
+		configName = r.opts.ConfigName
+	}
 	runDir := filepath.Join(r.opts.RunsDir, runID)
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating run directory: %w", err)
@@ -185,7 +212,7 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 	r.reportInvalidation(ctx)
 	started := time.Now()
 	if err := r.opts.Store.CreateRun(ctx, results.Owned(results.Run{ID: runID, Name: exp.Name, ParentID: r.opts.ParentID,
-		ConfigName: r.opts.Loaded.Name, ConfigJSON: r.opts.Loaded.Canonical, AxesJSON: r.opts.Axes,
+		ConfigName: configName, ConfigJSON: r.opts.Loaded.Canonical, AxesJSON: r.opts.Axes,
 		Command: r.opts.Command, Status: results.RunRunning, StartedAt: started, Code: codeJSON})); err != nil {
 		return nil, fmt.Errorf("recording run: %w", err)
 	}
@@ -196,7 +223,7 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 		envDir = d // a stage-exec shard writes files where the controller's run lives
 	}
 	r.env = &Env{Store: r.opts.Store, RunID: runID, RunDir: envDir, Exp: exp, Log: r.opts.Log,
-		Strict: r.opts.Strict, Out: r.opts.Out}
+		Strict: r.opts.Strict, Out: r.opts.Out, Files: r.opts.Files}
 	r.prog = newProgress(r.opts.Progress)
 	r.env.status = r.prog.status
 	runErr := r.startServices(ctx)

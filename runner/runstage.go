@@ -119,6 +119,11 @@ func (r *run) runStage(ctx context.Context, key string) error {
 		}
 	}
 	sum.Status = "done"
+	if r.opts.BeforePublish != nil {
+		if err := r.opts.BeforePublish(ctx, key, fps); err != nil {
+			return fail(err)
+		}
+	}
 	if err := r.publish(ctx, key, fps); err != nil {
 		return fail(err)
 	}

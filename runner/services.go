@@ -31,6 +31,11 @@ type Services struct {
 	Executors map[string]Executor
 	// Servers starts the server jobs of slurm-server endpoints.
 	Servers ServerStarter
+	// Offline answers every LLM request from the response cache and
+	// sends nothing (a replay); Missed is told of each request the cache
+	// did not hold (which fails).
+	Offline bool
+	Missed  func(role, key string)
 }
 
 // ServerStarter starts one server (a job, for runner/slurm) for endpoint
@@ -67,7 +72,8 @@ func (r *run) startServices(ctx context.Context) error {
 		r.opts.Log.Info("counted LLM attempts lost in flight by interrupted runs", "attempts", n)
 	}
 	seed := int64(exp.Seed)
-	cfg := llm.Config{Roles: map[string]string{}, Cache: cache, Journal: cache, RunSeed: &seed}
+	cfg := llm.Config{Roles: map[string]string{}, Cache: cache, Journal: cache, RunSeed: &seed,
+		Offline: r.opts.Services.Offline, Missed: r.opts.Services.Missed}
 	for _, name := range sortedKeys(exp.Endpoints) {
 		ep := exp.Endpoints[name]
 		urls := ep.URLs

@@ -40,6 +40,9 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		}
 	}
 	if c.cfg.Offline {
+		if c.cfg.Missed != nil {
+			c.cfg.Missed(req.Role, req.CacheKey)
+		}
 		e := offlineError(req, st.ep.Name)
 		c.finish(ctx, start, req, st, "", Response{}, e)
 		return Response{}, e

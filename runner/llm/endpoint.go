@@ -122,8 +122,10 @@ type Config struct {
 	// of its own (nor of its endpoint) the seed DeriveSeed(*RunSeed, key).
 	RunSeed *int64 `json:"-"`
 	// Offline answers every request from the Cache and sends nothing: a
-	// request the cache does not hold fails with KindOffline (replay).
-	Offline bool `json:"-"`
+	// request the cache does not hold fails with KindOffline (replay),
+	// after Missed (when set) is told of it. Adapter loads do nothing.
+	Offline bool                   `json:"-"`
+	Missed  func(role, key string) `json:"-"`
 	// Seed seeds the retry jitter (0: time-based).
 	Seed uint64 `json:"-"`
 }
