@@ -10,7 +10,8 @@ import (
 // Journal makes a Client's counters exact under kills. The client calls
 // Sending before every HTTP attempt of a request that has a CacheKey and
 // sends the attempt only once the record is durable, carrying the id
-// Sending returned (header X-Request-Id, which vLLM logs and echoes).
+// Sending returned (header X-Request-Id, which vLLM takes as the request
+// id it logs).
 // Settled then says the attempts' outcomes are known: the reply is handed
 // to Cache.Put with their ids (Response.RequestIDs), or the request
 // failed. An attempt that is recorded and never settled was in flight
