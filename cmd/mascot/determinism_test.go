@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
-	"mascot.dev/mascot/cmd/mascot/cli"
 	"mascot.dev/mascot/internal/testgate"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/report"
@@ -31,12 +30,18 @@ func TestDemoTwiceIsIdentical(t *testing.T) {
 		digests []results.StageDigest
 		report  []byte
 	}
+	// Fresh runs: each its own mascot process, as a user runs it (state a
+	// process keeps from an earlier run must not decide this test).
+	bin := filepath.Join(t.TempDir(), "mascot")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building mascot: %v\n%s", err, out)
+	}
 	runIn := func(dir string) outcome {
 		t.Helper()
-		chdir(t, dir)
-		var out, errb bytes.Buffer
-		if code := cli.Run(ctx, []string{"run", "demo"}, &out, &errb); code != 0 {
-			t.Fatalf("mascot run demo in %s: exit %d\n%s\n%s", dir, code, out.String(), lastLines(errb.String(), 40))
+		c := exec.Command(bin, "run", "demo")
+		c.Dir = dir
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("mascot run demo in %s: %v\n%s", dir, err, lastLines(string(out), 40))
 		}
 		store, err := results.Open(filepath.Join(dir, "mascot.db"))
 		if err != nil {
@@ -65,15 +70,8 @@ func TestDemoTwiceIsIdentical(t *testing.T) {
 		}
 		return outcome{digests: ds, report: b}
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
 	a := runIn(t.TempDir())
 	b := runIn(t.TempDir())
-	if err := os.Chdir(wd); err != nil {
-		t.Fatal(err)
-	}
 	l, err := schema.Load("demo", schema.Options{})
 	if err != nil {
 		t.Fatal(err)
