@@ -20,6 +20,7 @@ type session struct {
 	start int
 	began time.Time
 	res   Result
+	orders orderCache
 	// ckptMultiple restricts checkpoints to steps that are multiples of it
 	// (GRPO generation boundaries).
 	ckptMultiple int
