@@ -22,7 +22,7 @@ type session struct {
 	began time.Time
 	// flops0 are the network's counters when the step began.
 	flops0 net.Counters
-	res   Result
+	res    Result
 	orders orderCache
 	// ckptMultiple restricts checkpoints to steps that are multiples of it
 	// (GRPO generation boundaries).
