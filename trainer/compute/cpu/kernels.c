@@ -150,3 +150,90 @@ CLONES void mascot_swiglu_bwd(float *dg, float *du, const float *dout, const flo
 		dg[i] = d * y * s * (1.0f + x * (1.0f - s));
 	}
 }
+
+// Eight double lanes: squares of float32 summed without float32's loss.
+#define DLANES 8
+
+static inline double dot_d(const float *a, const float *b, int n) {
+	double acc[DLANES] = {0};
+	int j = 0;
+	for (; j + DLANES <= n; j += DLANES)
+		for (int l = 0; l < DLANES; l++) acc[l] += (double)a[j + l] * (double)b[j + l];
+	double s = 0;
+	for (; j < n; j++) s += (double)a[j] * (double)b[j];
+	for (int l = 0; l < DLANES; l++) s += acc[l];
+	return s;
+}
+
+CLONES double mascot_sumsq(const float *x, long n) {
+	double acc[DLANES] = {0};
+	long j = 0;
+	for (; j + DLANES <= n; j += DLANES)
+		for (int l = 0; l < DLANES; l++) acc[l] += (double)x[j + l] * (double)x[j + l];
+	double s = 0;
+	for (; j < n; j++) s += (double)x[j] * (double)x[j];
+	for (int l = 0; l < DLANES; l++) s += acc[l];
+	return s;
+}
+
+CLONES void mascot_rmsnorm(float *out, float *rstd, const float *x, const float *w, long rows, int dim, float eps) {
+	for (long r = 0; r < rows; r++) {
+		const float *xr = x + r * dim;
+		float *o = out + r * dim;
+		double ss = dot_d(xr, xr, dim);
+		float rs = (float)(1.0 / sqrt(ss / dim + (double)eps));
+		rstd[r] = rs;
+		for (int j = 0; j < dim; j++) o[j] = (xr[j] * rs) * w[j];
+	}
+}
+
+CLONES void mascot_rmsnorm_bwd(float *dx, const float *dy, const float *x, const float *w, const float *rstd,
+		long rows, int dim, int accumulate) {
+	for (long r = 0; r < rows; r++) {
+		const float *xr = x + r * dim, *g = dy + r * dim;
+		float *d = dx + r * dim;
+		double acc[DLANES] = {0};
+		int j = 0;
+		for (; j + DLANES <= dim; j += DLANES)
+			for (int l = 0; l < DLANES; l++) acc[l] += (double)g[j + l] * (double)w[j + l] * (double)xr[j + l];
+		double dot = 0;
+		for (; j < dim; j++) dot += (double)g[j] * (double)w[j] * (double)xr[j];
+		for (int l = 0; l < DLANES; l++) dot += acc[l];
+		float rs = rstd[r];
+		float c = (float)(dot / dim) * rs * rs * rs;
+		if (accumulate)
+			for (j = 0; j < dim; j++) d[j] += rs * g[j] * w[j] - c * xr[j];
+		else
+			for (j = 0; j < dim; j++) d[j] = rs * g[j] * w[j] - c * xr[j];
+	}
+}
+
+CLONES void mascot_rmsnorm_dw(double *acc, const float *dy, const float *x, const float *rstd, long rows, int dim, int lo, int hi) {
+	for (long r = 0; r < rows; r++) {
+		const float *g = dy + r * dim + lo, *xr = x + r * dim + lo;
+		double rs = rstd[r];
+		for (int j = 0; j < hi - lo; j++) acc[j] += (double)g[j] * (double)xr[j] * rs;
+	}
+}
+
+CLONES void mascot_rope(float *x, const int *pos, const float *cs, const float *sn, long rows, int heads, int dim, float sign) {
+	int half = dim / 2;
+	for (long r = 0; r < rows; r++) {
+		const float *c = cs + (long)pos[r] * half, *s = sn + (long)pos[r] * half;
+		for (int h = 0; h < heads; h++) {
+			float *v = x + (r * heads + h) * dim;
+			for (int i = 0; i < half; i++) {
+				float x1 = v[i], x2 = v[i + half], si = sign * s[i];
+				v[i] = x1 * c[i] - x2 * si;
+				v[i + half] = x2 * c[i] + x1 * si;
+			}
+		}
+	}
+}
+
+typedef unsigned int __attribute__((may_alias)) u32a;
+
+CLONES void mascot_bf16_to_f32(float *dst, const unsigned short *src, long n) {
+	u32a *d = (u32a *)dst;
+	for (long i = 0; i < n; i++) d[i] = (unsigned int)src[i] << 16;
+}

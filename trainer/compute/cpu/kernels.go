@@ -35,3 +35,35 @@ func swiglu(out, g, u []float32) {
 func swigluBwd(dg, du, dout, g, u []float32) {
 	C.mascot_swiglu_bwd(fptr(dg), fptr(du), fptr(dout), fptr(g), fptr(u), C.long(len(dg)))
 }
+
+func sumSquares(x []float32) float64 {
+	return float64(C.mascot_sumsq(fptr(x), C.long(len(x))))
+}
+
+func rmsNormRows(out, rstd, x, w []float32, rows, dim int, eps float32) {
+	C.mascot_rmsnorm(fptr(out), fptr(rstd), fptr(x), fptr(w), C.long(rows), C.int(dim), C.float(eps))
+}
+
+func rmsNormBackwardRows(dx, dy, x, w, rstd []float32, rows, dim int, accumulate bool) {
+	acc := 0
+	if accumulate {
+		acc = 1
+	}
+	C.mascot_rmsnorm_bwd(fptr(dx), fptr(dy), fptr(x), fptr(w), fptr(rstd), C.long(rows), C.int(dim), C.int(acc))
+}
+
+func rmsNormDW(acc []float64, dy, x, rstd []float32, rows, dim, lo, hi int) {
+	C.mascot_rmsnorm_dw((*C.double)(unsafe.Pointer(&acc[0])), fptr(dy), fptr(x), fptr(rstd), C.long(rows), C.int(dim), C.int(lo), C.int(hi))
+}
+
+func ropeRows(x []float32, pos []int32, cs, sn []float32, rows, heads, dim int, sign float32) {
+	C.mascot_rope(fptr(x), (*C.int)(unsafe.Pointer(&pos[0])), fptr(cs), fptr(sn), C.long(rows), C.int(heads), C.int(dim), C.float(sign))
+}
+
+func fromBF16Slice(dst []float32, src []uint16) {
+	if len(src) == 0 {
+		return
+	}
+	_ = dst[len(src)-1]
+	C.mascot_bf16_to_f32(fptr(dst), (*C.ushort)(unsafe.Pointer(&src[0])), C.long(len(src)))
+}

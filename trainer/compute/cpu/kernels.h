@@ -34,4 +34,23 @@ void mascot_head_grad(float *z, int rows, int n, int ld, const float *lse, const
 void mascot_swiglu(float *out, const float *g, const float *u, long n);
 void mascot_swiglu_bwd(float *dg, float *du, const float *dout, const float *g, const float *u, long n);
 
+// Σ x² in eight double lanes.
+double mascot_sumsq(const float *x, long n);
+
+// RMSNorm of rows rows of dim: the mean square in double lanes, out =
+// (x·rstd)·w. out may equal x.
+void mascot_rmsnorm(float *out, float *rstd, const float *x, const float *w, long rows, int dim, float eps);
+// dx (= or +=) rstd·dy·w − x·rstd³·mean(dy·w·x).
+void mascot_rmsnorm_bwd(float *dx, const float *dy, const float *x, const float *w, const float *rstd,
+		long rows, int dim, int accumulate);
+// acc[j−lo] += Σ_r dy[r,j]·x[r,j]·rstd[r] for columns lo..hi, rows in order.
+void mascot_rmsnorm_dw(double *acc, const float *dy, const float *x, const float *rstd, long rows, int dim, int lo, int hi);
+
+// Rotates each head's (x_i, x_{i+dim/2}) pairs by the tables' angle at
+// pos[r], by its negative when sign is −1.
+void mascot_rope(float *x, const int *pos, const float *cs, const float *sn, long rows, int heads, int dim, float sign);
+
+// Widens bfloat16 bits to float32 (exact).
+void mascot_bf16_to_f32(float *dst, const unsigned short *src, long n);
+
 #endif
