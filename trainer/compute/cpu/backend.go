@@ -30,7 +30,7 @@ type Blocks struct {
 	// per thread.
 	HeadRows, HeadVocab int
 	// GemmConvert bounds the elements of a BF16 operand converted to F32
-	// at once by Gemm (default 1<<20).
+	// at once by Gemm (default 1<<22: Qwen3-0.6B's projections in one block).
 	GemmConvert int
 }
 
@@ -43,7 +43,7 @@ func (bl *Blocks) fill() {
 	def(&bl.AttnQ, 64)
 	def(&bl.HeadRows, 128)
 	def(&bl.HeadVocab, 2048)
-	def(&bl.GemmConvert, 1<<20)
+	def(&bl.GemmConvert, 1<<22)
 }
 
 // Backend implements compute.Backend on the CPU. One goroutine drives it;
