@@ -117,7 +117,7 @@ func (s attnShape) forward(r *rand.Rand) instance {
 			lv, lb := e.view(make([]float32, s.B*s.H*s.T), 2)
 			a.Out, a.LSE = ov, lv
 			e.b.Attention(a)
-			return append(e.viewOut("Out", ob, 3, f32), e.viewOut("LSE", lb, 2, f32)...)
+			return append(e.viewOut("Out", ob, 3, products), e.viewOut("LSE", lb, 2, products)...)
 		},
 		ref: func() map[string][]float64 {
 			out, lse := in.forwardRef()
@@ -143,9 +143,9 @@ func (s attnShape) backward(r *rand.Rand) instance {
 			dk, dkb := e.view(garbage[:len(in.k)], 2)
 			dv, dvb := e.view(garbage[:len(in.v)], 3)
 			e.b.AttentionBackward(a, e.f32(dOut), dq, dk, dv)
-			outs := e.viewOut("dQ", dqb, 1, f32)
-			outs = append(outs, e.viewOut("dK", dkb, 2, f32)...)
-			outs = append(outs, e.viewOut("dV", dvb, 3, f32)...)
+			outs := e.viewOut("dQ", dqb, 1, products)
+			outs = append(outs, e.viewOut("dK", dkb, 2, products)...)
+			outs = append(outs, e.viewOut("dV", dvb, 3, products)...)
 			for i := range outs {
 				outs[i].floor = 1 // the inputs' scale: a row of one key has dQ = dK = 0 exactly
 			}

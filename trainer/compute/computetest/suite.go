@@ -13,11 +13,18 @@ import (
 // Tolerances are the relative errors allowed per class of output (see the
 // package documentation for the measure).
 type Tolerances struct {
-	F32, BF16 float64
+	// F32 holds element-wise and row-wise ops on F32 data.
+	F32 float64
+	// Products holds the matrix products on F32 operands: Gemm, Attention
+	// and its backward, the LM head with an F32 head. The default is F32's;
+	// a backend that runs them on TF32 or bf16 tensor cores states its own.
+	Products float64
+	// BF16 holds products with a BF16 weight (Gemm, the LM head).
+	BF16 float64
 }
 
-// Default is what every backend must meet.
-var Default = Tolerances{F32: 1e-5, BF16: 1e-2}
+// Default is what a backend computing in float32 meets.
+var Default = Tolerances{F32: 1e-5, Products: 1e-5, BF16: 1e-2}
 
 // class says which tolerance an output is held to.
 type class int
@@ -25,18 +32,21 @@ type class int
 const (
 	exact class = iota
 	f32
+	products
 	bf16
 	f64
 )
 
 func (c class) String() string {
-	return [...]string{"exact", "F32", "BF16", "float64"}[c]
+	return [...]string{"exact", "F32", "Products", "BF16", "float64"}[c]
 }
 
 func (tol Tolerances) of(c class) float64 {
 	switch c {
 	case f32:
 		return tol.F32
+	case products:
+		return tol.Products
 	case bf16:
 		return tol.BF16
 	case f64:
