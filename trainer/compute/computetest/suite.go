@@ -16,8 +16,8 @@ type Tolerances struct {
 	// F32 holds element-wise and row-wise ops on F32 data.
 	F32 float64
 	// Products holds the matrix products on F32 operands: Gemm, Attention
-	// and its backward, the LM head with an F32 head. The default is F32's;
-	// a backend that runs them on TF32 or bf16 tensor cores states its own.
+	// and its backward, the LM head with an F32 head. 0 means F32's; a
+	// backend that runs them on TF32 or bf16 tensor cores states its own.
 	Products float64
 	// BF16 holds products with a BF16 weight (Gemm, the LM head).
 	BF16 float64
@@ -46,6 +46,9 @@ func (tol Tolerances) of(c class) float64 {
 	case f32:
 		return tol.F32
 	case products:
+		if tol.Products == 0 {
+			return tol.F32
+		}
 		return tol.Products
 	case bf16:
 		return tol.BF16
