@@ -1,4 +1,4 @@
-// Package autodiff is the Qwen3 dense forward (trainer.md §1) as a
+// Package autodiff is the Qwen3 dense forward (docs/design/qwen3.md) as a
 // gorgonia v0.9.18 graph, with LoRA adapters on any of the seven
 // projections and an optional sequence-classification score head, and its
 // backward pass for training.
@@ -55,7 +55,7 @@
 // Gradients are added into Param.Grad (float64) and gorgonia's own
 // accumulated gradients are zeroed after every run.
 //
-// # Avoided gorgonia v0.9.18 defects (go-notes §5)
+// # Avoided gorgonia v0.9.18 defects
 //
 // InverseSqrt's gradient is wrong: RMSNorm uses Pow(·, −0.5). ByIndices on
 // a 1-D tensor has a wrong gradient and LogSumExp fails shape inference:
