@@ -20,6 +20,7 @@ import (
 
 	"mascot.dev/mascot/internal/qwen3tok"
 	"mascot.dev/mascot/trainer/compute/cpu"
+	"mascot.dev/mascot/trainer/net"
 	"mascot.dev/mascot/trainer/optim"
 	"mascot.dev/mascot/trainer/pass"
 	"mascot.dev/mascot/trainer/qwen3"
@@ -63,6 +64,59 @@ func BenchmarkBigRewardModel(b *testing.B) {
 	}
 	b.Run("0.6B", func(b *testing.B) { bigRM(b, qwen3_06B()) })
 	b.Run("8B-4L", func(b *testing.B) { bigRM(b, qwen3_8BSlice()) })
+	b.Run("0.6B-cancel", func(b *testing.B) { bigCancel(b, qwen3_06B()) })
+}
+
+// bigCancel measures how long a reward-model training pass over 8 pairs
+// × 1,024 tokens of a Qwen3-0.6B-shaped network takes to return after its
+// context is cancelled, at several points of the pass.
+func bigCancel(b *testing.B, cfg qwen3.Config) {
+	cfg.NumHiddenLayers = envInt("MASCOT_BENCH_LAYERS", cfg.NumHiddenLayers)
+	dir := b.TempDir()
+	if err := writeRandomCheckpoint(dir, cfg); err != nil {
+		b.Fatal(err)
+	}
+	be, err := cpu.New(cpu.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := net.Load(be, dir, net.Options{LoRA: &pass.LoRAConfig{R: 16, Alpha: 32}, Train: pass.TrainLoRAAndScore, ScoreHead: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	rng := rand.New(rand.NewPCG(1, 1))
+	var batch pass.Batch
+	at := make([]int, 16)
+	for r := range 16 {
+		row := make([]int, 1024)
+		for i := range row {
+			row[i] = rng.IntN(151643)
+		}
+		batch.IDs, at[r] = append(batch.IDs, row), 1023
+	}
+	seed := func(sc [][]float64) ([][]float64, error) { return make([][]float64, len(sc)), nil }
+	var worst time.Duration
+	for b.Loop() {
+		for _, after := range []time.Duration{2 * time.Second, 7 * time.Second, 20 * time.Second, 45 * time.Second} {
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan time.Time, 1)
+			go func() {
+				_, _ = m.BackwardScores(ctx, batch, pass.RunOptions{ScoreAt: at}, seed)
+				done <- time.Now()
+			}()
+			time.Sleep(after)
+			cancel()
+			t0 := time.Now()
+			lat := (<-done).Sub(t0)
+			if lat < 0 {
+				lat = 0 // the pass had finished
+			}
+			worst = max(worst, lat)
+			b.Logf("cancelled %v into the pass: returned %v later (load %s)", after, lat.Round(time.Millisecond), loadAvg())
+		}
+	}
+	b.ReportMetric(worst.Seconds(), "worst_cancel_s")
 }
 
 func envInt(name string, def int) int {
