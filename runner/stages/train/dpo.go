@@ -49,7 +49,7 @@ func (s *dpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 	opts := s.cfg.options(len(pairs), s.env.Seed(s.key), job.dir, checkpointDir(s.env, u), &s.cfg.LoRA)
 	p.base.describe(&opts)
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-dpo", u, opts.Steps, 0)
-	res, err := train.TrainDPO(ctx, train.DPOJob{Options: opts, Base: job.base, Tokenizer: tok{job.tok}, Pairs: pairs, Beta: s.cfg.Beta})
+	res, err := train.TrainDPO(ctx, train.DPOJob{Options: opts, BaseDir: job.baseDir, Tokenizer: tok{job.tok}, Pairs: pairs, Beta: s.cfg.Beta})
 	if err != nil {
 		return nil, err
 	}

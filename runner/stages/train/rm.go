@@ -55,7 +55,7 @@ func (s *rmStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error)
 	opts := s.cfg.options(len(pairs), s.env.Seed(s.key), job.dir, checkpointDir(s.env, u), s.cfg.LoRA)
 	p.base.describe(&opts)
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-reward-model", u, opts.Steps, len(pairs)/max(1, opts.BatchSize*opts.GradAccum))
-	res, err := train.TrainRewardModel(ctx, train.RMJob{Options: opts, Base: job.base, Tokenizer: tok{job.tok}, Pairs: pairs,
+	res, err := train.TrainRewardModel(ctx, train.RMJob{Options: opts, BaseDir: job.baseDir, Tokenizer: tok{job.tok}, Pairs: pairs,
 		EvalPairs: pairs, CenterRewardsCoefficient: s.cfg.CenterRewardsCoefficient})
 	if err != nil {
 		return nil, err
