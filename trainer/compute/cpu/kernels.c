@@ -4,13 +4,16 @@
 #include "kernels.h"
 
 #define CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+// The helpers are always inlined: left to itself GCC 12 called fexp out of
+// line, scalar, from the AVX2 clone of mascot_swiglu_bwd.
+#define INLINE static inline __attribute__((always_inline))
 #define LANES 16
 
 // fexp is e^x to about 2 ulp: Cephes' expf polynomial after reducing by
 // round(x·log2 e)·ln 2, branch-free so that loops calling it vectorise.
 // Below −87 it returns 0 (the true value is under FLT_MIN); above 88 it
 // saturates at e^88.
-static inline float fexp(float x) {
+INLINE float fexp(float x) {
 	const float log2e = 1.44269504088896341f, c1 = 0.693359375f, c2 = -2.12194440e-4f, big = 12582912.0f;
 	float xc = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
 	float n = (xc * log2e + big) - big;
@@ -28,7 +31,7 @@ static inline float fexp(float x) {
 	return x < -87.0f ? 0.0f : y * s;
 }
 
-static inline float row_max(const float *x, int n) {
+INLINE float row_max(const float *x, int n) {
 	float m[LANES];
 	for (int l = 0; l < LANES; l++) m[l] = -INFINITY;
 	int j = 0;
@@ -41,7 +44,7 @@ static inline float row_max(const float *x, int n) {
 }
 
 // exp_shift_sum overwrites x[j] with e^(x[j] − m) and returns their sum.
-static inline float exp_shift_sum(float *x, int n, float m) {
+INLINE float exp_shift_sum(float *x, int n, float m) {
 	float acc[LANES] = {0};
 	int j = 0;
 	for (; j + LANES <= n; j += LANES)
@@ -60,7 +63,7 @@ static inline float exp_shift_sum(float *x, int n, float m) {
 	return s;
 }
 
-static inline int row_keys(int first, int r, int len) {
+INLINE int row_keys(int first, int r, int len) {
 	int n = first + r + 1;
 	return n < len ? n : len;
 }
@@ -106,7 +109,7 @@ CLONES void mascot_attn_grad(float *s, float *dp, int rows, int ld, int nk, int 
 }
 
 // row_sumexp is Σ e^(x[j] − m) without writing x.
-static inline float row_sumexp(const float *x, int n, float m) {
+INLINE float row_sumexp(const float *x, int n, float m) {
 	float acc[LANES] = {0};
 	int j = 0;
 	for (; j + LANES <= n; j += LANES)
@@ -154,7 +157,7 @@ CLONES void mascot_swiglu_bwd(float *dg, float *du, const float *dout, const flo
 // Eight double lanes: squares of float32 summed without float32's loss.
 #define DLANES 8
 
-static inline double dot_d(const float *a, const float *b, int n) {
+INLINE double dot_d(const float *a, const float *b, int n) {
 	double acc[DLANES] = {0};
 	int j = 0;
 	for (; j + DLANES <= n; j += DLANES)
@@ -236,4 +239,17 @@ typedef unsigned int __attribute__((may_alias)) u32a;
 CLONES void mascot_bf16_to_f32(float *dst, const unsigned short *src, long n) {
 	u32a *d = (u32a *)dst;
 	for (long i = 0; i < n; i++) d[i] = (unsigned int)src[i] << 16;
+}
+
+// compute.Keep's draw (SplitMix64 of seed and the element's index, its
+// top 24 bits as u in [0, 1)), element i of the op being base+i.
+CLONES void mascot_dropout(float *dst, const float *src, long n, long base, unsigned long long seed, float p, float scale) {
+	for (long i = 0; i < n; i++) {
+		unsigned long long z = seed + (unsigned long long)(base + i + 1) * 0x9e3779b97f4a7c15ULL;
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		z ^= z >> 31;
+		float u = (float)(z >> 40) * (1.0f / 16777216.0f);
+		dst[i] = u >= p ? src[i] * scale : 0.0f;
+	}
 }

@@ -53,4 +53,7 @@ void mascot_rope(float *x, const int *pos, const float *cs, const float *sn, lon
 // Widens bfloat16 bits to float32 (exact).
 void mascot_bf16_to_f32(float *dst, const unsigned short *src, long n);
 
+// dst[i] = src[i]·scale where compute.Keep(seed, base+i, p), else 0.
+void mascot_dropout(float *dst, const float *src, long n, long base, unsigned long long seed, float p, float scale);
+
 #endif
