@@ -7,7 +7,6 @@
 // The helpers are always inlined: left to itself GCC 12 called fexp out of
 // line, scalar, from the AVX2 clone of mascot_swiglu_bwd.
 #define INLINE static inline __attribute__((always_inline))
-#define LANES 16
 
 // fexp is e^x to about 2 ulp: Cephes' expf polynomial after reducing by
 // round(x·log2 e)·ln 2, branch-free so that loops calling it vectorise.
@@ -32,34 +31,21 @@ INLINE float fexp(float x) {
 }
 
 INLINE float row_max(const float *x, int n) {
-	float m[LANES];
-	for (int l = 0; l < LANES; l++) m[l] = -INFINITY;
-	int j = 0;
-	for (; j + LANES <= n; j += LANES)
-		for (int l = 0; l < LANES; l++) m[l] = x[j + l] > m[l] ? x[j + l] : m[l];
-	float r = -INFINITY;
-	for (; j < n; j++) r = x[j] > r ? x[j] : r;
-	for (int l = 0; l < LANES; l++) r = m[l] > r ? m[l] : r;
-	return r;
+	float m = -INFINITY;
+#pragma omp simd reduction(max : m)
+	for (int j = 0; j < n; j++) m = x[j] > m ? x[j] : m;
+	return m;
 }
 
 // exp_shift_sum overwrites x[j] with e^(x[j] − m) and returns their sum.
 INLINE float exp_shift_sum(float *x, int n, float m) {
-	float acc[LANES] = {0};
-	int j = 0;
-	for (; j + LANES <= n; j += LANES)
-		for (int l = 0; l < LANES; l++) {
-			float e = fexp(x[j + l] - m);
-			x[j + l] = e;
-			acc[l] += e;
-		}
 	float s = 0;
-	for (; j < n; j++) {
+#pragma omp simd reduction(+ : s)
+	for (int j = 0; j < n; j++) {
 		float e = fexp(x[j] - m);
 		x[j] = e;
 		s += e;
 	}
-	for (int l = 0; l < LANES; l++) s += acc[l];
 	return s;
 }
 
@@ -87,36 +73,24 @@ CLONES void mascot_attn_grad(float *s, float *dp, int rows, int ld, int nk, int 
 	for (int r = 0; r < rows; r++) {
 		float *p = s + (long)r * ld, *d = dp + (long)r * ld;
 		int n = row_keys(first, r, len);
-		float l = lse[r];
-		float acc[LANES] = {0};
-		int j = 0;
-		for (; j + LANES <= n; j += LANES)
-			for (int k = 0; k < LANES; k++) {
-				float e = fexp(p[j + k] - l);
-				p[j + k] = e;
-				acc[k] += e * d[j + k];
-			}
-		float delta = 0;
-		for (; j < n; j++) {
+		float l = lse[r], delta = 0;
+#pragma omp simd reduction(+ : delta)
+		for (int j = 0; j < n; j++) {
 			float e = fexp(p[j] - l);
 			p[j] = e;
 			delta += e * d[j];
 		}
-		for (int k = 0; k < LANES; k++) delta += acc[k];
-		for (j = 0; j < n; j++) d[j] = p[j] * (d[j] - delta) * scale;
+		int j = 0;
+		for (; j < n; j++) d[j] = p[j] * (d[j] - delta) * scale;
 		for (; j < nk; j++) p[j] = d[j] = 0;
 	}
 }
 
 // row_sumexp is Σ e^(x[j] − m) without writing x.
 INLINE float row_sumexp(const float *x, int n, float m) {
-	float acc[LANES] = {0};
-	int j = 0;
-	for (; j + LANES <= n; j += LANES)
-		for (int l = 0; l < LANES; l++) acc[l] += fexp(x[j + l] - m);
 	float s = 0;
-	for (; j < n; j++) s += fexp(x[j] - m);
-	for (int l = 0; l < LANES; l++) s += acc[l];
+#pragma omp simd reduction(+ : s)
+	for (int j = 0; j < n; j++) s += fexp(x[j] - m);
 	return s;
 }
 
@@ -154,28 +128,17 @@ CLONES void mascot_swiglu_bwd(float *dg, float *du, const float *dout, const flo
 	}
 }
 
-// Eight double lanes: squares of float32 summed without float32's loss.
-#define DLANES 8
-
 INLINE double dot_d(const float *a, const float *b, int n) {
-	double acc[DLANES] = {0};
-	int j = 0;
-	for (; j + DLANES <= n; j += DLANES)
-		for (int l = 0; l < DLANES; l++) acc[l] += (double)a[j + l] * (double)b[j + l];
 	double s = 0;
-	for (; j < n; j++) s += (double)a[j] * (double)b[j];
-	for (int l = 0; l < DLANES; l++) s += acc[l];
+#pragma omp simd reduction(+ : s)
+	for (int j = 0; j < n; j++) s += (double)a[j] * (double)b[j];
 	return s;
 }
 
 CLONES double mascot_sumsq(const float *x, long n) {
-	double acc[DLANES] = {0};
-	long j = 0;
-	for (; j + DLANES <= n; j += DLANES)
-		for (int l = 0; l < DLANES; l++) acc[l] += (double)x[j + l] * (double)x[j + l];
 	double s = 0;
-	for (; j < n; j++) s += (double)x[j] * (double)x[j];
-	for (int l = 0; l < DLANES; l++) s += acc[l];
+#pragma omp simd reduction(+ : s)
+	for (long j = 0; j < n; j++) s += (double)x[j] * (double)x[j];
 	return s;
 }
 
@@ -195,19 +158,15 @@ CLONES void mascot_rmsnorm_bwd(float *dx, const float *dy, const float *x, const
 	for (long r = 0; r < rows; r++) {
 		const float *xr = x + r * dim, *g = dy + r * dim;
 		float *d = dx + r * dim;
-		double acc[DLANES] = {0};
-		int j = 0;
-		for (; j + DLANES <= dim; j += DLANES)
-			for (int l = 0; l < DLANES; l++) acc[l] += (double)g[j + l] * (double)w[j + l] * (double)xr[j + l];
 		double dot = 0;
-		for (; j < dim; j++) dot += (double)g[j] * (double)w[j] * (double)xr[j];
-		for (int l = 0; l < DLANES; l++) dot += acc[l];
+#pragma omp simd reduction(+ : dot)
+		for (int j = 0; j < dim; j++) dot += (double)g[j] * (double)w[j] * (double)xr[j];
 		float rs = rstd[r];
 		float c = (float)(dot / dim) * rs * rs * rs;
 		if (accumulate)
-			for (j = 0; j < dim; j++) d[j] += rs * g[j] * w[j] - c * xr[j];
+			for (int j = 0; j < dim; j++) d[j] += rs * g[j] * w[j] - c * xr[j];
 		else
-			for (j = 0; j < dim; j++) d[j] = rs * g[j] * w[j] - c * xr[j];
+			for (int j = 0; j < dim; j++) d[j] = rs * g[j] * w[j] - c * xr[j];
 	}
 }
 

@@ -1,6 +1,6 @@
 package cpu
 
-// #cgo CFLAGS: -O3
+// #cgo CFLAGS: -O3 -fopenmp-simd
 // #cgo LDFLAGS: -lm
 // #include "kernels.h"
 import "C"

@@ -1,9 +1,10 @@
 // Element-wise kernels of the CPU backend, compiled by cgo with one clone
 // per x86-64 level (v4: AVX-512, v3: AVX2+FMA, baseline) chosen when the
 // program loads. Each loop is written so that GCC vectorises it without
-// -ffast-math: sums run in 16 fixed lanes added in order, so a result
-// depends on the data and the machine's clone, never on the caller's
-// threads.
+// -ffast-math: sums are OpenMP simd reductions (-fopenmp-simd, no OpenMP
+// runtime), one partial sum per vector lane combined in a fixed order, so
+// a result depends on the data and the machine's clone, never on the
+// caller's threads.
 #ifndef MASCOT_KERNELS_H
 #define MASCOT_KERNELS_H
 
