@@ -42,13 +42,32 @@ func (b *Backend) checkAttn(op string, a compute.Attn) *attnArgs {
 		B: a.B, T: a.T, H: a.H, KV: a.KV, D: a.D, scale: a.Scale}
 }
 
-// Attention implements compute.Backend, blocked over queries: for each
-// (row, head, block of Blocks.AttnQ queries) one sgemm forms the scores
-// against the keys up to the block's last query (the causal half, with
-// the block's own triangle), kernels.c turns them into probabilities and
-// the log-sum-exp, and a second sgemm writes Out. GQA heads read their kv
-// head's rows in place (strides, no copies). Blocks are independent, so
-// the result does not depend on the thread count.
+// groupRows copies the rows of tokens t0..t0+mq of the g heads of kv
+// head kh out of a [B·T, H·D] tensor into dst, stacked head by head
+// (row hl·mq + t), or back when out is set.
+func groupRows(dst, src []float32, bi, t0, mq, kh, g, T, H, D int, out bool) {
+	for hl := 0; hl < g; hl++ {
+		for t := 0; t < mq; t++ {
+			d, s := dst[(hl*mq+t)*D:][:D], src[((bi*T+t0+t)*H+kh*g+hl)*D:][:D]
+			if out {
+				copy(s, d)
+			} else {
+				copy(d, s)
+			}
+		}
+	}
+}
+
+// Attention implements compute.Backend, blocked over queries with the
+// query heads of a kv group stacked: for each (row, kv head, block of
+// Blocks.AttnQ queries) the group's g query rows are copied into one
+// [g·AttnQ, D] matrix, one sgemm forms their scaled scores against the
+// keys up to the block's last query (the causal half, with the block's own
+// triangle), kernels.c turns them into probabilities and the log-sum-exp,
+// and one sgemm forms the block of Out, copied back into place. K and V
+// are read in place by stride, never copied, and each is packed once for
+// the whole group. Blocks are independent, so the result does not depend
+// on the thread count.
 func (b *Backend) Attention(a compute.Attn) {
 	x := b.checkAttn("Attention", a)
 	if x == nil {
@@ -57,28 +76,33 @@ func (b *Backend) Attention(a compute.Attn) {
 	B, T, H, KV, D := x.B, x.T, x.H, x.KV, x.D
 	g, bq := H/KV, min(b.blocks.AttnQ, T)
 	nqb := (T + bq - 1) / bq
-	scr := b.scratchPerThread(bq * T)
-	b.parallelBLAS(B*H*nqb, 1, func(w, lo, hi int) {
-		s := scr[w]
+	rows := g * bq
+	scr := b.scratchPerThread(rows*T + 2*rows*D)
+	b.parallelBLAS(B*KV*nqb, 1, func(w, lo, hi int) {
+		s, qs, os := scr[w][:rows*T], scr[w][rows*T:rows*(T+D)], scr[w][rows*(T+D):]
 		for u := lo; u < hi; u++ {
-			bi, h, qb := u/(H*nqb), u/nqb%H, u%nqb
+			bi, kh, qb := u/(KV*nqb), u/nqb%KV, u%nqb
 			q0 := qb * bq
 			q1, l := min(T, q0+bq), int(x.lens[bi])
 			mq, nk := q1-q0, min(q1, l)
-			qo, ko := ((bi*T+q0)*H+h)*D, (bi*T*KV+h/g)*D
-			b.blas.sgemm(false, true, mq, nk, D, x.scale, x.q[qo:], H*D, x.k[ko:], KV*D, 0, s, nk)
-			attnSoftmax(s, mq, nk, nk, q0, l, x.lse[(bi*H+h)*T+q0:])
-			b.blas.sgemm(false, false, mq, D, nk, 1, s, nk, x.v[ko:], KV*D, 0, x.out[qo:], H*D)
+			ko := (bi*T*KV + kh) * D
+			groupRows(qs, x.q, bi, q0, mq, kh, g, T, H, D, false)
+			b.blas.sgemm(false, true, g*mq, nk, D, x.scale, qs, D, x.k[ko:], KV*D, 0, s, nk)
+			for hl := 0; hl < g; hl++ {
+				attnSoftmax(s[hl*mq*nk:], mq, nk, nk, q0, l, x.lse[(bi*H+kh*g+hl)*T+q0:])
+			}
+			b.blas.sgemm(false, false, g*mq, D, nk, 1, s, nk, x.v[ko:], KV*D, 0, os, D)
+			groupRows(os, x.out, bi, q0, mq, kh, g, T, H, D, true)
 		}
 	})
 }
 
-// AttentionBackward implements compute.Backend with the forward's blocks,
-// the probabilities recomputed from the saved log-sum-exp: per block,
-// five sgemms (scores, dP = dO·Vᵀ, dV += Pᵀ·dO, dQ = dS·K, dK += dSᵀ·Q).
-// Threads split the (row, kv head) pairs, so each dK and dV row is summed
-// by one thread, over the group's heads and the query blocks in order:
-// the result does not depend on the thread count.
+// AttentionBackward implements compute.Backend with the forward's blocks
+// (the group's heads stacked), the probabilities recomputed from the
+// saved log-sum-exp: per block, five sgemms (scores, dP = dO·Vᵀ,
+// dV += Pᵀ·dO, dQ = dS·K, dK += dSᵀ·Q). Threads split the (row, kv head)
+// pairs, so each dK and dV row is summed by one thread, over the query
+// blocks in order: the result does not depend on the thread count.
 func (b *Backend) AttentionBackward(a compute.Attn, dOut, dQ, dK, dV compute.Tensor) {
 	const op = "AttentionBackward"
 	x := b.checkAttn(op, a)
@@ -96,9 +120,12 @@ func (b *Backend) AttentionBackward(a compute.Attn, dOut, dQ, dK, dV compute.Ten
 	}
 	do, dq, dk, dv := DO.f32(), DQ.f32(), DK.f32(), DV.f32()
 	g, bq := H/KV, min(b.blocks.AttnQ, T)
-	scr := b.scratchPerThread(2 * bq * T)
+	rows := g * bq
+	scr := b.scratchPerThread(2*rows*T + 3*rows*D)
 	b.parallelBLAS(B*KV, 1, func(w, lo, hi int) {
-		s, dp := scr[w][:bq*T], scr[w][bq*T:]
+		buf := scr[w]
+		s, dp := buf[:rows*T], buf[rows*T:2*rows*T]
+		qs, dos, dqs := buf[2*rows*T:][:rows*D], buf[2*rows*T+rows*D:][:rows*D], buf[2*rows*T+2*rows*D:][:rows*D]
 		for u := lo; u < hi; u++ {
 			bi, kh := u/KV, u%KV
 			l := int(x.lens[bi])
@@ -107,18 +134,21 @@ func (b *Backend) AttentionBackward(a compute.Attn, dOut, dQ, dK, dV compute.Ten
 				clear(dk[ko+t*KV*D:][:D])
 				clear(dv[ko+t*KV*D:][:D])
 			}
-			for h := kh * g; h < (kh+1)*g; h++ {
-				for q0 := 0; q0 < T; q0 += bq {
-					q1 := min(T, q0+bq)
-					mq, nk := q1-q0, min(q1, l)
-					qo := ((bi*T+q0)*H + h) * D
-					b.blas.sgemm(false, true, mq, nk, D, x.scale, x.q[qo:], H*D, x.k[ko:], KV*D, 0, s, nk)
-					b.blas.sgemm(false, true, mq, nk, D, 1, do[qo:], H*D, x.v[ko:], KV*D, 0, dp, nk)
-					attnGrad(s, dp, mq, nk, nk, q0, l, x.lse[(bi*H+h)*T+q0:], x.scale)
-					b.blas.sgemm(true, false, nk, D, mq, 1, s, nk, do[qo:], H*D, 1, dv[ko:], KV*D)
-					b.blas.sgemm(false, false, mq, D, nk, 1, dp, nk, x.k[ko:], KV*D, 0, dq[qo:], H*D)
-					b.blas.sgemm(true, false, nk, D, mq, 1, dp, nk, x.q[qo:], H*D, 1, dk[ko:], KV*D)
+			for q0 := 0; q0 < T; q0 += bq {
+				q1 := min(T, q0+bq)
+				mq, nk := q1-q0, min(q1, l)
+				m := g * mq
+				groupRows(qs, x.q, bi, q0, mq, kh, g, T, H, D, false)
+				groupRows(dos, do, bi, q0, mq, kh, g, T, H, D, false)
+				b.blas.sgemm(false, true, m, nk, D, x.scale, qs, D, x.k[ko:], KV*D, 0, s, nk)
+				b.blas.sgemm(false, true, m, nk, D, 1, dos, D, x.v[ko:], KV*D, 0, dp, nk)
+				for hl := 0; hl < g; hl++ {
+					attnGrad(s[hl*mq*nk:], dp[hl*mq*nk:], mq, nk, nk, q0, l, x.lse[(bi*H+kh*g+hl)*T+q0:], x.scale)
 				}
+				b.blas.sgemm(true, false, nk, D, m, 1, s, nk, dos, D, 1, dv[ko:], KV*D)
+				b.blas.sgemm(false, false, m, D, nk, 1, dp, nk, x.k[ko:], KV*D, 0, dqs, D)
+				b.blas.sgemm(true, false, nk, D, m, 1, dp, nk, qs, D, 1, dk[ko:], KV*D)
+				groupRows(dqs, dq, bi, q0, mq, kh, g, T, H, D, true)
 			}
 		}
 	})

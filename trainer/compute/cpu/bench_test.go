@@ -294,10 +294,12 @@ func BenchmarkOps(bb *testing.B) {
 // BenchmarkReport runs every op for MASCOT_BENCH_ROUNDS rounds (default
 // 3) and prints one table for docs/benchmarks.md: min/median/max wall
 // time, CPU-seconds per call, the median rate and its ratio to the sgemm
-// peak (1024³) measured right before and right after the op's rounds in
+// peak (2048³) measured right before and right after the op's rounds in
 // this process (on a shared machine the load drifts between ops), and the
-// load average before and after. MASCOT_BENCH_OPS filters the ops by a
-// substring of their names.
+// load average before and after; beside the wall-clock ratio, the same
+// ratio per CPU-second (op FLOP per CPU-second over the sgemm's), which a
+// shared machine's load disturbs less. MASCOT_BENCH_OPS filters the ops
+// by a substring of their names.
 func BenchmarkReport(bb *testing.B) {
 	rounds := 3
 	if v := os.Getenv("MASCOT_BENCH_ROUNDS"); v != "" {
@@ -311,14 +313,16 @@ func BenchmarkReport(bb *testing.B) {
 	gp := cpu.MeasurePeak(g, 1024)
 	var out strings.Builder
 	fmt.Fprintf(&out, "%s\nsgemm peak 2048³: %.1f GFLOP/s (%s); gonum 1024³: %.1f GFLOP/s\n", b.Describe(), p/1e9, b.BLAS(), gp/1e9)
-	fmt.Fprintf(&out, "| op | wall min / median / max (s) | CPU-s per call | rate (median) | sgemm peak beside it | ratio |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&out, "| op | wall min / median / max (s) | CPU-s per call | rate (median) | sgemm beside it | ratio | per CPU-s: op / sgemm | ratio per CPU-s |\n|---|---|---|---|---|---|---|---|\n")
 	for _, op := range qwenOps(16, 1024) {
 		if filter != "" && !strings.Contains(op.name, filter) {
 			continue
 		}
 		run, done := op.setup(b)
 		run()
-		near := cpu.MeasurePeak(b, 1024)
+		c0 := cpuSeconds()
+		near := cpu.MeasurePeak(b, 2048)
+		nearCPU := cpuSeconds() - c0
 		var walls []float64
 		cpu0 := cpuSeconds()
 		for r := 0; r < rounds; r++ {
@@ -327,20 +331,25 @@ func BenchmarkReport(bb *testing.B) {
 			walls = append(walls, time.Since(t0).Seconds())
 		}
 		cpuPer := (cpuSeconds() - cpu0) / float64(rounds)
-		near = (near + cpu.MeasurePeak(b, 1024)) / 2
+		c0 = cpuSeconds()
+		near = (near + cpu.MeasurePeak(b, 2048)) / 2
+		// MeasurePeak runs four products (a warm-up and three).
+		nearCPU = 8 * 2 * 2048 * 2048 * 2048 / (nearCPU + cpuSeconds() - c0)
 		done()
 		if err := b.Sync(); err != nil {
 			bb.Fatal(err)
 		}
 		slices.Sort(walls)
 		med := walls[len(walls)/2]
-		rate, frac := "", ""
+		rate, frac, perCPU, fracCPU := "", "", "", ""
 		if op.flops > 0 {
 			rate, frac = fmt.Sprintf("%.1f GFLOP/s", op.flops/med/1e9), fmt.Sprintf("%.2f", op.flops/med/near)
+			perCPU = fmt.Sprintf("%.1f / %.1f GFLOP", op.flops/cpuPer/1e9, nearCPU/1e9)
+			fracCPU = fmt.Sprintf("%.2f", op.flops/cpuPer/nearCPU)
 		} else {
 			rate = fmt.Sprintf("%.1f GB/s", op.bytes/med/1e9)
 		}
-		fmt.Fprintf(&out, "| %s | %.4f / %.4f / %.4f | %.4f | %s | %.1f GFLOP/s | %s |\n", op.name, walls[0], med, walls[len(walls)-1], cpuPer, rate, near/1e9, frac)
+		fmt.Fprintf(&out, "| %s | %.4f / %.4f / %.4f | %.4f | %s | %.1f GFLOP/s | %s | %s | %s |\n", op.name, walls[0], med, walls[len(walls)-1], cpuPer, rate, near/1e9, frac, perCPU, fracCPU)
 	}
 	fmt.Fprintf(&out, "load average before %s, after %s\n", load0, loadAvg())
 	fmt.Print(out.String())

@@ -141,13 +141,5 @@ func (b *Backend) Dropout(dst, src compute.Tensor, p float32, seed uint64) {
 		return
 	}
 	scale := 1 / (1 - p)
-	b.parallelFor(len(d), elemGrain, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if compute.Keep(seed, i, p) {
-				d[i] = s[i] * scale
-			} else {
-				d[i] = 0
-			}
-		}
-	})
+	b.parallelFor(len(d), elemGrain, func(_, lo, hi int) { dropout(d[lo:hi], s[lo:hi], lo, seed, p, scale) })
 }

@@ -4,13 +4,15 @@
 #include "kernels.h"
 
 #define CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#define LANES 16
+// The helpers are always inlined: left to itself GCC 12 called fexp out of
+// line, scalar, from the AVX2 clone of mascot_swiglu_bwd.
+#define INLINE static inline __attribute__((always_inline))
 
 // fexp is e^x to about 2 ulp: Cephes' expf polynomial after reducing by
 // round(x·log2 e)·ln 2, branch-free so that loops calling it vectorise.
 // Below −87 it returns 0 (the true value is under FLT_MIN); above 88 it
 // saturates at e^88.
-static inline float fexp(float x) {
+INLINE float fexp(float x) {
 	const float log2e = 1.44269504088896341f, c1 = 0.693359375f, c2 = -2.12194440e-4f, big = 12582912.0f;
 	float xc = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
 	float n = (xc * log2e + big) - big;
@@ -28,39 +30,26 @@ static inline float fexp(float x) {
 	return x < -87.0f ? 0.0f : y * s;
 }
 
-static inline float row_max(const float *x, int n) {
-	float m[LANES];
-	for (int l = 0; l < LANES; l++) m[l] = -INFINITY;
-	int j = 0;
-	for (; j + LANES <= n; j += LANES)
-		for (int l = 0; l < LANES; l++) m[l] = x[j + l] > m[l] ? x[j + l] : m[l];
-	float r = -INFINITY;
-	for (; j < n; j++) r = x[j] > r ? x[j] : r;
-	for (int l = 0; l < LANES; l++) r = m[l] > r ? m[l] : r;
-	return r;
+INLINE float row_max(const float *x, int n) {
+	float m = -INFINITY;
+#pragma omp simd reduction(max : m)
+	for (int j = 0; j < n; j++) m = x[j] > m ? x[j] : m;
+	return m;
 }
 
 // exp_shift_sum overwrites x[j] with e^(x[j] − m) and returns their sum.
-static inline float exp_shift_sum(float *x, int n, float m) {
-	float acc[LANES] = {0};
-	int j = 0;
-	for (; j + LANES <= n; j += LANES)
-		for (int l = 0; l < LANES; l++) {
-			float e = fexp(x[j + l] - m);
-			x[j + l] = e;
-			acc[l] += e;
-		}
+INLINE float exp_shift_sum(float *x, int n, float m) {
 	float s = 0;
-	for (; j < n; j++) {
+#pragma omp simd reduction(+ : s)
+	for (int j = 0; j < n; j++) {
 		float e = fexp(x[j] - m);
 		x[j] = e;
 		s += e;
 	}
-	for (int l = 0; l < LANES; l++) s += acc[l];
 	return s;
 }
 
-static inline int row_keys(int first, int r, int len) {
+INLINE int row_keys(int first, int r, int len) {
 	int n = first + r + 1;
 	return n < len ? n : len;
 }
@@ -84,36 +73,24 @@ CLONES void mascot_attn_grad(float *s, float *dp, int rows, int ld, int nk, int 
 	for (int r = 0; r < rows; r++) {
 		float *p = s + (long)r * ld, *d = dp + (long)r * ld;
 		int n = row_keys(first, r, len);
-		float l = lse[r];
-		float acc[LANES] = {0};
-		int j = 0;
-		for (; j + LANES <= n; j += LANES)
-			for (int k = 0; k < LANES; k++) {
-				float e = fexp(p[j + k] - l);
-				p[j + k] = e;
-				acc[k] += e * d[j + k];
-			}
-		float delta = 0;
-		for (; j < n; j++) {
+		float l = lse[r], delta = 0;
+#pragma omp simd reduction(+ : delta)
+		for (int j = 0; j < n; j++) {
 			float e = fexp(p[j] - l);
 			p[j] = e;
 			delta += e * d[j];
 		}
-		for (int k = 0; k < LANES; k++) delta += acc[k];
-		for (j = 0; j < n; j++) d[j] = p[j] * (d[j] - delta) * scale;
+		int j = 0;
+		for (; j < n; j++) d[j] = p[j] * (d[j] - delta) * scale;
 		for (; j < nk; j++) p[j] = d[j] = 0;
 	}
 }
 
 // row_sumexp is Σ e^(x[j] − m) without writing x.
-static inline float row_sumexp(const float *x, int n, float m) {
-	float acc[LANES] = {0};
-	int j = 0;
-	for (; j + LANES <= n; j += LANES)
-		for (int l = 0; l < LANES; l++) acc[l] += fexp(x[j + l] - m);
+INLINE float row_sumexp(const float *x, int n, float m) {
 	float s = 0;
-	for (; j < n; j++) s += fexp(x[j] - m);
-	for (int l = 0; l < LANES; l++) s += acc[l];
+#pragma omp simd reduction(+ : s)
+	for (int j = 0; j < n; j++) s += fexp(x[j] - m);
 	return s;
 }
 
@@ -151,28 +128,17 @@ CLONES void mascot_swiglu_bwd(float *dg, float *du, const float *dout, const flo
 	}
 }
 
-// Eight double lanes: squares of float32 summed without float32's loss.
-#define DLANES 8
-
-static inline double dot_d(const float *a, const float *b, int n) {
-	double acc[DLANES] = {0};
-	int j = 0;
-	for (; j + DLANES <= n; j += DLANES)
-		for (int l = 0; l < DLANES; l++) acc[l] += (double)a[j + l] * (double)b[j + l];
+INLINE double dot_d(const float *a, const float *b, int n) {
 	double s = 0;
-	for (; j < n; j++) s += (double)a[j] * (double)b[j];
-	for (int l = 0; l < DLANES; l++) s += acc[l];
+#pragma omp simd reduction(+ : s)
+	for (int j = 0; j < n; j++) s += (double)a[j] * (double)b[j];
 	return s;
 }
 
 CLONES double mascot_sumsq(const float *x, long n) {
-	double acc[DLANES] = {0};
-	long j = 0;
-	for (; j + DLANES <= n; j += DLANES)
-		for (int l = 0; l < DLANES; l++) acc[l] += (double)x[j + l] * (double)x[j + l];
 	double s = 0;
-	for (; j < n; j++) s += (double)x[j] * (double)x[j];
-	for (int l = 0; l < DLANES; l++) s += acc[l];
+#pragma omp simd reduction(+ : s)
+	for (long j = 0; j < n; j++) s += (double)x[j] * (double)x[j];
 	return s;
 }
 
@@ -192,19 +158,15 @@ CLONES void mascot_rmsnorm_bwd(float *dx, const float *dy, const float *x, const
 	for (long r = 0; r < rows; r++) {
 		const float *xr = x + r * dim, *g = dy + r * dim;
 		float *d = dx + r * dim;
-		double acc[DLANES] = {0};
-		int j = 0;
-		for (; j + DLANES <= dim; j += DLANES)
-			for (int l = 0; l < DLANES; l++) acc[l] += (double)g[j + l] * (double)w[j + l] * (double)xr[j + l];
 		double dot = 0;
-		for (; j < dim; j++) dot += (double)g[j] * (double)w[j] * (double)xr[j];
-		for (int l = 0; l < DLANES; l++) dot += acc[l];
+#pragma omp simd reduction(+ : dot)
+		for (int j = 0; j < dim; j++) dot += (double)g[j] * (double)w[j] * (double)xr[j];
 		float rs = rstd[r];
 		float c = (float)(dot / dim) * rs * rs * rs;
 		if (accumulate)
-			for (j = 0; j < dim; j++) d[j] += rs * g[j] * w[j] - c * xr[j];
+			for (int j = 0; j < dim; j++) d[j] += rs * g[j] * w[j] - c * xr[j];
 		else
-			for (j = 0; j < dim; j++) d[j] = rs * g[j] * w[j] - c * xr[j];
+			for (int j = 0; j < dim; j++) d[j] = rs * g[j] * w[j] - c * xr[j];
 	}
 }
 
@@ -236,4 +198,17 @@ typedef unsigned int __attribute__((may_alias)) u32a;
 CLONES void mascot_bf16_to_f32(float *dst, const unsigned short *src, long n) {
 	u32a *d = (u32a *)dst;
 	for (long i = 0; i < n; i++) d[i] = (unsigned int)src[i] << 16;
+}
+
+// compute.Keep's draw (SplitMix64 of seed and the element's index, its
+// top 24 bits as u in [0, 1)), element i of the op being base+i.
+CLONES void mascot_dropout(float *dst, const float *src, long n, long base, unsigned long long seed, float p, float scale) {
+	for (long i = 0; i < n; i++) {
+		unsigned long long z = seed + (unsigned long long)(base + i + 1) * 0x9e3779b97f4a7c15ULL;
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		z ^= z >> 31;
+		float u = (float)(z >> 40) * (1.0f / 16777216.0f);
+		dst[i] = u >= p ? src[i] * scale : 0.0f;
+	}
 }

@@ -1,6 +1,6 @@
 package cpu
 
-// #cgo CFLAGS: -O3
+// #cgo CFLAGS: -O3 -fopenmp-simd
 // #cgo LDFLAGS: -lm
 // #include "kernels.h"
 import "C"
@@ -66,4 +66,8 @@ func fromBF16Slice(dst []float32, src []uint16) {
 	}
 	_ = dst[len(src)-1]
 	C.mascot_bf16_to_f32(fptr(dst), (*C.ushort)(unsafe.Pointer(&src[0])), C.long(len(src)))
+}
+
+func dropout(dst, src []float32, base int, seed uint64, p, scale float32) {
+	C.mascot_dropout(fptr(dst), fptr(src), C.long(len(dst)), C.long(base), C.ulonglong(seed), C.float(p), C.float(scale))
 }

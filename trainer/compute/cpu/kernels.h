@@ -1,9 +1,10 @@
 // Element-wise kernels of the CPU backend, compiled by cgo with one clone
 // per x86-64 level (v4: AVX-512, v3: AVX2+FMA, baseline) chosen when the
 // program loads. Each loop is written so that GCC vectorises it without
-// -ffast-math: sums run in 16 fixed lanes added in order, so a result
-// depends on the data and the machine's clone, never on the caller's
-// threads.
+// -ffast-math: sums are OpenMP simd reductions (-fopenmp-simd, no OpenMP
+// runtime), one partial sum per vector lane combined in a fixed order, so
+// a result depends on the data and the machine's clone, never on the
+// caller's threads.
 #ifndef MASCOT_KERNELS_H
 #define MASCOT_KERNELS_H
 
@@ -52,5 +53,8 @@ void mascot_rope(float *x, const int *pos, const float *cs, const float *sn, lon
 
 // Widens bfloat16 bits to float32 (exact).
 void mascot_bf16_to_f32(float *dst, const unsigned short *src, long n);
+
+// dst[i] = src[i]·scale where compute.Keep(seed, base+i, p), else 0.
+void mascot_dropout(float *dst, const float *src, long n, long base, unsigned long long seed, float p, float scale);
 
 #endif

@@ -171,7 +171,11 @@ func (b *Backend) LogProbsBackward(h compute.LMHead, seed, dHidden, dHead comput
 	for r, i := range rows {
 		lse[r], coef[r] = x.lse[i], sd[i]*x.invTemp
 	}
-	dhc := make([]float32, na*D)
+	// Every row active: the products add into dHidden itself.
+	dhc, direct := dh[:na*D], na == x.N
+	if !direct {
+		dhc = make([]float32, na*D)
+	}
 	vb, rb := min(x.V, b.blocks.HeadVocab), b.blocks.HeadRows
 	nrb := (na + rb - 1) / rb
 	scr := b.scratchPerThread(rb * vb)
@@ -218,6 +222,9 @@ func (b *Backend) LogProbsBackward(h compute.LMHead, seed, dHidden, dHead comput
 				}
 			})
 		}
+	}
+	if direct {
+		return
 	}
 	b.parallelFor(na, 16, func(_, lo, hi int) {
 		for r := lo; r < hi; r++ {
