@@ -188,7 +188,7 @@ func bigRM(b *testing.B, cfg qwen3.Config) {
 	b.Logf("%s, %d layers: %d step(s) of %d pairs, mean sequence %d tokens; backend %s", shapeName(cfg), cfg.NumHiddenLayers, steps, npairs, meanLen, be.Describe())
 	b.Logf("sgemm peak %.1f GFLOP/s before, %.1f after (1024³, same process); per CPU-second %.1f and %.1f GFLOP (%d threads)",
 		peak/1e9, peakAfter/1e9, peakCPU/1e9, peakCPUAfter/1e9, be.Threads())
-	peakCPU = max(peakCPU, peakCPUAfter)
+	peak, peakCPU = max(peak, peakAfter), max(peakCPU, peakCPUAfter)
 	b.Logf("step wall %.1f s, CPU %.1f s (whole run incl. load and save: CPU %.1f s); load average %s → %s", wall, cpuS, cpuAll, load0, loadAvg())
 	b.Logf("hardware %.2f TFLOP = %.1f GFLOP/s = %.3f of peak (%.3f per CPU-second); model %.2f TFLOP = %.1f GFLOP/s = %.3f of peak (%.3f per CPU-second)",
 		hw/1e12, hw/wall/1e9, hw/wall/peak, hw/cpuS/peakCPU, model/1e12, model/wall/1e9, model/wall/peak, model/cpuS/peakCPU)
