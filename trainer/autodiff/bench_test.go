@@ -126,14 +126,14 @@ func benchStep(b *testing.B, cfg qwen3.Config, o Options, B, T int, flopFactor f
 			seed[i][j] = -1.0 / float64(B*T)
 		}
 	}
-	if _, err := m.Backward(batch, RunOptions{}, seed, nil); err != nil { // compile
+	if _, err := m.Backward(bg, batch, RunOptions{}, seed, nil); err != nil { // compile
 		b.Fatal(err)
 	}
 	sgemmPeak()
 	b.ResetTimer()
 	start, cpu0 := time.Now(), cpuSeconds()
 	for b.Loop() {
-		if _, err := m.Backward(batch, RunOptions{}, seed, nil); err != nil {
+		if _, err := m.Backward(bg, batch, RunOptions{}, seed, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -188,14 +188,14 @@ func BenchmarkForward(b *testing.B) {
 		for range benchB {
 			batch.IDs = append(batch.IDs, randomRows(rng, cfg.VocabSize, benchT)[0])
 		}
-		if _, err := m.Forward(batch, RunOptions{}); err != nil {
+		if _, err := m.Forward(bg, batch, RunOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		sgemmPeak()
 		b.ResetTimer()
 		start, cpu0 := time.Now(), cpuSeconds()
 		for b.Loop() {
-			if _, err := m.Forward(batch, RunOptions{}); err != nil {
+			if _, err := m.Forward(bg, batch, RunOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}

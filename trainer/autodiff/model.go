@@ -3,21 +3,20 @@ package autodiff
 import (
 	"fmt"
 
+	"mascot.dev/mascot/trainer/pass"
 	"mascot.dev/mascot/trainer/qwen3"
 )
 
-// Trainable selects which parameters receive gradients.
-type Trainable int
+// Trainable selects which parameters receive gradients (shared with
+// trainer/net).
+type Trainable = pass.Trainable
 
+// The trainable sets.
 const (
-	// TrainNone freezes everything (evaluation, sampling).
-	TrainNone Trainable = iota
-	// TrainLoRA trains only the LoRA A/B matrices (policies: GRPO, DPO, SFT).
-	TrainLoRA
-	// TrainLoRAAndScore trains the adapters and the score head (reward models).
-	TrainLoRAAndScore
-	// TrainAll trains every parameter (pretraining, full reward models).
-	TrainAll
+	TrainNone         = pass.TrainNone
+	TrainLoRA         = pass.TrainLoRA
+	TrainLoRAAndScore = pass.TrainLoRAAndScore
+	TrainAll          = pass.TrainAll
 )
 
 // Options configure a Model.

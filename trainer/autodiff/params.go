@@ -184,7 +184,7 @@ func buildParams(d dims, cfg qwen3.Config, w qwen3.Weights, o Options) (*Params,
 			if err := linear(modulePath(i, proj)+".weight", out, in); err != nil {
 				return nil, err
 			}
-			if o.LoRA != nil && o.LoRA.targets(proj) {
+			if o.LoRA != nil && o.LoRA.Adapts(proj) {
 				if err := addLoRA(ps, modulePath(i, proj), in, out, o, rng); err != nil {
 					return nil, err
 				}

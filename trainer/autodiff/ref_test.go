@@ -1,6 +1,7 @@
 package autodiff
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -166,3 +167,6 @@ func refForward(cfg qwen3.Config, w qwen3.Weights, ids []int) (logits, hidden []
 	}
 	return logits, hidden
 }
+
+// bg is the context of the tests' passes.
+var bg = context.Background()

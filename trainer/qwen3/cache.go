@@ -174,7 +174,7 @@ func (m *Model) decodeRows(rows []row, want []bool) []float32 {
 	for r, rw := range rows {
 		copy(h[r*D:(r+1)*D], m.embed.Data[rw.tok*D:(rw.tok+1)*D])
 	}
-	inv := invFreq(c.RopeTheta, d)
+	inv := RopeInvFreq(c.RopeTheta, d)
 	cos, sin := make([]float32, R*d), make([]float32, R*d)
 	maxPos := 0
 	for r, rw := range rows {

@@ -155,22 +155,12 @@ func rmsNorm(x, weight []float32, eps float64, y []float32) {
 	}
 }
 
-// invFreq returns RoPE's inverse frequencies 1/theta^(2i/d), i < d/2.
-func invFreq(theta float64, d int) []float32 {
-	f := make([]float32, d/2)
-	for i := range f {
-		f[i] = float32(1 / math.Pow(theta, float64(float32(2*i)/float32(d))))
-	}
-	return f
-}
-
 // ropeAt fills cos and sin (each of length d) for position p: element i
 // and i+d/2 share the angle p·inv_freq[i] (emb = concat(freqs, freqs)).
 func ropeAt(inv []float32, p int, cos, sin []float32) {
 	h := len(inv)
-	for i, f := range inv {
-		a := float64(float32(p) * f)
-		c, s := float32(math.Cos(a)), float32(math.Sin(a))
+	for i := range inv {
+		c, s := RopeCosSin(RopeAngle(inv, p, i))
 		cos[i], cos[i+h] = c, c
 		sin[i], sin[i+h] = s, s
 	}

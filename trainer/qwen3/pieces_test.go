@@ -26,7 +26,7 @@ func TestRoPERotateHalfByHand(t *testing.T) {
 	// d=4, theta=10000: inv_freq = [1, 10000^-0.5 = 0.01]. At position 1
 	// element i pairs with i+2 (not i+1): (x0,x2) turn by 1 rad, (x1,x3)
 	// by 0.01 rad.
-	inv := invFreq(10000, 4)
+	inv := RopeInvFreq(10000, 4)
 	if !near(float64(inv[0]), 1, 0) || !near(float64(inv[1]), 0.01, 1e-9) {
 		t.Fatalf("inv_freq %v", inv)
 	}

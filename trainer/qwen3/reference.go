@@ -26,7 +26,7 @@ func (m *Model) Hidden(ids []int) (*Tensor, error) {
 		copy(h[t*D:(t+1)*D], m.embed.Data[id*D:(id+1)*D])
 	}
 	// 2. RoPE tables for positions 0..T−1.
-	inv := invFreq(c.RopeTheta, d)
+	inv := RopeInvFreq(c.RopeTheta, d)
 	cos, sin := make([]float32, T*d), make([]float32, T*d)
 	for t := 0; t < T; t++ {
 		ropeAt(inv, t, cos[t*d:(t+1)*d], sin[t*d:(t+1)*d])

@@ -35,6 +35,20 @@ func Read(r io.ReaderAt, size int64) (map[string]*Tensor, map[string]string, err
 
 // readTensor reads one tensor through the reusable buffer *raw.
 func readTensor(r io.ReaderAt, h *Header, ti TensorInfo, raw *[]byte) (*Tensor, error) {
+	b, err := readRaw(r, h, ti, raw)
+	if err != nil {
+		return nil, err
+	}
+	t := &Tensor{Shape: ti.Shape, Data: make([]float32, ti.NumElements())}
+	if err := Decode(ti.DType, b, t.Data); err != nil {
+		return nil, fmt.Errorf("reading tensor %q: %w", ti.Name, err)
+	}
+	return t, nil
+}
+
+// readRaw reads one tensor's bytes into the reusable buffer *raw; only
+// the dtypes Decode converts are accepted.
+func readRaw(r io.ReaderAt, h *Header, ti TensorInfo, raw *[]byte) ([]byte, error) {
 	switch ti.DType {
 	case F32, F16, BF16:
 	default:
@@ -48,11 +62,34 @@ func readTensor(r io.ReaderAt, h *Header, ti TensorInfo, raw *[]byte) (*Tensor, 
 	if _, err := r.ReadAt(b, h.DataStart+ti.Begin); err != nil && n > 0 {
 		return nil, fmt.Errorf("reading tensor %q: %w", ti.Name, err)
 	}
-	t := &Tensor{Shape: ti.Shape, Data: make([]float32, ti.NumElements())}
-	if err := decode(ti.DType, b, t.Data); err != nil {
-		return nil, fmt.Errorf("reading tensor %q: %w", ti.Name, err)
+	return b, nil
+}
+
+// eachInFile calls f with every tensor of one file and its raw bytes.
+func eachInFile(path string, raw *[]byte, f func(TensorInfo, []byte) error) error {
+	fl, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("opening safetensors: %w", err)
 	}
-	return t, nil
+	defer fl.Close()
+	st, err := fl.Stat()
+	if err != nil {
+		return fmt.Errorf("opening safetensors: %w", err)
+	}
+	h, err := ReadHeader(fl, st.Size())
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	for _, ti := range h.Tensors {
+		b, err := readRaw(fl, h, ti, raw)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+		if err := f(ti, b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ReadFile reads one safetensors file.
