@@ -3,6 +3,7 @@ package autodiff
 import (
 	"fmt"
 
+	"mascot.dev/mascot/trainer/compute/cpu"
 	"mascot.dev/mascot/trainer/pass"
 	"mascot.dev/mascot/trainer/qwen3"
 )
@@ -95,6 +96,7 @@ type Model struct {
 	dims    dims
 	graphs  map[graphKey]*graph
 	order   []graphKey
+	be      *cpu.Backend // TrainParams' tensors (created on first use)
 }
 
 // MaxGraphs bounds the number of compiled graphs a Model keeps.

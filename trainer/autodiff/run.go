@@ -268,6 +268,11 @@ func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64, 
 			for j, v := range floats(gv) {
 				p.Grad[j] += v
 			}
+			if f, ok := gv.Data().([]float32); ok {
+				for j, v := range f {
+					p.grad32[j] += v
+				}
+			}
 			// gorgonia accumulates into dual values across runs; we own accumulation.
 			gv.(*tensor.Dense).Zero()
 		}
