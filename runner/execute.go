@@ -164,6 +164,9 @@ func newRun(ctx context.Context, opts Options) (*run, error) {
 
 func (r *run) execute(ctx context.Context) (*Summary, error) {
 	exp := r.opts.Loaded.Experiment
+	if err := r.preflight(ctx); err != nil {
+		return nil, err
+	}
 	runID := results.NewRunID()
 	runDir := filepath.Join(r.opts.RunsDir, runID)
 	if err := os.MkdirAll(runDir, 0o755); err != nil {

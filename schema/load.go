@@ -34,6 +34,22 @@ type Loaded struct {
 	Experiment *Experiment
 	// Canonical is the resolved config as JSON with sorted keys.
 	Canonical []byte
+	rw        posRewriter
+}
+
+// Positions returns where the value at the field path was written (file:
+// line:col, most relevant first, in the form errors print them), for
+// checks made after loading (a run's preflight) to point at the user's
+// file. It is empty when the value has no source (a schema default).
+func (l *Loaded) Positions(path ...string) []string {
+	sel := make([]cue.Selector, len(path))
+	for i, p := range path {
+		sel[i] = cue.Str(p)
+	}
+	if p := l.rw.pos(l.Value.LookupPath(cue.MakePath(sel...)).Pos()); p != "" {
+		return []string{p}
+	}
+	return nil
 }
 
 // Load resolves arg — an embedded name such as "paper/qmsum", a .cue file
@@ -118,7 +134,7 @@ func (l *loader) load(arg string) (*Loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding canonical config: %w", err)
 	}
-	return &Loaded{Name: arg, Value: v, Experiment: exp, Canonical: canon}, nil
+	return &Loaded{Name: arg, Value: v, Experiment: exp, Canonical: canon, rw: l.rw}, nil
 }
 
 // config builds the load configuration and arguments for arg.
