@@ -3,8 +3,8 @@ package train
 import (
 	"math"
 
-	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/optim"
+	"mascot.dev/mascot/trainer/pass"
 	"mascot.dev/mascot/trainer/train"
 )
 
@@ -65,7 +65,7 @@ func (o Optim) options(n int, seed int64, out string, l *LoRA) train.Options {
 		// job requeued before its time limit resumes where it stopped.
 		CheckpointDir: out + "-checkpoint", CheckpointEvery: o.CheckpointEvery}
 	if l != nil && l.R > 0 {
-		opt.LoRA = &autodiff.LoRAConfig{R: l.R, Alpha: l.Alpha, UseRSLoRA: l.RSLoRA, Dropout: l.Dropout, Targets: l.Targets}
+		opt.LoRA = &pass.LoRAConfig{R: l.R, Alpha: l.Alpha, UseRSLoRA: l.RSLoRA, Dropout: l.Dropout, Targets: l.Targets}
 	}
 	return opt
 }
