@@ -148,10 +148,10 @@ func (b *Backend) Attention(a compute.Attn) {
 	}
 }
 
-// AttentionBackward implements compute.Backend: delta = rowsum(dOut⊙Out)
-// once, then per query head j of a group and chunk of pairs it recomputes
-// S and P from the forward's LSE, forms dP = dOut·Vᵀ and dS = P⊙(dP −
-// delta), and runs dV += Pᵀ·dOut, dQ = Scale·dS·K, dK += Scale·dSᵀ·Q. The
+// AttentionBackward implements compute.Backend: per query head j of a
+// group and chunk of pairs it recomputes S and P from the forward's LSE,
+// forms dP = dOut·Vᵀ, delta = rowsum(P⊙dP) and dS = P⊙(dP − delta), and
+// runs dV += Pᵀ·dOut, dQ = Scale·dS·K, dK += Scale·dSᵀ·Q. The
 // query heads of a group add into dK and dV one after another (j = 0
 // overwrites), so the sums are in a fixed order.
 func (b *Backend) AttentionBackward(a compute.Attn, dOut, dQ, dK, dV compute.Tensor) {
@@ -171,9 +171,6 @@ func (b *Backend) AttentionBackward(a compute.Attn, dOut, dQ, dK, dV compute.Ten
 	}
 	defer b.dropTemps()
 	g, pairs := H/KV, B*KV
-	delta := b.tmp(op, 4*B*H*T)
-	b.launch(op, "k_attn_rowdot", [2]int{max(1, min(maxGrid, (B*T*H+threads/32-1)/(threads/32))), 1},
-		delta, DO.ptr(), x.out.ptr(), B, T, H, D)
 	q, k, v, do, dt := b.attnOperands(op, x, DO)
 	per := T * T * 2 * (4 + dt.Size())
 	if dt == compute.F32 {
@@ -203,9 +200,9 @@ func (b *Backend) AttentionBackward(a compute.Attn, dOut, dQ, dK, dV compute.Ten
 			b.batched(op, arr, p0, n, KV, false, true, T, T, D, x.scale, head(Q), H*D, K, KV*D, 0, scores(S, compute.F32, T, KV, p0), T)
 			b.batched(op, arr, p0, n, KV, false, true, T, T, D, 1, head(dO), H*D, Vv, KV*D, 0, scores(dP, compute.F32, T, KV, p0), T)
 			if dt == compute.BF16 {
-				b.launchRows(op, "k_attn_bwd_ds", n*T, P, dS, S, dP, x.lse.ptr(), delta, x.lens.ptr(), p0, n, T, KV, g, j, H)
+				b.launchRows(op, "k_attn_bwd_ds", n*T, P, dS, S, dP, x.lse.ptr(), x.lens.ptr(), p0, n, T, KV, g, j, H)
 			} else {
-				b.launchRows(op, "k_attn_bwd_ds_f32", n*T, S, dP, x.lse.ptr(), delta, x.lens.ptr(), p0, n, T, KV, g, j, H)
+				b.launchRows(op, "k_attn_bwd_ds_f32", n*T, S, dP, x.lse.ptr(), x.lens.ptr(), p0, n, T, KV, g, j, H)
 			}
 			b.batched(op, arr, p0, n, KV, true, false, T, D, T, 1, scores(P, dt, T, KV, p0), T, head(dO), H*D, beta, dVo, KV*D)
 			b.batched(op, arr, p0, n, KV, false, false, T, D, T, x.scale, scores(dS, dt, T, KV, p0), T, K, KV*D, 0, head(dQo), H*D)

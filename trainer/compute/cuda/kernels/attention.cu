@@ -30,70 +30,56 @@ extern "C" __global__ void k_attn_softmax(bf16_t* P, float* lse, const float* S,
   }
 }
 
-// k_attn_rowdot: dv[(b*H + h)*T + t] = sum_d dO*O over one query head of
-// one token (the backward's delta). One warp per (token, head).
-extern "C" __global__ void k_attn_rowdot(float* dv, const float* dO, const float* O,
-                                         int B, int T, int H, int D) {
-  const long long rows = (long long)B * T * H;
-  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
-  for (long long q = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; q < rows; q += warps) {
-    const float* a = dO + q * D;
-    const float* o = O + q * D;
-    float s = 0;
-    for (int d = threadIdx.x & 31; d < D; d += 32) s += a[d] * o[d];
-    s = warp_sum(s);
-    if ((threadIdx.x & 31) == 0) {
-      const long long bt = q / H;
-      const int h = (int)(q - bt * H);
-      const long long b = bt / T, t = bt - b * T;
-      dv[(b * H + h) * T + t] = s;
-    }
-  }
-}
-
-// k_attn_bwd_ds recomputes P = exp(S - lse) from the recomputed scores and
-// writes P and dS = P*(dP - delta), both bf16 (the operands of the
-// backward's products); zero where masked.
+// k_attn_bwd_ds recomputes P = exp(S - lse) from the recomputed scores,
+// forms delta = sum_k P*dP over the row (which equals dOut.Out, FlashAttention's
+// form, but made of the very P and dP used here, so a row that attends to
+// one key gets dS = 0 exactly), and writes P and dS = P*(dP - delta),
+// both bf16 (the operands of the backward's products); zero where masked.
 extern "C" __global__ void k_attn_bwd_ds(bf16_t* P, bf16_t* dS, const float* S, const float* dP,
-                                         const float* lse, const float* delta, const int* lens,
+                                         const float* lse, const int* lens,
                                          int p0, int np, int T, int KV, int g, int j, int H) {
+  __shared__ float sh[32];
   const long long rows = (long long)np * T;
   for (long long rr = blockIdx.x; rr < rows; rr += gridDim.x) {
     const int pl = (int)(rr / T), t = (int)(rr - (long long)pl * T);
     const int p = p0 + pl, b = p / KV, kh = p - b * KV, h = kh * g + j;
     const int lim = min(t, lens[b] - 1);
-    const long long li = ((long long)b * H + h) * T + t;
-    const float L = lse[li], dl = delta[li];
+    const float L = lse[((long long)b * H + h) * T + t];
     const float* s = S + rr * T;
     const float* dp = dP + rr * T;
+    float acc = 0;
+    for (int k = threadIdx.x; k <= lim; k += blockDim.x) acc += expf(s[k] - L) * dp[k];
+    const float delta = block_sum(acc, sh);
     bf16_t* pr = P + rr * T;
     bf16_t* dr = dS + rr * T;
     for (int k = threadIdx.x; k < T; k += blockDim.x) {
       const float pv = k <= lim ? expf(s[k] - L) : 0.0f;
       pr[k] = f2bf(pv);
-      dr[k] = f2bf(pv * (dp[k] - dl));
+      dr[k] = f2bf(pv * (dp[k] - delta));
     }
   }
 }
 
 // k_attn_bwd_ds_f32 is k_attn_bwd_ds for the float32 path: P and dS stay
 // float32, in place of S and dP.
-extern "C" __global__ void k_attn_bwd_ds_f32(float* S, float* dP, const float* lse, const float* delta,
-                                             const int* lens, int p0, int np, int T, int KV, int g,
-                                             int j, int H) {
+extern "C" __global__ void k_attn_bwd_ds_f32(float* S, float* dP, const float* lse, const int* lens,
+                                             int p0, int np, int T, int KV, int g, int j, int H) {
+  __shared__ float sh[32];
   const long long rows = (long long)np * T;
   for (long long rr = blockIdx.x; rr < rows; rr += gridDim.x) {
     const int pl = (int)(rr / T), t = (int)(rr - (long long)pl * T);
     const int p = p0 + pl, b = p / KV, kh = p - b * KV, h = kh * g + j;
     const int lim = min(t, lens[b] - 1);
-    const long long li = ((long long)b * H + h) * T + t;
-    const float L = lse[li], dl = delta[li];
+    const float L = lse[((long long)b * H + h) * T + t];
     float* s = S + rr * T;
     float* dp = dP + rr * T;
-    for (int k = threadIdx.x; k < T; k += blockDim.x) {
+    float acc = 0;
+    for (int k = threadIdx.x; k <= lim; k += blockDim.x) acc += expf(s[k] - L) * dp[k];
+    const float delta = block_sum(acc, sh);
+    for (int k = threadIdx.x; k < T; k += blockDim.x) {  // each thread rewrites only what it read
       const float pv = k <= lim ? expf(s[k] - L) : 0.0f;
       s[k] = pv;
-      dp[k] = pv * (dp[k] - dl);
+      dp[k] = pv * (dp[k] - delta);
     }
   }
 }

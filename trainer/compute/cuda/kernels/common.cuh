@@ -47,12 +47,6 @@ static __device__ float block_max(float v, float* sh) {
   return v;
 }
 
-// warp_sum sums v over one warp, every lane getting the result.
-static __device__ __forceinline__ float warp_sum(float v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
 // GRID_STRIDE walks i over [0, n) with every thread of the grid.
 #define GRID_STRIDE(i, n) \
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
