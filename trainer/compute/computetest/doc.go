@@ -16,8 +16,11 @@
 // |got − ref| ≤ tol · (|ref| + rms(ref)), rms taken over the output.
 //   - Exact: copies, gathers (BF16 widening is exact), BF16 rounding on
 //     Upload, the untouched elements around a view, Dropout's zeros.
-//   - F32 (default 1e-5): ops on F32 data, against float64 arithmetic on
-//     the same inputs.
+//   - F32 (default 1e-5): element-wise and row-wise ops on F32 data,
+//     against float64 arithmetic on the same inputs.
+//   - Products (default 1e-5): matrix products of F32 operands — Gemm,
+//     Attention and its backward, the LM head with an F32 head; a backend
+//     on TF32 or bf16 tensor cores states a looser one through RunWith.
 //   - BF16 (default 1e-2): products with a BF16 weight (Gemm, the LM head
 //     and its backward). The reference uses the weight's bf16 values
 //     exactly and the other operand in full, so a backend that widens the

@@ -89,7 +89,7 @@ func (s gemmShape) build(r *rand.Rand) instance {
 	if s.nanC {
 		c0 = nans(len(c0))
 	}
-	cl := class(f32)
+	cl := class(products)
 	if s.aBF16 || s.bBF16 {
 		cl = bf16
 	}

@@ -52,7 +52,7 @@ type headInputs struct {
 }
 
 func (s headShape) inputs(r *rand.Rand) *headInputs {
-	in := &headInputs{s: s, hidden: normal(r, s.N*s.D, 1), head: normal(r, s.V*s.D, 3/math.Sqrt(float64(s.D))), class: f32}
+	in := &headInputs{s: s, hidden: normal(r, s.N*s.D, 1), head: normal(r, s.V*s.D, 3/math.Sqrt(float64(s.D))), class: products}
 	if s.bf16 {
 		in.head, in.class = bf16Values(in.head), bf16
 	}

@@ -13,11 +13,18 @@ import (
 // Tolerances are the relative errors allowed per class of output (see the
 // package documentation for the measure).
 type Tolerances struct {
-	F32, BF16 float64
+	// F32 holds element-wise and row-wise ops on F32 data.
+	F32 float64
+	// Products holds the matrix products on F32 operands: Gemm, Attention
+	// and its backward, the LM head with an F32 head. 0 means F32's; a
+	// backend that runs them on TF32 or bf16 tensor cores states its own.
+	Products float64
+	// BF16 holds products with a BF16 weight (Gemm, the LM head).
+	BF16 float64
 }
 
-// Default is what every backend must meet.
-var Default = Tolerances{F32: 1e-5, BF16: 1e-2}
+// Default is what a backend computing in float32 meets.
+var Default = Tolerances{F32: 1e-5, Products: 1e-5, BF16: 1e-2}
 
 // class says which tolerance an output is held to.
 type class int
@@ -25,18 +32,24 @@ type class int
 const (
 	exact class = iota
 	f32
+	products
 	bf16
 	f64
 )
 
 func (c class) String() string {
-	return [...]string{"exact", "F32", "BF16", "float64"}[c]
+	return [...]string{"exact", "F32", "Products", "BF16", "float64"}[c]
 }
 
 func (tol Tolerances) of(c class) float64 {
 	switch c {
 	case f32:
 		return tol.F32
+	case products:
+		if tol.Products == 0 {
+			return tol.F32
+		}
+		return tol.Products
 	case bf16:
 		return tol.BF16
 	case f64:
@@ -53,6 +66,10 @@ type output struct {
 	got   []float64
 	class class
 	want  []float64
+	// floor, when above the output's rms, replaces it in the bound: for
+	// outputs that may be all zero in exact arithmetic while float32
+	// leaves noise of the inputs' scale.
+	floor float64
 }
 
 // instance is one op call on fixed inputs: run performs it on a backend
@@ -125,7 +142,7 @@ func RunWith(t *testing.T, open func(t *testing.T) compute.Backend, tol Toleranc
 						if want == nil {
 							t.Fatalf("no reference for output %s", o.name)
 						}
-						checkClose(t, o.name, o.got, want, o.class, tol)
+						checkClose(t, o.name, o.got, want, o.class, tol, o.floor)
 					}
 				})
 			}
@@ -145,7 +162,7 @@ func Compare(t *testing.T, want, got compute.Backend, tol Tolerances) {
 					ow := runOn(t, want, v.build(rand.New(rand.NewSource(seed))))
 					og := runOn(t, got, v.build(rand.New(rand.NewSource(seed))))
 					for i, o := range og {
-						checkClose(t, o.name+" ("+got.Name()+" vs "+want.Name()+")", o.got, ow[i].got, o.class, tol)
+						checkClose(t, o.name+" ("+got.Name()+" vs "+want.Name()+")", o.got, ow[i].got, o.class, tol, o.floor)
 					}
 				})
 			}
@@ -169,7 +186,7 @@ func runOn(t *testing.T, b compute.Backend, inst instance) []output {
 
 // checkClose fails t when an element of got is not within the class's
 // tolerance of want (NaN never is).
-func checkClose(t *testing.T, name string, got, want []float64, c class, tol Tolerances) {
+func checkClose(t *testing.T, name string, got, want []float64, c class, tol Tolerances, floor float64) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d elements, want %d", name, len(got), len(want))
@@ -183,7 +200,7 @@ func checkClose(t *testing.T, name string, got, want []float64, c class, tol Tol
 			finite++
 		}
 	}
-	rms := math.Sqrt(ss / float64(max(1, finite)))
+	rms := max(floor, math.Sqrt(ss/float64(max(1, finite))))
 	var bad []string
 	worst := 0.0
 	for i := range got {

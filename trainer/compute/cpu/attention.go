@@ -1,10 +1,6 @@
 package cpu
 
-import (
-	"math"
-
-	"mascot.dev/mascot/trainer/compute"
-)
+import "mascot.dev/mascot/trainer/compute"
 
 // attnArgs are the checked slices of one Attn.
 type attnArgs struct {
@@ -46,63 +42,67 @@ func (b *Backend) checkAttn(op string, a compute.Attn) *attnArgs {
 		B: a.B, T: a.T, H: a.H, KV: a.KV, D: a.D, scale: a.Scale}
 }
 
-// keys is how many keys query t of a row of length l attends to.
-func keys(t, l int) int { return min(t+1, l) }
+// groupRows copies the rows of tokens t0..t0+mq of the g heads of kv
+// head kh out of a [B·T, H·D] tensor into dst, stacked head by head
+// (row hl·mq + t), or back when out is set.
+func groupRows(dst, src []float32, bi, t0, mq, kh, g, T, H, D int, out bool) {
+	for hl := 0; hl < g; hl++ {
+		for t := 0; t < mq; t++ {
+			d, s := dst[(hl*mq+t)*D:][:D], src[((bi*T+t0+t)*H+kh*g+hl)*D:][:D]
+			if out {
+				copy(s, d)
+			} else {
+				copy(d, s)
+			}
+		}
+	}
+}
 
-// Attention implements compute.Backend.
+// Attention implements compute.Backend, blocked over queries with the
+// query heads of a kv group stacked: for each (row, kv head, block of
+// Blocks.AttnQ queries) the group's g query rows are copied into one
+// [g·AttnQ, D] matrix, one sgemm forms their scaled scores against the
+// keys up to the block's last query (the causal half, with the block's own
+// triangle), kernels.c turns them into probabilities and the log-sum-exp,
+// and one sgemm forms the block of Out, copied back into place. K and V
+// are read in place by stride, never copied, and each is packed once for
+// the whole group. Blocks are independent, so the result does not depend
+// on the thread count.
 func (b *Backend) Attention(a compute.Attn) {
 	x := b.checkAttn("Attention", a)
 	if x == nil {
 		return
 	}
 	B, T, H, KV, D := x.B, x.T, x.H, x.KV, x.D
-	g := H / KV
-	b.parallelFor(B*H, 1, func(_, lo, hi int) {
-		s := make([]float32, T)
-		acc := make([]float64, D)
-		for bh := lo; bh < hi; bh++ {
-			bi, h := bh/H, bh%H
-			kh := h / g
-			l := int(x.lens[bi])
-			for t := 0; t < T; t++ {
-				q := x.q[((bi*T+t)*H+h)*D:][:D]
-				nk := keys(t, l)
-				mx := float32(math.Inf(-1))
-				for j := 0; j < nk; j++ {
-					kr := x.k[((bi*T+j)*KV+kh)*D:][:D]
-					var d float32
-					for e := range q {
-						d += q[e] * kr[e]
-					}
-					s[j] = d * x.scale
-					mx = max(mx, s[j])
-				}
-				var sum float64
-				for j := 0; j < nk; j++ {
-					sum += math.Exp(float64(s[j] - mx))
-				}
-				lse := float32(float64(mx) + math.Log(sum))
-				x.lse[(bi*H+h)*T+t] = lse
-				clear(acc)
-				for j := 0; j < nk; j++ {
-					p := math.Exp(float64(s[j] - lse))
-					vr := x.v[((bi*T+j)*KV+kh)*D:][:D]
-					for e := range acc {
-						acc[e] += p * float64(vr[e])
-					}
-				}
-				o := x.out[((bi*T+t)*H+h)*D:][:D]
-				for e := range o {
-					o[e] = float32(acc[e])
-				}
+	g, bq := H/KV, min(b.blocks.AttnQ, T)
+	nqb := (T + bq - 1) / bq
+	rows := g * bq
+	scr := b.scratchPerThread(rows*T + 2*rows*D)
+	b.parallelBLAS(B*KV*nqb, 1, func(w, lo, hi int) {
+		s, qs, os := scr[w][:rows*T], scr[w][rows*T:rows*(T+D)], scr[w][rows*(T+D):]
+		for u := lo; u < hi; u++ {
+			bi, kh, qb := u/(KV*nqb), u/nqb%KV, u%nqb
+			q0 := qb * bq
+			q1, l := min(T, q0+bq), int(x.lens[bi])
+			mq, nk := q1-q0, min(q1, l)
+			ko := (bi*T*KV + kh) * D
+			groupRows(qs, x.q, bi, q0, mq, kh, g, T, H, D, false)
+			b.blas.sgemm(false, true, g*mq, nk, D, x.scale, qs, D, x.k[ko:], KV*D, 0, s, nk)
+			for hl := 0; hl < g; hl++ {
+				attnSoftmax(s[hl*mq*nk:], mq, nk, nk, q0, l, x.lse[(bi*H+kh*g+hl)*T+q0:])
 			}
+			b.blas.sgemm(false, false, g*mq, D, nk, 1, s, nk, x.v[ko:], KV*D, 0, os, D)
+			groupRows(os, x.out, bi, q0, mq, kh, g, T, H, D, true)
 		}
 	})
 }
 
-// AttentionBackward implements compute.Backend. Threads split the (row,
-// kv head) pairs, so each dK and dV row is summed by one thread, over the
-// group's query heads and the queries in order.
+// AttentionBackward implements compute.Backend with the forward's blocks
+// (the group's heads stacked), the probabilities recomputed from the
+// saved log-sum-exp: per block, five sgemms (scores, dP = dO·Vᵀ,
+// dV += Pᵀ·dO, dQ = dS·K, dK += dSᵀ·Q). Threads split the (row, kv head)
+// pairs, so each dK and dV row is summed by one thread, over the query
+// blocks in order: the result does not depend on the thread count.
 func (b *Backend) AttentionBackward(a compute.Attn, dOut, dQ, dK, dV compute.Tensor) {
 	const op = "AttentionBackward"
 	x := b.checkAttn(op, a)
@@ -119,52 +119,36 @@ func (b *Backend) AttentionBackward(a compute.Attn, dOut, dQ, dK, dV compute.Ten
 		return
 	}
 	do, dq, dk, dv := DO.f32(), DQ.f32(), DK.f32(), DV.f32()
-	g := H / KV
-	b.parallelFor(B*KV, 1, func(_, lo, hi int) {
-		ds := make([]float32, T)
-		for bk := lo; bk < hi; bk++ {
-			bi, kh := bk/KV, bk%KV
+	g, bq := H/KV, min(b.blocks.AttnQ, T)
+	rows := g * bq
+	scr := b.scratchPerThread(2*rows*T + 3*rows*D)
+	b.parallelBLAS(B*KV, 1, func(w, lo, hi int) {
+		buf := scr[w]
+		s, dp := buf[:rows*T], buf[rows*T:2*rows*T]
+		qs, dos, dqs := buf[2*rows*T:][:rows*D], buf[2*rows*T+rows*D:][:rows*D], buf[2*rows*T+2*rows*D:][:rows*D]
+		for u := lo; u < hi; u++ {
+			bi, kh := u/KV, u%KV
 			l := int(x.lens[bi])
-			for j := 0; j < T; j++ {
-				clear(dk[((bi*T+j)*KV+kh)*D:][:D])
-				clear(dv[((bi*T+j)*KV+kh)*D:][:D])
+			ko := (bi*T*KV + kh) * D
+			for t := 0; t < T; t++ {
+				clear(dk[ko+t*KV*D:][:D])
+				clear(dv[ko+t*KV*D:][:D])
 			}
-			for h := kh * g; h < (kh+1)*g; h++ {
-				for t := 0; t < T; t++ {
-					row := ((bi*T+t)*H + h) * D
-					q, o, dor, dqr := x.q[row:][:D], x.out[row:][:D], do[row:][:D], dq[row:][:D]
-					lse := x.lse[(bi*H+h)*T+t]
-					var delta float32
-					for e := range o {
-						delta += o[e] * dor[e]
-					}
-					nk := keys(t, l)
-					for j := 0; j < nk; j++ {
-						kr := x.k[((bi*T+j)*KV+kh)*D:][:D]
-						vr := x.v[((bi*T+j)*KV+kh)*D:][:D]
-						var sc, dp float32
-						for e := range q {
-							sc += q[e] * kr[e]
-							dp += dor[e] * vr[e]
-						}
-						p := float32(math.Exp(float64(sc*x.scale - lse)))
-						ds[j] = p * (dp - delta)
-						dvr := dv[((bi*T+j)*KV+kh)*D:][:D]
-						for e := range dvr {
-							dvr[e] += p * dor[e]
-						}
-					}
-					clear(dqr)
-					for j := 0; j < nk; j++ {
-						kr := x.k[((bi*T+j)*KV+kh)*D:][:D]
-						dkr := dk[((bi*T+j)*KV+kh)*D:][:D]
-						c := ds[j] * x.scale
-						for e := range dqr {
-							dqr[e] += c * kr[e]
-							dkr[e] += c * q[e]
-						}
-					}
+			for q0 := 0; q0 < T; q0 += bq {
+				q1 := min(T, q0+bq)
+				mq, nk := q1-q0, min(q1, l)
+				m := g * mq
+				groupRows(qs, x.q, bi, q0, mq, kh, g, T, H, D, false)
+				groupRows(dos, do, bi, q0, mq, kh, g, T, H, D, false)
+				b.blas.sgemm(false, true, m, nk, D, x.scale, qs, D, x.k[ko:], KV*D, 0, s, nk)
+				b.blas.sgemm(false, true, m, nk, D, 1, dos, D, x.v[ko:], KV*D, 0, dp, nk)
+				for hl := 0; hl < g; hl++ {
+					attnGrad(s[hl*mq*nk:], dp[hl*mq*nk:], mq, nk, nk, q0, l, x.lse[(bi*H+kh*g+hl)*T+q0:], x.scale)
 				}
+				b.blas.sgemm(true, false, nk, D, m, 1, s, nk, dos, D, 1, dv[ko:], KV*D)
+				b.blas.sgemm(false, false, m, D, nk, 1, dp, nk, x.k[ko:], KV*D, 0, dqs, D)
+				b.blas.sgemm(true, false, nk, D, m, 1, dp, nk, qs, D, 1, dk[ko:], KV*D)
+				groupRows(dqs, dq, bi, q0, mq, kh, g, T, H, D, true)
 			}
 		}
 	})

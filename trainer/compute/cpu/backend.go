@@ -30,7 +30,7 @@ type Blocks struct {
 	// per thread.
 	HeadRows, HeadVocab int
 	// GemmConvert bounds the elements of a BF16 operand converted to F32
-	// at once by Gemm (default 1<<20).
+	// at once by Gemm (default 1<<22: Qwen3-0.6B's projections in one block).
 	GemmConvert int
 }
 
@@ -43,7 +43,7 @@ func (bl *Blocks) fill() {
 	def(&bl.AttnQ, 64)
 	def(&bl.HeadRows, 128)
 	def(&bl.HeadVocab, 2048)
-	def(&bl.GemmConvert, 1<<20)
+	def(&bl.GemmConvert, 1<<22)
 }
 
 // Backend implements compute.Backend on the CPU. One goroutine drives it;
@@ -56,7 +56,8 @@ type Backend struct {
 	blocks   Blocks
 	err      error
 	inUse    int64
-	convA    []float32 // Gemm's widened BF16 blocks
+	scratch  [][]float32 // per-thread scratch of the blocked ops
+	convA    []float32   // Gemm's widened BF16 blocks
 	convB    []float32
 }
 
@@ -107,4 +108,31 @@ func (b *Backend) fail(op string, format string, args ...any) {
 	if b.err == nil {
 		b.err = fmt.Errorf("compute/cpu: %s: %s", op, fmt.Sprintf(format, args...))
 	}
+}
+
+// scratchPerThread returns one scratch buffer of n elements per thread
+// (contents undefined), grown on demand and reused by later ops. The
+// driving goroutine calls it before a parallel region.
+func (b *Backend) scratchPerThread(n int) [][]float32 {
+	for len(b.scratch) < b.threads {
+		b.scratch = append(b.scratch, nil)
+	}
+	out := make([][]float32, b.threads)
+	for w := range out {
+		if cap(b.scratch[w]) < n {
+			b.scratch[w] = make([]float32, n)
+		}
+		out[w] = b.scratch[w][:n]
+	}
+	return out
+}
+
+// parallelBLAS runs a parallel region whose threads each call sgemm on
+// small blocks: OpenBLAS is held to one thread per call meanwhile, so the
+// calls run side by side on the region's threads instead of contending
+// for its pool.
+func (b *Backend) parallelBLAS(n, grain int, fn func(w, lo, hi int)) {
+	b.blas.setThreads(1)
+	b.parallelFor(n, grain, fn)
+	b.blas.setThreads(b.threads)
 }

@@ -12,7 +12,7 @@ import (
 
 // exactBF16 holds the CPU to the F32 tolerance on BF16 products too: it
 // widens the weight exactly and multiplies in float32.
-var exactBF16 = computetest.Tolerances{F32: 1e-5, BF16: 1e-5}
+var exactBF16 = computetest.Tolerances{F32: 1e-5, Products: 1e-5, BF16: 1e-5}
 
 func opener(o cpu.Options) func(t *testing.T) compute.Backend {
 	return func(t *testing.T) compute.Backend {

@@ -1,10 +1,6 @@
 package cpu
 
-import (
-	"math"
-
-	"mascot.dev/mascot/trainer/compute"
-)
+import "mascot.dev/mascot/trainer/compute"
 
 // elemGrain is the fewest elements an element-wise op gives one thread.
 const elemGrain = 1 << 14
@@ -81,11 +77,7 @@ func (b *Backend) SumSquares(t compute.Tensor) float64 {
 	part := make([]float64, chunks)
 	b.parallelFor(chunks, 4, func(_, lo, hi int) {
 		for c := lo; c < hi; c++ {
-			var s float64
-			for _, v := range d[c*sumChunk : min(len(d), (c+1)*sumChunk)] {
-				s += float64(v) * float64(v)
-			}
-			part[c] = s
+			part[c] = sumSquares(d[c*sumChunk : min(len(d), (c+1)*sumChunk)])
 		}
 	})
 	var s float64
@@ -119,12 +111,7 @@ func (b *Backend) SwiGLU(out, gate, up compute.Tensor) {
 		return
 	}
 	o, g, u := t[0], t[1], t[2]
-	b.parallelFor(len(o), elemGrain, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			x := g[i]
-			o[i] = x / (1 + exp32(-x)) * u[i]
-		}
-	})
+	b.parallelFor(len(o), elemGrain, func(_, lo, hi int) { swiglu(o[lo:hi], g[lo:hi], u[lo:hi]) })
 }
 
 // SwiGLUBackward implements compute.Backend.
@@ -139,12 +126,7 @@ func (b *Backend) SwiGLUBackward(dGate, dUp, dOut, gate, up compute.Tensor) {
 	}
 	dg, du, do, g, u := t[0], t[1], t[2], t2[1], t2[2]
 	b.parallelFor(len(dg), elemGrain, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			x, y, d := g[i], u[i], do[i]
-			s := 1 / (1 + exp32(-x))
-			du[i] = d * x * s
-			dg[i] = d * y * s * (1 + x*(1-s))
-		}
+		swigluBwd(dg[lo:hi], du[lo:hi], do[lo:hi], g[lo:hi], u[lo:hi])
 	})
 }
 
@@ -159,17 +141,5 @@ func (b *Backend) Dropout(dst, src compute.Tensor, p float32, seed uint64) {
 		return
 	}
 	scale := 1 / (1 - p)
-	b.parallelFor(len(d), elemGrain, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if compute.Keep(seed, i, p) {
-				d[i] = s[i] * scale
-			} else {
-				d[i] = 0
-			}
-		}
-	})
+	b.parallelFor(len(d), elemGrain, func(_, lo, hi int) { dropout(d[lo:hi], s[lo:hi], lo, seed, p, scale) })
 }
-
-// exp32 is e^x in float32 (through float64, correctly rounded in all but
-// rare ties).
-func exp32(x float32) float32 { return float32(math.Exp(float64(x))) }

@@ -1,13 +1,9 @@
 package cpu
 
-import (
-	"math"
+import "mascot.dev/mascot/trainer/compute"
 
-	"mascot.dev/mascot/trainer/compute"
-)
-
-// RMSNorm implements compute.Backend: the mean square of a row
-// accumulates in float64, rstd is rounded to float32, and out =
+// RMSNorm implements compute.Backend (kernels.c): the mean square of a
+// row accumulates in float64, rstd is rounded to float32, and out =
 // (x·rstd)·w in float32 as Qwen3RMSNorm computes it.
 func (b *Backend) RMSNorm(out, rstd, x, w compute.Tensor, rows, dim int, eps float32) {
 	const op = "RMSNorm"
@@ -27,18 +23,7 @@ func (b *Backend) RMSNorm(out, rstd, x, w compute.Tensor, rows, dim int, eps flo
 	}
 	o, r, xs, ws := O.f32(), R.f32(), X.f32(), W.f32()[:dim]
 	b.parallelFor(rows, 8, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			xr, or := xs[i*dim:(i+1)*dim], o[i*dim:(i+1)*dim]
-			var ss float64
-			for _, v := range xr {
-				ss += float64(v) * float64(v)
-			}
-			rs := float32(1 / math.Sqrt(ss/float64(dim)+float64(eps)))
-			r[i] = rs
-			for j, v := range xr {
-				or[j] = (v * rs) * ws[j]
-			}
-		}
+		rmsNormRows(o[lo*dim:hi*dim], r[lo:hi], xs[lo*dim:hi*dim], ws, hi-lo, dim, eps)
 	})
 }
 
@@ -72,12 +57,8 @@ func (b *Backend) RMSNormBackward(dx, dw, dy, x, w, rstd compute.Tensor, rows, d
 		dws := DW.f32()[:dim]
 		b.parallelFor(dim, 64, func(_, lo, hi int) {
 			acc := make([]float64, hi-lo)
-			for i := 0; i < rows; i++ {
-				rs := float64(r[i])
-				xr, gr := xs[i*dim+lo:i*dim+hi], dys[i*dim+lo:i*dim+hi]
-				for j := range acc {
-					acc[j] += float64(gr[j]) * float64(xr[j]) * rs
-				}
+			if rows > 0 {
+				rmsNormDW(acc, dys, xs, r, rows, dim, lo, hi)
 			}
 			for j, a := range acc {
 				dws[lo+j] += float32(a)
@@ -85,22 +66,6 @@ func (b *Backend) RMSNormBackward(dx, dw, dy, x, w, rstd compute.Tensor, rows, d
 		})
 	}
 	b.parallelFor(rows, 8, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			xr, gr, dr := xs[i*dim:(i+1)*dim], dys[i*dim:(i+1)*dim], dxs[i*dim:(i+1)*dim]
-			var dot float64
-			for j, v := range xr {
-				dot += float64(gr[j]) * float64(ws[j]) * float64(v)
-			}
-			rs := r[i]
-			c := float32(dot/float64(dim)) * rs * rs * rs
-			for j, v := range xr {
-				g := rs*gr[j]*ws[j] - c*v
-				if accumulate {
-					dr[j] += g
-				} else {
-					dr[j] = g
-				}
-			}
-		}
+		rmsNormBackwardRows(dxs[lo*dim:hi*dim], dys[lo*dim:hi*dim], xs[lo*dim:hi*dim], ws, r[lo:hi], hi-lo, dim, accumulate)
 	})
 }

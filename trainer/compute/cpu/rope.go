@@ -33,16 +33,6 @@ func (b *Backend) RoPE(x, pos, cos, sin compute.Tensor, rows, heads, dim int, in
 		sign = -1
 	}
 	b.parallelFor(rows, 8, func(_, lo, hi int) {
-		for r := lo; r < hi; r++ {
-			c, s := cs[int(ps[r])*half:][:half], ss[int(ps[r])*half:][:half]
-			for h := 0; h < heads; h++ {
-				v := xs[(r*heads+h)*dim:][:dim]
-				for i := 0; i < half; i++ {
-					x1, x2, si := v[i], v[i+half], sign*s[i]
-					v[i] = x1*c[i] - x2*si
-					v[i+half] = x2*c[i] + x1*si
-				}
-			}
-		}
+		ropeRows(xs[lo*heads*dim:hi*heads*dim], ps[lo:hi], cs, ss, hi-lo, heads, dim, sign)
 	})
 }

@@ -268,9 +268,3 @@ func toBF16Slice(dst []uint16, src []float32) {
 		dst[i] = toBF16(f)
 	}
 }
-
-func fromBF16Slice(dst []float32, src []uint16) {
-	for i, h := range src {
-		dst[i] = math.Float32frombits(uint32(h) << 16)
-	}
-}
