@@ -1,9 +1,19 @@
 //go:build !cuda
 
-// Package autodiff is the Qwen3 dense forward (trainer.md §1) as a
+// Package autodiff is the Qwen3 dense forward (docs/design/qwen3.md) as a
 // gorgonia v0.9.18 graph, with LoRA adapters on any of the seven
 // projections and an optional sequence-classification score head, and its
 // backward pass for training.
+//
+// Role: the cross-check. The trainer's default network is trainer/net (the
+// same model over a compute.Backend, with memory that scales with the
+// model); this graph is the path verified against torch float64 and
+// finite differences, trainer/net's tests hold net to it within 1e-4, and
+// trainer/train still runs on it with Options.Network "autodiff". Both
+// satisfy train.Network through trainer/pass's types: Backend and
+// TrainParams expose the float32 parameters and gradients to the
+// trainer's backend optimizer as tensors of a CPU backend aliasing the
+// graph's own slices.
 //
 // Layer: trainer. It builds on trainer/qwen3's Config and Weights (Hugging
 // Face names and layouts in, Hugging Face/PEFT names and layouts out) and
@@ -33,7 +43,9 @@
 // scaling·((x⊙dropout_mask)·Aᵀ)·Bᵀ where scaling (alpha/r or alpha/√r) is
 // a scalar input set to 0 to run the frozen base (PEFT's disable_adapter,
 // the reference policy of GRPO's KL and DPO). Dropout masks are inputs drawn
-// from a seed, so a forward and a backward pass can share them.
+// per row from lora.DropoutSeed with compute.Keep (docs/design/peft.md), so
+// a forward and a backward pass share them and trainer/net drops the same
+// inputs.
 //
 // Parameters live in Params, whose dense tensors back the graph nodes of
 // every compiled graph: updating Param.F32() in place (the optimizer does)
@@ -57,7 +69,7 @@
 // Gradients are added into Param.Grad (float64) and gorgonia's own
 // accumulated gradients are zeroed after every run.
 //
-// # Avoided gorgonia v0.9.18 defects (go-notes §5)
+// # Avoided gorgonia v0.9.18 defects
 //
 // InverseSqrt's gradient is wrong: RMSNorm uses Pow(·, −0.5). ByIndices on
 // a 1-D tensor has a wrong gradient and LogSumExp fails shape inference:

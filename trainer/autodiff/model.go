@@ -189,7 +189,7 @@ func (m *Model) LoRAWeights() qwen3.Weights {
 }
 
 // MergedWeights returns the base weights with every adapter folded in,
-// W' = W + scaling·B·A (trainer.md §3.4), in Hugging Face layout.
+// W' = W + scaling·B·A (docs/design/peft.md), in Hugging Face layout.
 func (m *Model) MergedWeights() qwen3.Weights {
 	w := m.Weights()
 	if m.Options.LoRA == nil {

@@ -29,6 +29,7 @@ func (m *Model) host(p *param) *qwen3.Tensor {
 // head included) in Hugging Face layout as float32; a tied lm_head is
 // omitted.
 func (m *Model) Weights() qwen3.Weights {
+	m.bufs.freeAll() // as MergedWeights
 	w := qwen3.Weights{}
 	for _, p := range m.params {
 		if !isAdapter(p.name) {
@@ -54,6 +55,9 @@ func (m *Model) LoRAWeights() qwen3.Weights {
 // W' = W + scaling·B·A (docs/design/peft.md), in Hugging Face layout. The
 // product runs on the backend, one projection at a time.
 func (m *Model) MergedWeights() qwen3.Weights {
+	// The float32 copy is the size of the model: hand back the scratch
+	// first (later passes grow it again).
+	m.bufs.freeAll()
 	w := m.Weights()
 	if m.Options.LoRA == nil {
 		return w

@@ -8,8 +8,10 @@ import (
 )
 
 // headRows is how many positions one head call takes: Options.HeadRows,
-// or as many as keep an LM-head call under 2^35 multiply-adds (110 rows of
-// Qwen3-0.6B) so cancellation stays prompt, at least 16 and at most 8,192.
+// or as many as keep an LM-head call near 2^36 FLOPs so cancellation
+// stays prompt, but at least 256 (a backend spreads a call's rows over its
+// threads in blocks) and at most 8,192: Qwen3-0.6B's vocabulary gets 256
+// rows, 80 GFLOP, under a second at two cores' sgemm rate.
 func (m *Model) headRows() int {
 	if m.Options.HeadRows > 0 {
 		return m.Options.HeadRows
@@ -17,7 +19,7 @@ func (m *Model) headRows() int {
 	if m.head == nil {
 		return 8192
 	}
-	return min(8192, max(16, (1<<35)/(2*m.d.V*m.d.D)))
+	return min(8192, max(256, (1<<36)/(2*m.d.V*m.d.D)))
 }
 
 // seedFunc returns the seed of an output, or nil for a forward.

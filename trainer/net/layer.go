@@ -72,89 +72,111 @@ func (m *Model) attnFLOPs(g *group) float64 {
 	return 4 * float64(m.d.hd*m.d.H) * pairs
 }
 
+// steps runs ops in order, checking the context after each: every op of
+// a layer is at most one large matrix product (a Qwen3-0.6B gate
+// projection over 2,048 tokens is 13 GFLOP), so a cancelled pass stops
+// within one of them.
+func steps(ctx context.Context, ops ...func()) error {
+	for _, op := range ops {
+		op()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // layerForward runs decoder layer li over the group from its input h,
 // filling a (docs/design/qwen3.md, "Forward"); with out it also writes the
 // layer's output (a recompute for the backward needs only a).
 func (m *Model) layerForward(ctx context.Context, gc *groupCtx, li int, h compute.Tensor, a *acts, out compute.Tensor) error {
 	d, l, be, n := m.d, &m.layers[li], m.be, gc.g.n
-	be.RMSNorm(a.xn1, a.rstd1, h, l.inNorm.v, n, d.D, d.eps)
-	m.project(gc, li, qwen3.QProj, a.xn1, a.qraw, 0, a.u[qwen3.QProj])
-	m.project(gc, li, qwen3.KProj, a.xn1, a.kraw, 0, a.u[qwen3.KProj])
-	m.project(gc, li, qwen3.VProj, a.xn1, a.v, 0, a.u[qwen3.VProj])
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	be.RMSNorm(a.q, a.rstdq, a.qraw, l.qNorm.v, n*d.H, d.hd, d.eps)
-	be.RMSNorm(a.k, a.rstdk, a.kraw, l.kNorm.v, n*d.K, d.hd, d.eps)
-	be.RoPE(a.q, gc.pos, m.rope.cos, m.rope.sin, n, d.H, d.hd, false)
-	be.RoPE(a.k, gc.pos, m.rope.cos, m.rope.sin, n, d.K, d.hd, false)
-	m.flops.Hardware += m.attnFLOPs(gc.g)
-	be.Attention(m.attn(gc, a))
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	be.Copy(a.h2, h)
-	m.project(gc, li, qwen3.OProj, a.o, a.h2, 1, a.u[qwen3.OProj])
-	be.RMSNorm(a.xn2, a.rstd2, a.h2, l.postNorm.v, n, d.D, d.eps)
-	m.project(gc, li, qwen3.GateProj, a.xn2, a.gate, 0, a.u[qwen3.GateProj])
-	m.project(gc, li, qwen3.UpProj, a.xn2, a.up, 0, a.u[qwen3.UpProj])
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	be.SwiGLU(a.act, a.gate, a.up)
-	switch {
-	case out != nil:
-		be.Copy(out, a.h2)
-		m.project(gc, li, qwen3.DownProj, a.act, out, 1, a.u[qwen3.DownProj])
-	case m.adapted(gc, li, qwen3.DownProj):
-		m.loraU(gc, li, qwen3.DownProj, a.act, a.u[qwen3.DownProj]) // for dB
-	}
-	return ctx.Err()
+	return steps(ctx,
+		func() {
+			be.RMSNorm(a.xn1, a.rstd1, h, l.inNorm.v, n, d.D, d.eps)
+			m.project(gc, li, qwen3.QProj, a.xn1, a.qraw, 0, a.u[qwen3.QProj])
+		},
+		func() { m.project(gc, li, qwen3.KProj, a.xn1, a.kraw, 0, a.u[qwen3.KProj]) },
+		func() { m.project(gc, li, qwen3.VProj, a.xn1, a.v, 0, a.u[qwen3.VProj]) },
+		func() {
+			be.RMSNorm(a.q, a.rstdq, a.qraw, l.qNorm.v, n*d.H, d.hd, d.eps)
+			be.RMSNorm(a.k, a.rstdk, a.kraw, l.kNorm.v, n*d.K, d.hd, d.eps)
+			be.RoPE(a.q, gc.pos, m.rope.cos, m.rope.sin, n, d.H, d.hd, false)
+			be.RoPE(a.k, gc.pos, m.rope.cos, m.rope.sin, n, d.K, d.hd, false)
+			m.flops.Hardware += m.attnFLOPs(gc.g)
+			be.Attention(m.attn(gc, a))
+		},
+		func() {
+			be.Copy(a.h2, h)
+			m.project(gc, li, qwen3.OProj, a.o, a.h2, 1, a.u[qwen3.OProj])
+		},
+		func() {
+			be.RMSNorm(a.xn2, a.rstd2, a.h2, l.postNorm.v, n, d.D, d.eps)
+			m.project(gc, li, qwen3.GateProj, a.xn2, a.gate, 0, a.u[qwen3.GateProj])
+		},
+		func() { m.project(gc, li, qwen3.UpProj, a.xn2, a.up, 0, a.u[qwen3.UpProj]) },
+		func() {
+			be.SwiGLU(a.act, a.gate, a.up)
+			switch {
+			case out != nil:
+				be.Copy(out, a.h2)
+				m.project(gc, li, qwen3.DownProj, a.act, out, 1, a.u[qwen3.DownProj])
+			case m.adapted(gc, li, qwen3.DownProj):
+				m.loraU(gc, li, qwen3.DownProj, a.act, a.u[qwen3.DownProj]) // for dB
+			}
+		},
+	)
 }
 
 // layerBackward turns dh, the gradient of layer li's output, into the
 // gradient of its input h (in place; skipped when needDx is false, at the
-// first layer of a frozen embedding, whose input norm is frozen too), adding every trainable weight's
-// gradient. a holds the layer's activations over the group.
+// first layer of a frozen embedding, whose input norm is frozen too), adding
+// every trainable weight's gradient. a holds the layer's activations over
+// the group.
 func (m *Model) layerBackward(ctx context.Context, gc *groupCtx, li int, h compute.Tensor, a *acts, dh compute.Tensor, needDx bool) error {
 	d, l, be, n := m.d, &m.layers[li], m.be, gc.g.n
 	dact := m.bufs.f32("g.dact", n*d.I)
 	dgate, dup := m.bufs.f32("g.dgate", n*d.I), m.bufs.f32("g.dup", n*d.I)
 	dxn := m.bufs.f32("g.dxn", n*d.D)
-	// MLP: h3 = h2 + down(silu(gate(xn2))·up(xn2)).
-	m.projectBack(gc, li, qwen3.DownProj, a.act, a.u[qwen3.DownProj], dh, dact, 0)
-	be.SwiGLUBackward(dgate, dup, dact, a.gate, a.up)
-	m.projectBack(gc, li, qwen3.GateProj, a.xn2, a.u[qwen3.GateProj], dgate, dxn, 0)
-	m.projectBack(gc, li, qwen3.UpProj, a.xn2, a.u[qwen3.UpProj], dup, dxn, 1)
-	be.RMSNormBackward(dh, grad(l.postNorm), dxn, a.h2, l.postNorm.v, a.rstd2, n, d.D, true)
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	// Attention: h2 = h + o_proj(attn(rope(q_norm(q)), rope(k_norm(k)), v)).
 	do := m.bufs.f32("g.do", n*d.qd)
 	dq, dqraw := m.bufs.f32("g.dq", n*d.qd), m.bufs.f32("g.dqraw", n*d.qd)
 	dk, dkraw, dv := m.bufs.f32("g.dk", n*d.kvd), m.bufs.f32("g.dkraw", n*d.kvd), m.bufs.f32("g.dv", n*d.kvd)
-	m.projectBack(gc, li, qwen3.OProj, a.o, a.u[qwen3.OProj], dh, do, 0)
-	m.flops.Hardware += 2.5 * m.attnFLOPs(gc.g)
-	be.AttentionBackward(m.attn(gc, a), do, dq, dk, dv)
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	be.RoPE(dq, gc.pos, m.rope.cos, m.rope.sin, n, d.H, d.hd, true)
-	be.RoPE(dk, gc.pos, m.rope.cos, m.rope.sin, n, d.K, d.hd, true)
-	be.RMSNormBackward(dqraw, grad(l.qNorm), dq, a.qraw, l.qNorm.v, a.rstdq, n*d.H, d.hd, false)
-	be.RMSNormBackward(dkraw, grad(l.kNorm), dk, a.kraw, l.kNorm.v, a.rstdk, n*d.K, d.hd, false)
 	var dx compute.Tensor
 	if needDx {
 		dx = dxn
 	}
-	m.projectBack(gc, li, qwen3.QProj, a.xn1, a.u[qwen3.QProj], dqraw, dx, 0)
-	m.projectBack(gc, li, qwen3.KProj, a.xn1, a.u[qwen3.KProj], dkraw, dx, 1)
-	m.projectBack(gc, li, qwen3.VProj, a.xn1, a.u[qwen3.VProj], dv, dx, 1)
-	if needDx {
-		be.RMSNormBackward(dh, grad(l.inNorm), dxn, h, l.inNorm.v, a.rstd1, n, d.D, true)
-	}
-	return ctx.Err()
+	return steps(ctx,
+		// MLP: h3 = h2 + down(silu(gate(xn2))·up(xn2)).
+		func() { m.projectBack(gc, li, qwen3.DownProj, a.act, a.u[qwen3.DownProj], dh, dact, 0) },
+		func() {
+			be.SwiGLUBackward(dgate, dup, dact, a.gate, a.up)
+			m.projectBack(gc, li, qwen3.GateProj, a.xn2, a.u[qwen3.GateProj], dgate, dxn, 0)
+		},
+		func() { m.projectBack(gc, li, qwen3.UpProj, a.xn2, a.u[qwen3.UpProj], dup, dxn, 1) },
+		func() {
+			be.RMSNormBackward(dh, grad(l.postNorm), dxn, a.h2, l.postNorm.v, a.rstd2, n, d.D, true)
+			// Attention: h2 = h + o_proj(attn(rope(q_norm(q)), rope(k_norm(k)), v)).
+			m.projectBack(gc, li, qwen3.OProj, a.o, a.u[qwen3.OProj], dh, do, 0)
+		},
+		func() {
+			m.flops.Hardware += 2.5 * m.attnFLOPs(gc.g)
+			be.AttentionBackward(m.attn(gc, a), do, dq, dk, dv)
+		},
+		func() {
+			be.RoPE(dq, gc.pos, m.rope.cos, m.rope.sin, n, d.H, d.hd, true)
+			be.RoPE(dk, gc.pos, m.rope.cos, m.rope.sin, n, d.K, d.hd, true)
+			be.RMSNormBackward(dqraw, grad(l.qNorm), dq, a.qraw, l.qNorm.v, a.rstdq, n*d.H, d.hd, false)
+			be.RMSNormBackward(dkraw, grad(l.kNorm), dk, a.kraw, l.kNorm.v, a.rstdk, n*d.K, d.hd, false)
+			m.projectBack(gc, li, qwen3.QProj, a.xn1, a.u[qwen3.QProj], dqraw, dx, 0)
+		},
+		func() { m.projectBack(gc, li, qwen3.KProj, a.xn1, a.u[qwen3.KProj], dkraw, dx, 1) },
+		func() {
+			m.projectBack(gc, li, qwen3.VProj, a.xn1, a.u[qwen3.VProj], dv, dx, 1)
+			if needDx {
+				be.RMSNormBackward(dh, grad(l.inNorm), dxn, h, l.inNorm.v, a.rstd1, n, d.D, true)
+			}
+		},
+	)
 }
 
 // grad is p's gradient, or nil for a frozen parameter.

@@ -24,7 +24,9 @@ func (m *Model) Forward(ctx context.Context, b pass.Batch, o pass.RunOptions) (*
 // derivatives are the seeds gets its exact gradient (trainer/pass,
 // trainer/autodiff's package doc). Either seed may be nil (zeros). Each
 // group of rows runs forward then backward in turn, so only one group's
-// layer inputs are stored.
+// layer inputs are stored. A pass stopped by its context returns the
+// context's error and leaves the gradients partly accumulated (a loop
+// that stops discards the step).
 func (m *Model) Backward(ctx context.Context, b pass.Batch, o pass.RunOptions, seedLogP, seedScore [][]float64) (*pass.Outputs, error) {
 	out, err := m.run(ctx, b, o, true, seedLogP, seedScore, nil)
 	if err != nil {

@@ -10,7 +10,7 @@
 //   - Everything is float32 (checkpoints in BF16/F16 are widened on load);
 //     RMSNorm accumulates its mean square in float64.
 //   - Hidden/Forward is the reference: one sequence at positions 0..T−1,
-//     written step by step as modeling_qwen3.py (trainer.md §1.2). The cache
+//     written step by step as modeling_qwen3.py (docs/design/qwen3.md, "Forward"). The cache
 //     decoder (Prefill, Step, StepBatch) is separate code; tests hold the two
 //     within 1e-4.
 //   - Matmuls go through gonum's blas32: Sgemm for several rows (gonum

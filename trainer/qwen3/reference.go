@@ -9,7 +9,7 @@ import (
 // head j the contiguous query heads j·(H/K) .. (j+1)·(H/K)−1.
 func kvHead(h, heads, kvHeads int) int { return h / (heads / kvHeads) }
 
-// Hidden runs the reference forward pass (trainer.md §1.2) over one token
+// Hidden runs the reference forward pass (docs/design/qwen3.md, "Forward") over one token
 // sequence at positions 0..T−1 and returns the final-normed hidden states
 // [T, hidden]. It is written for clarity, step by step as
 // modeling_qwen3.py, and is what the gorgonia graph and the KV-cache

@@ -70,7 +70,7 @@ func GenerateN(ctx context.Context, m *qwen3.Model, prompt []int, n int, p Param
 		return nil, fmt.Errorf("sampling: n must be positive, got %d", n)
 	}
 	c := m.NewCache()
-	logits, err := m.Prefill(c, prompt)
+	logits, err := prefill(ctx, m, c, prompt)
 	if err != nil {
 		return nil, fmt.Errorf("sampling: %w", err)
 	}
@@ -90,13 +90,36 @@ func GenerateBatch(ctx context.Context, m *qwen3.Model, prompts [][]int, p Param
 	first := make([][]float32, len(prompts))
 	for i, pr := range prompts {
 		caches[i] = m.NewCache()
-		lg, err := m.Prefill(caches[i], pr)
+		lg, err := prefill(ctx, m, caches[i], pr)
 		if err != nil {
 			return nil, fmt.Errorf("sampling prompt %d: %w", i, err)
 		}
 		first[i] = lg
 	}
 	return decode(ctx, m, caches, first, p)
+}
+
+// PrefillChunk is how many prompt tokens one prefill call takes: a longer
+// prompt is prefilled in chunks with the context checked between them, so
+// that a cancelled rollout of a long prompt on a large model stops within
+// a chunk's time; a prompt up to it is prefilled in one call.
+const PrefillChunk = 512
+
+func prefill(ctx context.Context, m *qwen3.Model, c *qwen3.Cache, ids []int) ([]float32, error) {
+	if len(ids) == 0 {
+		return m.Prefill(c, ids) // its error
+	}
+	var logits []float32
+	for lo := 0; lo < len(ids); lo += PrefillChunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var err error
+		if logits, err = m.Prefill(c, ids[lo:min(lo+PrefillChunk, len(ids))]); err != nil {
+			return nil, err
+		}
+	}
+	return logits, nil
 }
 
 // decode runs the sampling loop over sequences whose next-token logits are

@@ -13,7 +13,7 @@ import (
 	"mascot.dev/mascot/trainer/sample"
 )
 
-// GRPOJob trains a LoRA policy with GRPO (trainer.md §5.1).
+// GRPOJob trains a LoRA policy with GRPO (docs/design/trl-losses.md, "GRPO").
 type GRPOJob struct {
 	// Options.BatchSize is the number of prompts per generation batch;
 	// GradAccum splits its BatchSize·GroupSize episodes into micro-batches.

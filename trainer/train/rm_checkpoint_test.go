@@ -16,7 +16,7 @@ import (
 )
 
 // TestRewardModelCheckpointFormat checks the merged reward-model
-// checkpoint trainer.md §3.6 describes: config architectures
+// checkpoint docs/design/qwen3.md describes: config architectures
 // ["Qwen3ForSequenceClassification"], num_labels 1, pad_token_id the
 // tokenizer's pad; no lm_head; score.weight [1, hidden]; LoRA folded into
 // the backbone (no adapter tensors), loadable as a scorer.

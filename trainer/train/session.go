@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"mascot.dev/mascot/trainer/net"
 	"mascot.dev/mascot/trainer/optim"
 	"mascot.dev/mascot/trainer/qwen3"
 )
@@ -19,7 +20,10 @@ type session struct {
 	opt   *optim.Device
 	start int
 	began time.Time
-	res   Result
+	// flops0 are the network's counters when the step began.
+	flops0 net.Counters
+	res    Result
+	orders orderCache
 	// ckptMultiple restricts checkpoints to steps that are multiples of it
 	// (GRPO generation boundaries).
 	ckptMultiple int
@@ -73,9 +77,19 @@ func (s *session) dropoutSeed(k, j int) uint64 {
 	return s.o.Seed ^ uint64(k)<<20 ^ uint64(j)<<8 ^ 0xd50
 }
 
+// counting is a Network that counts its FLOPs (trainer/net).
+type counting interface{ Counters() net.Counters }
+
+func (s *session) counters() net.Counters {
+	if c, ok := s.model.(counting); ok {
+		return c.Counters()
+	}
+	return net.Counters{}
+}
+
 // begin marks the start of step k.
 func (s *session) begin(ctx context.Context) error {
-	s.began = time.Now()
+	s.began, s.flops0 = time.Now(), s.counters()
 	return ctx.Err()
 }
 
@@ -86,6 +100,8 @@ func (s *session) finish(k int, m Metrics) error {
 		return err
 	}
 	m.Step, m.GradNorm, m.LR = k+1, st.GradNorm, st.LR
+	c := s.counters()
+	m.HardwareFLOPs, m.ModelFLOPs = c.Hardware-s.flops0.Hardware, c.Model-s.flops0.Model
 	if el := time.Since(s.began).Seconds(); el > 0 {
 		m.TokensPerSec = float64(m.Tokens) / el
 	}

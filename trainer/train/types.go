@@ -100,6 +100,10 @@ type Metrics struct {
 	// divides them by the step's wall time.
 	Tokens       int
 	TokensPerSec float64
+	// HardwareFLOPs and ModelFLOPs count the step's floating-point work as
+	// trainer/net does (net.Counters: issued, recompute included; and what
+	// the mathematics needs); 0 on the autodiff network.
+	HardwareFLOPs, ModelFLOPs float64
 	// Extra holds loop-specific values (accuracy, margin, ...).
 	Extra map[string]float64
 }

@@ -46,7 +46,7 @@ func (s *dpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 		return nil, err
 	}
 	pairs := job.pairs
-	opts := s.cfg.options(len(pairs), s.env.Seed(s.key), job.dir, &s.cfg.LoRA)
+	opts := s.cfg.options(len(pairs), s.env.Seed(s.key), job.dir, checkpointDir(s.env, u), &s.cfg.LoRA)
 	release, err := s.cfg.useDevice(&opts)
 	if err != nil {
 		return nil, err
@@ -54,8 +54,11 @@ func (s *dpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 	defer release()
 	p.base.describe(&opts)
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-dpo", u, opts.Steps, 0)
-	res, err := train.TrainDPO(ctx, train.DPOJob{Options: opts, Base: job.base, Tokenizer: tok{job.tok}, Pairs: pairs, Beta: s.cfg.Beta})
+	res, err := train.TrainDPO(ctx, train.DPOJob{Options: opts, BaseDir: job.baseDir, Tokenizer: tok{job.tok}, Pairs: pairs, Beta: s.cfg.Beta})
 	if err != nil {
+		return nil, err
+	}
+	if err := doneTraining(opts.CheckpointDir); err != nil {
 		return nil, err
 	}
 	a := artifact("adapter", res, map[string]any{"base": p.base.ID, "base_dir": p.base.Dir})

@@ -149,7 +149,7 @@ func (s *grpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, erro
 	if err != nil {
 		return nil, err
 	}
-	opts := s.cfg.options(len(p.train), s.env.Seed(s.key), dir, &s.cfg.LoRA)
+	opts := s.cfg.options(len(p.train), s.env.Seed(s.key), dir, checkpointDir(s.env, u), &s.cfg.LoRA)
 	release, err := s.cfg.useDevice(&opts)
 	if err != nil {
 		return nil, err
@@ -176,6 +176,9 @@ func (s *grpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, erro
 			LossType: s.cfg.LossType, Sequence: s.cfg.ImportanceSamplingLevel == "sequence"},
 		ScaleRewards: s.cfg.ScaleRewards, NumIterations: max(1, s.cfg.NumIterations)})
 	if err != nil {
+		return nil, err
+	}
+	if err := doneTraining(opts.CheckpointDir); err != nil {
 		return nil, err
 	}
 	if len(p.heldout) > 0 {

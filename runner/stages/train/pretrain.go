@@ -92,7 +92,7 @@ func (s *pretrain) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 		return nil, err
 	}
 	seqLen := min(max(8, s.cfg.MaxLength), 256)
-	opts := s.cfg.options(len(lines), s.env.Seed(s.key), dir, nil)
+	opts := s.cfg.options(len(lines), s.env.Seed(s.key), dir, checkpointDir(s.env, u), nil)
 	release, err := s.cfg.useDevice(&opts)
 	if err != nil {
 		return nil, err
@@ -103,6 +103,9 @@ func (s *pretrain) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 	res, err := train.Pretrain(ctx, train.PretrainJob{Options: opts, Config: s.modelConfig(seqLen),
 		Tokenizer: tok{bt}, Texts: lines, SeqLen: seqLen})
 	if err != nil {
+		return nil, err
+	}
+	if err := doneTraining(opts.CheckpointDir); err != nil {
 		return nil, err
 	}
 	if err := serve.WriteByteTokenizerMarker(res.Dir); err != nil {

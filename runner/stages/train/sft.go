@@ -115,7 +115,7 @@ func (s *sftStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 	if err != nil {
 		return nil, err
 	}
-	opts := s.cfg.options(len(p.examples), s.env.Seed(s.key), dir, &s.cfg.LoRA)
+	opts := s.cfg.options(len(p.examples), s.env.Seed(s.key), dir, checkpointDir(s.env, u), &s.cfg.LoRA)
 	release, err := s.cfg.useDevice(&opts)
 	if err != nil {
 		return nil, err
@@ -125,6 +125,9 @@ func (s *sftStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-sft", u, opts.Steps, 0)
 	res, err := train.TrainSFT(ctx, train.SFTJob{Options: opts, Base: base, Tokenizer: tok{tk}, Examples: p.examples})
 	if err != nil {
+		return nil, err
+	}
+	if err := doneTraining(opts.CheckpointDir); err != nil {
 		return nil, err
 	}
 	a := artifact("adapter", res, map[string]any{"base": p.base.ID, "base_dir": p.base.Dir})
