@@ -7,6 +7,17 @@ import (
 	"mascot.dev/mascot/schema"
 )
 
+// Preflight checks, as Execute does before it writes anything, that this
+// machine can run every stage the run would execute here; Sweep checks
+// every variant with it before it records the parent run.
+func Preflight(ctx context.Context, opts Options) error {
+	r, err := newRun(ctx, opts)
+	if err != nil {
+		return err
+	}
+	return r.preflight(ctx)
+}
+
 // preflight runs the Kind.Preflight of every stage this run would execute
 // here (wanted, not handed to a remote executor; a shard's own stage runs
 // here), before anything is written. A stage whose units are all done

@@ -91,3 +91,31 @@ func TestPreflightLetsACompleteStageThrough(t *testing.T) {
 		t.Fatalf("rerun ran %d, cached %d; want 0 and 9", sum.Ran, sum.Cached)
 	}
 }
+
+// A sweep refuses before it records its parent run.
+func TestPreflightRefusesASweepBeforeItsParentRun(t *testing.T) {
+	srv := fakevllm.Start(t, fakevllm.Options{})
+	src := writeSpec(t, srv.URL(), 2)
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, append(b, []byte("sweep: axes: \"stages.cand.sampling.temperature\": [0.3, 0.9]\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	_, err = runner.Sweep(context.Background(), runner.SweepOptions{Arg: src,
+		Run: runner.Options{Store: store, RunsDir: t.TempDir(), Registry: withPreflight(t)}})
+	var serrs schema.Errors
+	if !errors.As(err, &serrs) || !strings.Contains(err.Error(), "the widget is missing") {
+		t.Fatalf("Sweep = %v, want the preflight's error", err)
+	}
+	var n int
+	if err := store.Reader().QueryRow(`SELECT COUNT(*) FROM runs`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d run rows after a refused sweep (%v), want 0", n, err)
+	}
+}

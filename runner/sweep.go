@@ -160,6 +160,13 @@ func Sweep(ctx context.Context, opts SweepOptions) (*SweepSummary, error) {
 			return nil, fmt.Errorf("sweep variant %s: %w", v.Label(), err)
 		}
 	}
+	for i, v := range variants {
+		ro := opts.Run
+		ro.Loaded = loaded[i]
+		if err := Preflight(ctx, ro); err != nil {
+			return nil, fmt.Errorf("sweep variant %s: %w", v.Label(), err)
+		}
+	}
 	store := opts.Run.Store
 	parent := results.NewRunID()
 	if err := store.CreateRun(ctx, results.Owned(results.Run{ID: parent, Name: base.Experiment.Name + " (sweep)",
