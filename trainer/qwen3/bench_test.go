@@ -2,6 +2,9 @@ package qwen3
 
 import (
 	"os"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"strconv"
 	"sync"
 	"testing"
@@ -103,18 +106,18 @@ func BenchmarkDecode0_6B(b *testing.B)        { benchDecode(b, Qwen3_0_6B(), 1) 
 func BenchmarkDecode0_6BBatch4(b *testing.B)  { benchDecode(b, Qwen3_0_6B(), 4) }
 func BenchmarkDecode0_6BBatch16(b *testing.B) { benchDecode(b, Qwen3_0_6B(), 16) }
 
-// BenchmarkMatmulSkinny compares rowDots with gonum's Sgemm on a Qwen3-0.6B
-// gate_proj [3072,1024] for 4 and 64 input rows.
+// BenchmarkMatmulSkinny compares matmulT with gonum's Sgemm on a Qwen3-0.6B
+// gate_proj [3072,1024] for 1, 4, 8 and 64 input rows.
 func BenchmarkMatmulSkinny(b *testing.B) {
 	const out, in = 3072, 1024
 	w := make([]float32, out*in)
 	for i := range w {
 		w[i] = float32(i%7) * 0.01
 	}
-	for _, rows := range []int{4, 64} {
+	for _, rows := range []int{1, 4, 8, 64} {
 		x, y := make([]float32, rows*in), make([]float32, rows*out)
 		flops := float64(2 * rows * out * in)
-		b.Run("rowDots/"+strconv.Itoa(rows), func(b *testing.B) {
+		b.Run("matmulT/"+strconv.Itoa(rows), func(b *testing.B) {
 			for b.Loop() {
 				matmulT(x, rows, in, w, out, y, false)
 			}
@@ -122,7 +125,10 @@ func BenchmarkMatmulSkinny(b *testing.B) {
 		})
 		b.Run("sgemm/"+strconv.Itoa(rows), func(b *testing.B) {
 			for b.Loop() {
-				gemmT(x, rows, in, w, out, y)
+				blas32.Gemm(blas.NoTrans, blas.Trans, 1,
+					blas32.General{Rows: rows, Cols: in, Stride: in, Data: x},
+					blas32.General{Rows: out, Cols: in, Stride: in, Data: w},
+					0, blas32.General{Rows: rows, Cols: out, Stride: out, Data: y})
 			}
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})

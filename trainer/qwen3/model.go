@@ -15,6 +15,17 @@ type Model struct {
 	embed, norm, head, score *Tensor
 	layers                   []layer
 	adapters                 []Adapter
+	// root is the model New built; its adapter views share its weights
+	// (and may share one pass over them, see Extend).
+	root *Model
+}
+
+// base is the model whose weights this view uses.
+func (m *Model) base() *Model {
+	if m.root == nil {
+		return m
+	}
+	return m.root
 }
 
 type layer struct {
@@ -44,6 +55,7 @@ func New(cfg Config, w Weights) (*Model, error) {
 		}
 	}
 	m := &Model{Config: cfg, Weights: w, embed: w[EmbedKey], norm: w[NormKey]}
+	m.root = m
 	switch {
 	case cfg.IsSequenceClassification():
 		m.score = w[ScoreKey]

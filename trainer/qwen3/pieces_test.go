@@ -140,39 +140,67 @@ func TestParseConfig(t *testing.T) {
 }
 
 // TestMatmulRowInvariant checks that a row's product has the same bits
-// whatever the number of rows (≥ 2) in the call and whichever kernel
-// matmulT picks, with and without accumulation: the prompt-prefix cache
-// relies on it.
+// whatever the number of rows in the call (one included), with and
+// without accumulation, with the FMA kernels and the portable one, for
+// inner sizes the kernels take (multiples of 8) and ones they leave to the
+// portable code, and that the products are right (against float64).
 func TestMatmulRowInvariant(t *testing.T) {
-	const in = 192
-	for _, out := range []int{8, 64, 192, 1536} {
-		w, x, acc := make([]float32, out*in), make([]float32, 300*in), make([]float32, 300*out)
-		for i := range w {
-			w[i] = float32((i*7919)%1013)/1013 - 0.5
+	kernels := []bool{false}
+	if fmaKernels {
+		kernels = append(kernels, true)
+	}
+	defer func(k bool) { fmaKernels = k }(fmaKernels)
+	for _, fma := range kernels {
+		fmaKernels = fma
+		for _, in := range []int{192, 36, 8} {
+			for _, out := range []int{8, 13, 64, 192, 1537} {
+				checkRowInvariant(t, fma, in, out)
+			}
 		}
-		for i := range x {
-			x[i] = float32((i*104729)%997)/997 - 0.5
-		}
-		for i := range acc {
-			acc[i] = float32(i%17) / 17
-		}
-		for _, accumulate := range []bool{false, true} {
-			ref := map[int][]float32{}
-			for _, rows := range []int{300, 2, 3, 64, 65, 130, 200} {
-				y := slices.Clone(acc[:rows*out])
-				matmulT(x[:rows*in], rows, in, w, out, y, accumulate)
-				for r := range rows {
-					got := y[r*out : (r+1)*out]
-					want, ok := ref[r]
-					if !ok {
-						ref[r] = got
-						continue
-					}
+	}
+}
+
+func checkRowInvariant(t *testing.T, fma bool, in, out int) {
+	t.Helper()
+	const maxRows = 300
+	w, x, acc := make([]float32, out*in), make([]float32, maxRows*in), make([]float32, maxRows*out)
+	for i := range w {
+		w[i] = float32((i*7919)%1013)/1013 - 0.5
+	}
+	for i := range x {
+		x[i] = float32((i*104729)%997)/997 - 0.5
+	}
+	for i := range acc {
+		acc[i] = float32(i%17) / 17
+	}
+	for _, accumulate := range []bool{false, true} {
+		ref := map[int][]float32{}
+		for _, rows := range []int{maxRows, 1, 2, 3, 5, 8, 64, 65, 130, 200} {
+			y := slices.Clone(acc[:rows*out])
+			matmulT(x[:rows*in], rows, in, w, out, y, accumulate)
+			for r := range rows {
+				got := y[r*out : (r+1)*out]
+				want, ok := ref[r]
+				if !ok {
+					ref[r] = got
 					for j := range got {
-						if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
-							t.Fatalf("out %d accumulate %v: row %d col %d is %v in a batch of %d rows, %v in a batch of 300",
-								out, accumulate, r, j, got[j], rows, want[j])
+						var exact float64
+						if accumulate {
+							exact = float64(acc[r*out+j])
 						}
+						for k := range in {
+							exact += float64(x[r*in+k]) * float64(w[j*in+k])
+						}
+						if math.Abs(float64(got[j])-exact) > 1e-4 {
+							t.Fatalf("fma %v in %d out %d: row %d col %d is %v, want %v", fma, in, out, r, j, got[j], exact)
+						}
+					}
+					continue
+				}
+				for j := range got {
+					if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+						t.Fatalf("fma %v in %d out %d accumulate %v: row %d col %d is %v in a batch of %d rows, %v in a batch of %d",
+							fma, in, out, accumulate, r, j, got[j], rows, want[j], maxRows)
 					}
 				}
 			}

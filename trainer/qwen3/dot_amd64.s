@@ -1,0 +1,243 @@
+#include "textflag.h"
+
+// The three kernels compute outputs y = x·w (one input row x, one weight
+// row w, n floats each, n a multiple of 8) with the same arithmetic for
+// every output, whichever kernel computes it and whatever else it
+// computes alongside:
+//
+//   acc[0..7] = 0
+//   for k = 0, 8, 16, … < n:  acc[l] = fma(x[k+l], w[k+l], acc[l])
+//   t[l] = acc[l] + acc[l+4]        (l < 4)
+//   u[l] = t[l] + t[l+2]            (l < 2)
+//   s    = u[0] + u[1]
+//   y    = s, or y + s when accumulating
+//
+// So a row's outputs have the same bits in any batch (see matmul.go).
+
+// REDUCE leaves s of the accumulator Y (whose low half is X) in X12[0].
+#define REDUCE(Y, X) \
+	VEXTRACTF128 $1, Y, X12 \
+	VADDPS       X, X12, X12 \
+	VMOVHLPS     X12, X12, X13 \
+	VADDPS       X13, X12, X12 \
+	VMOVSHDUP    X12, X13 \
+	VADDSS       X13, X12, X12
+
+// PUT stores s of Y to m (set), or m + s (add).
+#define PUT(Y, X, m) \
+	REDUCE(Y, X) \
+	VMOVSS X12, m
+
+#define ADD(Y, X, m) \
+	REDUCE(Y, X) \
+	VADDSS m, X12, X12 \
+	VMOVSS X12, m
+
+// func dot4x3(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, acc bool)
+//
+// Four input rows (x, x+ldx, …) against three weight rows (w, w+ldw,
+// w+2·ldw): y[r·ldy + j] for r < 4, j < 3.
+TEXT ·dot4x3(SB), NOSPLIT, $0-57
+	MOVQ x+0(FP), R8
+	MOVQ ldx+8(FP), AX
+	SHLQ $2, AX
+	LEAQ (R8)(AX*1), R9
+	LEAQ (R9)(AX*1), R10
+	LEAQ (R10)(AX*1), R11
+	MOVQ w+16(FP), BX
+	MOVQ ldw+24(FP), AX
+	SHLQ $2, AX
+	LEAQ (BX)(AX*1), DX
+	LEAQ (DX)(AX*1), DI
+	MOVQ n+32(FP), CX
+	SHLQ $2, CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	XORQ   AX, AX
+
+loop43:
+	VMOVUPS     (BX)(AX*1), Y12
+	VMOVUPS     (DX)(AX*1), Y13
+	VMOVUPS     (DI)(AX*1), Y14
+	VMOVUPS     (R8)(AX*1), Y15
+	VFMADD231PS Y12, Y15, Y0
+	VFMADD231PS Y13, Y15, Y1
+	VFMADD231PS Y14, Y15, Y2
+	VMOVUPS     (R9)(AX*1), Y15
+	VFMADD231PS Y12, Y15, Y3
+	VFMADD231PS Y13, Y15, Y4
+	VFMADD231PS Y14, Y15, Y5
+	VMOVUPS     (R10)(AX*1), Y15
+	VFMADD231PS Y12, Y15, Y6
+	VFMADD231PS Y13, Y15, Y7
+	VFMADD231PS Y14, Y15, Y8
+	VMOVUPS     (R11)(AX*1), Y15
+	VFMADD231PS Y12, Y15, Y9
+	VFMADD231PS Y13, Y15, Y10
+	VFMADD231PS Y14, Y15, Y11
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JLT         loop43
+
+	MOVQ    y+40(FP), SI
+	MOVQ    ldy+48(FP), R12
+	SHLQ    $2, R12
+	MOVBLZX acc+56(FP), R13
+	TESTQ   R13, R13
+	JNZ     add43
+	PUT(Y0, X0, 0(SI))
+	PUT(Y1, X1, 4(SI))
+	PUT(Y2, X2, 8(SI))
+	ADDQ    R12, SI
+	PUT(Y3, X3, 0(SI))
+	PUT(Y4, X4, 4(SI))
+	PUT(Y5, X5, 8(SI))
+	ADDQ    R12, SI
+	PUT(Y6, X6, 0(SI))
+	PUT(Y7, X7, 4(SI))
+	PUT(Y8, X8, 8(SI))
+	ADDQ    R12, SI
+	PUT(Y9, X9, 0(SI))
+	PUT(Y10, X10, 4(SI))
+	PUT(Y11, X11, 8(SI))
+	VZEROUPPER
+	RET
+
+add43:
+	ADD(Y0, X0, 0(SI))
+	ADD(Y1, X1, 4(SI))
+	ADD(Y2, X2, 8(SI))
+	ADDQ R12, SI
+	ADD(Y3, X3, 0(SI))
+	ADD(Y4, X4, 4(SI))
+	ADD(Y5, X5, 8(SI))
+	ADDQ R12, SI
+	ADD(Y6, X6, 0(SI))
+	ADD(Y7, X7, 4(SI))
+	ADD(Y8, X8, 8(SI))
+	ADDQ R12, SI
+	ADD(Y9, X9, 0(SI))
+	ADD(Y10, X10, 4(SI))
+	ADD(Y11, X11, 8(SI))
+	VZEROUPPER
+	RET
+
+// func dot1x8(x *float32, w *float32, ldw int, n int, y *float32, acc bool)
+//
+// One input row against eight weight rows: y[j] for j < 8. Eight
+// independent accumulators keep the FMA units busy while the weights
+// stream in (one decoding sequence is bound by the memory reads). The
+// eight rows are read side by side, so the hardware prefetchers see short
+// strided streams; the loop therefore prefetches the next eight rows
+// (w + 8·ldw on, contiguous when ldw = n) as one sequential stream, 256
+// bytes per iteration, which covers them by the end of the loop.
+TEXT ·dot1x8(SB), NOSPLIT, $0-41
+	MOVQ x+0(FP), SI
+	MOVQ w+8(FP), BX
+	MOVQ ldw+16(FP), AX
+	SHLQ $2, AX
+	LEAQ (BX)(AX*1), DX
+	LEAQ (DX)(AX*1), DI
+	LEAQ (DI)(AX*1), R8
+	LEAQ (R8)(AX*1), R9
+	LEAQ (R9)(AX*1), R10
+	LEAQ (R10)(AX*1), R11
+	LEAQ (R11)(AX*1), R12
+	LEAQ (R12)(AX*1), R13
+	MOVQ n+24(FP), CX
+	SHLQ $2, CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	XORQ   AX, AX
+
+loop18:
+	PREFETCHT0  (R13)(AX*8)
+	PREFETCHT0  64(R13)(AX*8)
+	PREFETCHT0  128(R13)(AX*8)
+	PREFETCHT0  192(R13)(AX*8)
+	VMOVUPS     (SI)(AX*1), Y8
+	VFMADD231PS (BX)(AX*1), Y8, Y0
+	VFMADD231PS (DX)(AX*1), Y8, Y1
+	VFMADD231PS (DI)(AX*1), Y8, Y2
+	VFMADD231PS (R8)(AX*1), Y8, Y3
+	VFMADD231PS (R9)(AX*1), Y8, Y4
+	VFMADD231PS (R10)(AX*1), Y8, Y5
+	VFMADD231PS (R11)(AX*1), Y8, Y6
+	VFMADD231PS (R12)(AX*1), Y8, Y7
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JLT         loop18
+
+	MOVQ    y+32(FP), SI
+	MOVBLZX acc+40(FP), R13
+	TESTQ   R13, R13
+	JNZ     add18
+	PUT(Y0, X0, 0(SI))
+	PUT(Y1, X1, 4(SI))
+	PUT(Y2, X2, 8(SI))
+	PUT(Y3, X3, 12(SI))
+	PUT(Y4, X4, 16(SI))
+	PUT(Y5, X5, 20(SI))
+	PUT(Y6, X6, 24(SI))
+	PUT(Y7, X7, 28(SI))
+	VZEROUPPER
+	RET
+
+add18:
+	ADD(Y0, X0, 0(SI))
+	ADD(Y1, X1, 4(SI))
+	ADD(Y2, X2, 8(SI))
+	ADD(Y3, X3, 12(SI))
+	ADD(Y4, X4, 16(SI))
+	ADD(Y5, X5, 20(SI))
+	ADD(Y6, X6, 24(SI))
+	ADD(Y7, X7, 28(SI))
+	VZEROUPPER
+	RET
+
+// func dot1x1(x *float32, w *float32, n int, y *float32, acc bool)
+//
+// One input row against one weight row: the leftovers of the others.
+TEXT ·dot1x1(SB), NOSPLIT, $0-33
+	MOVQ   x+0(FP), SI
+	MOVQ   w+8(FP), BX
+	MOVQ   n+16(FP), CX
+	SHLQ   $2, CX
+	VXORPS Y0, Y0, Y0
+	XORQ   AX, AX
+
+loop11:
+	VMOVUPS     (SI)(AX*1), Y8
+	VFMADD231PS (BX)(AX*1), Y8, Y0
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JLT         loop11
+
+	MOVQ    y+24(FP), SI
+	MOVBLZX acc+32(FP), R13
+	TESTQ   R13, R13
+	JNZ     add11
+	PUT(Y0, X0, 0(SI))
+	VZEROUPPER
+	RET
+
+add11:
+	ADD(Y0, X0, 0(SI))
+	VZEROUPPER
+	RET

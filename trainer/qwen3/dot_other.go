@@ -1,0 +1,18 @@
+//go:build !amd64
+
+package qwen3
+
+// fmaKernels is off: the FMA kernels are amd64 assembly.
+var fmaKernels = false
+
+func dot4x3(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, acc bool) {
+	panic("qwen3: dot4x3 without the amd64 kernels")
+}
+
+func dot1x8(x *float32, w *float32, ldw int, n int, y *float32, acc bool) {
+	panic("qwen3: dot1x8 without the amd64 kernels")
+}
+
+func dot1x1(x *float32, w *float32, n int, y *float32, acc bool) {
+	panic("qwen3: dot1x1 without the amd64 kernels")
+}
