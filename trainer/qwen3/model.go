@@ -20,7 +20,11 @@ type Model struct {
 	root *Model
 }
 
-// base is the model whose weights this view uses.
+// Base is the model whose weights this view uses: the model New built,
+// for it and for all its adapter views. Views of one base can share a
+// pass (Extend).
+func (m *Model) Base() *Model { return m.base() }
+
 func (m *Model) base() *Model {
 	if m.root == nil {
 		return m
