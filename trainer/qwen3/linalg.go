@@ -110,19 +110,43 @@ func softmaxInPlace(s []float32) {
 }
 
 // LogSoftmax returns log(softmax(logits/temperature)); temperature ≤ 0 is
-// treated as 1.
+// treated as 1. The sum of exponentials is taken with ExpNegs (1e-8
+// relative error) in float64: samplers call this once per token over the
+// whole vocabulary. A NaN or +Inf logit, or no finite one, makes every
+// output NaN.
 func LogSoftmax(logits []float32, temperature float32) []float32 {
 	if temperature <= 0 {
 		temperature = 1
 	}
 	out := make([]float32, len(logits))
 	mx := math.Inf(-1)
+	bad := false
 	for _, v := range logits {
-		mx = math.Max(mx, float64(v/temperature))
+		x := float64(v / temperature)
+		if x > mx {
+			mx = x
+		} else if x != x {
+			bad = true
+		}
+	}
+	if bad || math.IsInf(mx, 0) {
+		for i := range out {
+			out[i] = float32(math.NaN())
+		}
+		return out
 	}
 	var sum float64
-	for _, v := range logits {
-		sum += math.Exp(float64(v/temperature) - mx)
+	var buf [256]float64
+	for lo := 0; lo < len(logits); lo += len(buf) {
+		c := logits[lo:min(lo+len(buf), len(logits))]
+		e := buf[:len(c)]
+		for i, v := range c {
+			e[i] = float64(v/temperature) - mx
+		}
+		ExpNegs(e)
+		for _, v := range e {
+			sum += v
+		}
 	}
 	lse := mx + math.Log(sum)
 	for i, v := range logits {

@@ -153,7 +153,7 @@ func TestMatmulRowInvariant(t *testing.T) {
 	for _, fma := range kernels {
 		fmaKernels = fma
 		for _, in := range []int{192, 36, 8} {
-			for _, out := range []int{8, 13, 64, 192, 1537} {
+			for _, out := range []int{8, 13, 64, 389} {
 				checkRowInvariant(t, fma, in, out)
 			}
 		}
@@ -162,7 +162,7 @@ func TestMatmulRowInvariant(t *testing.T) {
 
 func checkRowInvariant(t *testing.T, fma bool, in, out int) {
 	t.Helper()
-	const maxRows = 300
+	const maxRows = 140
 	w, x, acc := make([]float32, out*in), make([]float32, maxRows*in), make([]float32, maxRows*out)
 	for i := range w {
 		w[i] = float32((i*7919)%1013)/1013 - 0.5
@@ -175,7 +175,7 @@ func checkRowInvariant(t *testing.T, fma bool, in, out int) {
 	}
 	for _, accumulate := range []bool{false, true} {
 		ref := map[int][]float32{}
-		for _, rows := range []int{maxRows, 1, 2, 3, 5, 8, 64, 65, 130, 200} {
+		for _, rows := range []int{maxRows, 1, 2, 3, 5, 8, 64, 65, 130} {
 			y := slices.Clone(acc[:rows*out])
 			matmulT(x[:rows*in], rows, in, w, out, y, accumulate)
 			for r := range rows {
