@@ -36,7 +36,8 @@
 // func dot4x3(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, acc bool)
 //
 // Four input rows (x, x+ldx, …) against three weight rows (w, w+ldw,
-// w+2·ldw): y[r·ldy + j] for r < 4, j < 3.
+// w+2·ldw): y[r·ldy + j] for r < 4, j < 3. Like dot1x8 it prefetches the
+// next three weight rows as one sequential stream (96 bytes a step).
 TEXT ·dot4x3(SB), NOSPLIT, $0-57
 	MOVQ x+0(FP), R8
 	MOVQ ldx+8(FP), AX
@@ -49,6 +50,7 @@ TEXT ·dot4x3(SB), NOSPLIT, $0-57
 	SHLQ $2, AX
 	LEAQ (BX)(AX*1), DX
 	LEAQ (DX)(AX*1), DI
+	LEAQ (DI)(AX*1), R12
 	MOVQ n+32(FP), CX
 	SHLQ $2, CX
 	VXORPS Y0, Y0, Y0
@@ -66,6 +68,9 @@ TEXT ·dot4x3(SB), NOSPLIT, $0-57
 	XORQ   AX, AX
 
 loop43:
+	PREFETCHT0  (R12)
+	PREFETCHT0  64(R12)
+	ADDQ        $96, R12
 	VMOVUPS     (BX)(AX*1), Y12
 	VMOVUPS     (DX)(AX*1), Y13
 	VMOVUPS     (DI)(AX*1), Y14
