@@ -2,18 +2,20 @@ package qwen3
 
 import (
 	"os"
+	"strconv"
+	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
-	"strconv"
-	"sync"
-	"testing"
-	"time"
+
+	"mascot.dev/mascot/internal/membw"
 )
 
 // Decode benchmarks. Each reports tok/s and bound_tok/s: the rate at which
 // the machine could stream the float32 weights once per decode step
-// (NumParams·4 bytes), from a copy benchmark run in the same process.
+// (NumParams·4 bytes), from reading the model's weights with membw in the
+// same process.
 //
 //	go test ./trainer/qwen3 -run '^$' -bench . -benchtime 20x
 //
@@ -21,29 +23,14 @@ import (
 // (vocab 151936, 28 layers, 2.4 GB of float32); MASCOT_BENCH_LAYERS=n
 // measures only n layers.
 
-var bw struct {
-	once sync.Once
-	gbs  float64
-}
-
-// bandwidth measures copy throughput in bytes/s counting the read and the
-// write (2 bytes of traffic per byte copied), best of 10 over 256 MiB.
-func bandwidth() float64 {
-	bw.once.Do(func() {
-		const n = 256 << 20
-		src, dst := make([]byte, n), make([]byte, n)
-		for i := range src {
-			src[i] = byte(i)
-		}
-		best := 0.0
-		for r := 0; r < 10; r++ {
-			t := time.Now()
-			copy(dst, src)
-			best = max(best, 2*n/time.Since(t).Seconds())
-		}
-		bw.gbs = best
-	})
-	return bw.gbs
+// bandwidth is the read bandwidth of m's weights (membw, every core) in
+// bytes/s: a decoding step must read each weight once.
+func bandwidth(m *Model) float64 {
+	var bufs [][]float32
+	for _, w := range m.Weights {
+		bufs = append(bufs, w.Data)
+	}
+	return membw.Read(bufs, 3)
 }
 
 func BenchmarkMemoryCopy(b *testing.B) {
@@ -73,7 +60,7 @@ func benchDecode(b *testing.B, cfg Config, batch int) {
 		}
 		toks[i] = 9 + i
 	}
-	bound := bandwidth() / float64(4*cfg.NumParams()) * float64(batch)
+	bound := bandwidth(m) / float64(4*cfg.NumParams()) * float64(batch)
 	b.ResetTimer()
 	start := time.Now()
 	steps := 0
