@@ -115,10 +115,26 @@ func softmaxInPlace(s []float32) {
 // whole vocabulary. A NaN or +Inf logit, or no finite one, makes every
 // output NaN.
 func LogSoftmax(logits []float32, temperature float32) []float32 {
+	lp, _ := logSoftmax(logits, temperature, false)
+	return lp
+}
+
+// LogSoftmaxProbs is LogSoftmax that also returns the probabilities
+// softmax(logits/temperature) in float64 (from the same exponentials, so a
+// sampler need not exponentiate the vocabulary again).
+func LogSoftmaxProbs(logits []float32, temperature float32) ([]float32, []float64) {
+	return logSoftmax(logits, temperature, true)
+}
+
+func logSoftmax(logits []float32, temperature float32, probs bool) ([]float32, []float64) {
 	if temperature <= 0 {
 		temperature = 1
 	}
 	out := make([]float32, len(logits))
+	var p []float64
+	if probs {
+		p = make([]float64, len(logits))
+	}
 	mx := math.Inf(-1)
 	bad := false
 	for _, v := range logits {
@@ -133,13 +149,19 @@ func LogSoftmax(logits []float32, temperature float32) []float32 {
 		for i := range out {
 			out[i] = float32(math.NaN())
 		}
-		return out
+		for i := range p {
+			p[i] = math.NaN()
+		}
+		return out, p
 	}
 	var sum float64
 	var buf [256]float64
 	for lo := 0; lo < len(logits); lo += len(buf) {
 		c := logits[lo:min(lo+len(buf), len(logits))]
 		e := buf[:len(c)]
+		if probs {
+			e = p[lo : lo+len(c)]
+		}
 		for i, v := range c {
 			e[i] = float64(v/temperature) - mx
 		}
@@ -152,5 +174,9 @@ func LogSoftmax(logits []float32, temperature float32) []float32 {
 	for i, v := range logits {
 		out[i] = float32(float64(v/temperature) - lse)
 	}
-	return out
+	inv := 1 / sum
+	for i := range p {
+		p[i] *= inv
+	}
+	return out, p
 }

@@ -79,6 +79,34 @@ func TestSoftmaxAndLogSoftmax(t *testing.T) {
 	if !near(float64(lp[2]), 1.5-math.Log(z2), 1e-6) {
 		t.Fatalf("log-softmax at T=2: %v", lp)
 	}
+	// Over a vocabulary-sized row with masked entries, the probabilities
+	// match exp of the log-probs and sum to 1.
+	lg := make([]float32, 3000)
+	for i := range lg {
+		lg[i] = float32((i*7919)%1013)/50 - 10
+		if i%17 == 0 {
+			lg[i] = float32(math.Inf(-1))
+		}
+	}
+	lp2, p := LogSoftmaxProbs(lg, 0.7)
+	if !slices.Equal(lp2, LogSoftmax(lg, 0.7)) {
+		t.Fatal("LogSoftmaxProbs's log-probs differ from LogSoftmax's")
+	}
+	var sum float64
+	for i, v := range p {
+		sum += v
+		if !near(v, math.Exp(float64(lp2[i])), 1e-6) {
+			t.Fatalf("p[%d] = %v, exp(log-prob) = %v", i, v, math.Exp(float64(lp2[i])))
+		}
+	}
+	if !near(sum, 1, 1e-9) {
+		t.Fatalf("probabilities sum to %v", sum)
+	}
+	for _, bad := range [][]float32{{1, float32(math.NaN())}, {float32(math.Inf(1)), 0}, {float32(math.Inf(-1))}} {
+		if lp, p := LogSoftmaxProbs(bad, 1); !math.IsNaN(float64(lp[0])) || !math.IsNaN(p[0]) {
+			t.Errorf("LogSoftmaxProbs(%v) = %v, %v, want NaN", bad, lp, p)
+		}
+	}
 }
 
 func TestConfigShapesOfQwen3_0_6B(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 // greedy) and that whole distribution (for top log-probs).
 //
 // Its cost is a few passes over the vocabulary, whatever the settings:
-// the probabilities are exponentiated once; top-k selects the k most
+// the vocabulary is exponentiated once (LogSoftmaxProbs); top-k selects the k most
 // likely tokens without sorting the vocabulary; top-p alone sorts only the
 // tokens above a threshold that holds enough mass. Ties go to the lower
 // token id, as a stable sort by probability would.
@@ -34,7 +34,7 @@ func Choose(logits []float32, p Params, r *rand.Rand) (int, float32, []float32, 
 		lp := qwen3.LogSoftmax(logits, 1)
 		return best, lp[best], lp, nil
 	}
-	lp := qwen3.LogSoftmax(logits, t)
+	lp, e := qwen3.LogSoftmaxProbs(logits, t) // e[i] = p(i)
 	idx := make([]int, 0, len(lp))
 	for i, v := range lp {
 		if !math.IsInf(float64(v), -1) && !math.IsNaN(float64(v)) {
@@ -44,12 +44,6 @@ func Choose(logits []float32, p Params, r *rand.Rand) (int, float32, []float32, 
 	if len(idx) == 0 {
 		return 0, 0, nil, ErrNoToken
 	}
-	// e[i] = p(i) for every candidate.
-	e := make([]float64, len(lp))
-	for i, v := range lp {
-		e[i] = math.Min(float64(v), 0)
-	}
-	qwen3.ExpNegs(e)
 	idx = truncate(lp, e, idx, p)
 	var total float64
 	for _, i := range idx {

@@ -57,16 +57,13 @@ func TestTruncateKeepsWhatAFullSortKeeps(t *testing.T) {
 				lg[i] = float32(math.Inf(-1))
 			}
 		}
-		lp := qwen3.LogSoftmax(lg, 0.8)
+		lp, e := qwen3.LogSoftmaxProbs(lg, 0.8)
 		var idx []int
-		e := make([]float64, V)
 		for i, v := range lp {
 			if !math.IsInf(float64(v), -1) {
 				idx = append(idx, i)
 			}
-			e[i] = math.Min(float64(v), 0)
 		}
-		qwen3.ExpNegs(e)
 		for _, p := range []Params{{TopK: 1}, {TopK: 20}, {TopK: V - 1}, {TopP: 0.3}, {TopP: 0.8}, {TopP: 0.95},
 			{TopK: 20, TopP: 0.8}, {TopK: 200, TopP: 0.5}, {TopP: 1}, {}} {
 			got := truncate(lp, e, slices.Clone(idx), p)
