@@ -3,6 +3,7 @@ package membw
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,7 +18,7 @@ func Read(bufs [][]float32, passes int) float64 {
 	best := 0.0
 	for range max(1, passes) {
 		t := time.Now()
-		readOnce(bufs, total)
+		readOnce(bufs)
 		best = max(best, float64(4*total)/time.Since(t).Seconds())
 	}
 	return best
@@ -26,24 +27,35 @@ func Read(bufs [][]float32, passes int) float64 {
 // Sink keeps the sums alive.
 var Sink float32
 
-// readOnce reads every float of bufs once and returns their sum: the
-// concatenation is cut into GOMAXPROCS equal parts, one goroutine each.
-func readOnce(bufs [][]float32, total int) float32 {
+// piece is how many floats one goroutine reads at a time (1 MiB).
+const piece = 1 << 18
+
+// readOnce reads every float of bufs once and returns their sum. The
+// buffers are cut into pieces of 1 MiB that GOMAXPROCS goroutines take from
+// a shared counter, as the decoder shares out its matrix products, so a
+// goroutine whose CPU is taken by another process holds the others up by
+// one piece at most, not by half the read.
+func readOnce(bufs [][]float32) float32 {
+	type span struct {
+		b      []float32
+		lo, hi int
+	}
+	var spans []span
+	for _, b := range bufs {
+		for lo := 0; lo < len(b); lo += piece {
+			spans = append(spans, span{b, lo, min(lo+piece, len(b))})
+		}
+	}
 	p := runtime.GOMAXPROCS(0)
-	part := (total + p - 1) / p
 	sums := make([]float32, p)
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range p {
-		lo, hi := w*part, min((w+1)*part, total)
 		wg.Go(func() {
 			var s float32
-			off := 0
-			for _, b := range bufs {
-				a, z := max(lo-off, 0), min(hi-off, len(b))
-				if a < z {
-					s += sum(b[a:z])
-				}
-				off += len(b)
+			for i := int(next.Add(1)) - 1; i < len(spans); i = int(next.Add(1)) - 1 {
+				sp := spans[i]
+				s += sum(sp.b[sp.lo:sp.hi])
 			}
 			sums[w] = s
 		})

@@ -8,14 +8,15 @@ var avx2 = cpu.X86.HasAVX2
 
 // sum adds up b (in no particular order; only the reads matter).
 func sum(b []float32) float32 {
-	if !avx2 || len(b) < 32 {
+	if !avx2 || len(b) < 64 {
 		return sumGo(b)
 	}
-	n := len(b) &^ 31
-	return sum32(&b[0], n) + sumGo(b[n:])
+	n := len(b) &^ 63
+	return sum8(&b[0], n) + sumGo(b[n:])
 }
 
-// sum32 adds n floats (a multiple of 32) from p, 128 bytes per iteration.
+// sum8 adds n floats (a multiple of 64) from p as eight streams (see
+// sum_amd64.s).
 //
 //go:noescape
-func sum32(p *float32, n int) float32
+func sum8(p *float32, n int) float32
