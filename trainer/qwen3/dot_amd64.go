@@ -15,12 +15,14 @@ var fmaKernels = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //go:noescape
 func dot4x3(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, acc bool)
 
-// dot1x8 is dot4x3 for one input row and eight weight rows (y[j], j < 8).
+// dot1x8 is dot4x3 for one input row and eight weight rows ldw apart
+// (w + k·ldw), writing y[k·ldy], k < 8.
 //
 //go:noescape
-func dot1x8(x *float32, w *float32, ldw int, n int, y *float32, acc bool)
+func dot1x8(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bool)
 
 // dot1x1 is dot4x3 for one input row and one weight row.
 //
 //go:noescape
 func dot1x1(x *float32, w *float32, n int, y *float32, acc bool)
+

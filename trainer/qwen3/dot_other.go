@@ -9,7 +9,7 @@ func dot4x3(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int
 	panic("qwen3: dot4x3 without the amd64 kernels")
 }
 
-func dot1x8(x *float32, w *float32, ldw int, n int, y *float32, acc bool) {
+func dot1x8(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bool) {
 	panic("qwen3: dot1x8 without the amd64 kernels")
 }
 

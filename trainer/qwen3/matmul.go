@@ -73,11 +73,13 @@ func dotsT(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy 
 			}
 		}
 		for r := quad; r < r1; r++ {
-			j := lo
-			for ; j+8 <= hi; j += 8 {
-				dot1x8(&x[r*in], &w[j*in], in, in, &y[r*ldy+j], acc)
+			// Outputs lo+k, lo+k+g, …, lo+k+7g together: eight long
+			// streams through the range (see dot1x8).
+			g := (hi - lo) / 8
+			for k := range g {
+				dot1x8(&x[r*in], &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], g, acc)
 			}
-			for ; j < hi; j++ {
+			for j := lo + 8*g; j < hi; j++ {
 				dot1x1(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
 			}
 		}
