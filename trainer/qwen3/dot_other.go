@@ -5,7 +5,7 @@ package qwen3
 // fmaKernels is off: the FMA kernels are amd64 assembly.
 var fmaKernels = false
 
-func dot4x3(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, acc bool) {
+func dot4x3(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, ycs int, acc bool) {
 	panic("qwen3: dot4x3 without the amd64 kernels")
 }
 

@@ -60,13 +60,15 @@ func dotsT(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy 
 		r1 := min(r0+rowTile, rows)
 		quad := r0 + (r1-r0)&^3
 		if quad > r0 {
-			j := lo
-			for ; j+3 <= hi; j += 3 {
+			// Outputs lo+k, lo+k+g, lo+k+2g together: three long streams
+			// through the range (see dot4x3).
+			g := (hi - lo) / 3
+			for k := range g {
 				for r := r0; r < quad; r += 4 {
-					dot4x3(&x[r*in], in, &w[j*in], in, in, &y[r*ldy+j], ldy, acc)
+					dot4x3(&x[r*in], in, &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], ldy, g, acc)
 				}
 			}
-			for ; j < hi; j++ {
+			for j := lo + 3*g; j < hi; j++ {
 				for r := r0; r < quad; r++ {
 					dot1x1(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
 				}
