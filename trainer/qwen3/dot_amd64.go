@@ -25,5 +25,3 @@ func dot1x8(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc boo
 //
 //go:noescape
 func dot1x1(x *float32, w *float32, n int, y *float32, acc bool)
-
-

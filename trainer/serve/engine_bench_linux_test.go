@@ -31,17 +31,19 @@ import (
 // MASCOT_BENCH_ROUNDS sets the number of rounds (default 9). Each round
 // measures, in a rotating order:
 //   - read: the model's weights read four times in a row by membw, every
-//     core; the best pass gives the bandwidth (the decoder phases also
-//     read the weights step after step, so both see the same caches);
-//     bound = bandwidth ÷ weight bytes = steps per second a decoder that
-//     only had to read its weights would reach.
+//     core, after an untimed pass (the decoder phases also read the
+//     weights step after step, so both see the same caches); bound =
+//     bandwidth ÷ weight bytes = steps per second a decoder that only had
+//     to read its weights would reach.
 //   - decoder 1 and 8: StepBatch steps of one and of eight sequences.
 //   - engine 1 and 8: tokens per second through the real server over
 //     loopback HTTP, one client, then eight at once (completions of 64
 //     tokens after prompts of 4–11 tokens, temperature 0.8, seeded).
 //
-// Each line gives min / median / max over the rounds, the wall and CPU
-// seconds the phase took in all, and the load average before and after.
+// Each line gives min / median / max over the rounds, per wall second and
+// per CPU-second of the process (on a loaded machine the wall-clock rates
+// measure the scheduler as much as the code), the wall and CPU seconds
+// the phase took in all, and the load average before and after.
 
 // qwen3_63M is Qwen3-0.6B's proportions at half the width (hidden 512,
 // intermediate 1536, 8 query and 4 key-value heads of 64, 12 layers) with
@@ -68,34 +70,27 @@ func loadAvg() string {
 	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
-// phase accumulates one measured quantity over the rounds.
+// phase accumulates one measured quantity over the rounds: its rate per
+// wall second and per CPU-second of the process.
 type phase struct {
 	name      string
 	unit      string
-	vals      []float64
+	vals      []float64 // per wall second
+	perCPU    []float64 // per CPU-second
 	wall, cpu float64
 }
 
-// best runs f, which returns a rate it measured itself, and records it.
-func (p *phase) best(f func() float64) float64 {
-	c0, t0 := cpuSeconds(), time.Now()
-	v := f()
-	p.wall += time.Since(t0).Seconds()
-	p.cpu += cpuSeconds() - c0
-	p.vals = append(p.vals, v)
-	return v
-}
-
 // time runs f, which returns the amount done (tokens, bytes), and records
-// amount per second.
-func (p *phase) time(f func() float64) float64 {
+// amount per second and per CPU-second.
+func (p *phase) time(f func() float64) (wall, cpu float64) {
 	c0, t0 := cpuSeconds(), time.Now()
 	n := f()
-	wall := time.Since(t0).Seconds()
-	p.wall += wall
-	p.cpu += cpuSeconds() - c0
-	p.vals = append(p.vals, n/wall)
-	return n / wall
+	w, c := time.Since(t0).Seconds(), cpuSeconds()-c0
+	p.wall += w
+	p.cpu += c
+	p.vals = append(p.vals, n/w)
+	p.perCPU = append(p.perCPU, n/c)
+	return n / w, n / c
 }
 
 func spread(v []float64) (lo, med, hi float64) {
@@ -128,56 +123,64 @@ func BenchmarkEngineSuite(b *testing.B) {
 	d8 := &phase{name: "decoder, batch 8", unit: "tok/s"}
 	e1 := &phase{name: "engine over HTTP, 1 client", unit: "tok/s"}
 	e8 := &phase{name: "engine over HTTP, 8 clients", unit: "tok/s"}
-	var rD1, rD8, rE1, rE8 []float64
+	// Same-round ratios, per wall second and per CPU-second.
+	ratios := []struct {
+		name     string
+		wall, cp []float64
+	}{{name: "decoder batch 1 ÷ read bound"}, {name: "decoder batch 8 ÷ batch 1"},
+		{name: "engine 1 client ÷ read bound"}, {name: "engine 8 clients ÷ 1 client"}}
 	load0 := loadAvg()
 	for r := range rounds {
-		var bound, v1, v8, w1, w8 float64
+		var bw, v1, v8, w1, w8 [2]float64
 		runs := []func(){
-			func() { bound = read.best(func() float64 { return membw.Read(weights, 4) }) / bytesW },
-			func() { v1 = d1.time(decodeSteps(b, m, 1)) },
-			func() { v8 = d8.time(decodeSteps(b, m, 8)) },
-			func() { w1 = e1.time(func() float64 { return clients(b, url, 1, r) }) },
-			func() { w8 = e8.time(func() float64 { return clients(b, url, 8, r) }) },
+			func() {
+				membw.Read(weights, 1) // the decoder phases read warm weights too
+				bw[0], bw[1] = read.time(func() float64 {
+					for range 4 {
+						membw.Read(weights, 1)
+					}
+					return 4 * bytesW
+				})
+			},
+			func() { v1[0], v1[1] = d1.time(decodeSteps(b, m, 1)) },
+			func() { v8[0], v8[1] = d8.time(decodeSteps(b, m, 8)) },
+			func() { w1[0], w1[1] = e1.time(func() float64 { return clients(b, url, 1, r) }) },
+			func() { w8[0], w8[1] = e8.time(func() float64 { return clients(b, url, 8, r) }) },
 		}
 		for k := range runs {
 			runs[(k+r)%len(runs)]()
 		}
-		rD1, rD8 = append(rD1, v1/bound), append(rD8, v8/v1)
-		rE1, rE8 = append(rE1, w1/bound), append(rE8, w8/w1)
+		for i := range 2 {
+			bound := bw[i] / bytesW
+			for k, v := range []float64{v1[i] / bound, v8[i] / v1[i], w1[i] / bound, w8[i] / w1[i]} {
+				if i == 0 {
+					ratios[k].wall = append(ratios[k].wall, v)
+				} else {
+					ratios[k].cp = append(ratios[k].cp, v)
+				}
+			}
+		}
 	}
 	fmt.Printf("\nengine suite: qwen3-63M (%.1f M parameters, %.0f MB float32), GOMAXPROCS %d, %d rounds, load average %s before, %s after\n",
 		float64(m.Config.NumParams())/1e6, bytesW/1e6, runtime.GOMAXPROCS(0), rounds, load0, loadAvg())
-	fmt.Printf("%-34s %28s %8s %8s\n", "measured", "min / median / max", "wall s", "CPU s")
+	fmt.Printf("%-32s %26s %-5s %26s %6s %6s\n", "measured", "per second: min/median/max", "", "per CPU-second", "wall s", "CPU s")
 	for _, p := range []*phase{read, d1, d8, e1, e8} {
-		vals := p.vals
+		scale := 1.0
 		if p.unit == "GB/s" {
-			vals = slices.Clone(vals)
-			for i := range vals {
-				vals[i] /= 1e9
-			}
+			scale = 1e-9
 		}
-		lo, med, hi := spread(vals)
-		fmt.Printf("%-34s %8.1f / %7.1f / %7.1f %-5s %6.1f %8.1f\n", p.name, lo, med, hi, p.unit, p.wall, p.cpu)
+		lo, med, hi := spread(p.vals)
+		clo, cmed, chi := spread(p.perCPU)
+		fmt.Printf("%-32s %8.1f /%7.1f /%7.1f %-5s %8.1f /%7.1f /%7.1f %6.1f %6.1f\n", p.name,
+			lo*scale, med*scale, hi*scale, p.unit, clo*scale, cmed*scale, chi*scale, p.wall, p.cpu)
 	}
-	fmt.Printf("%-34s %28s\n", "same-round ratio", "min / median / max")
-	for _, x := range []struct {
-		name string
-		v    []float64
-	}{
-		{"decoder batch 1 ÷ read bound", rD1}, {"decoder batch 8 ÷ batch 1", rD8},
-		{"engine 1 client ÷ read bound", rE1}, {"engine 8 clients ÷ 1 client", rE8},
-	} {
-		lo, med, hi := spread(x.v)
-		fmt.Printf("%-34s %8.2f / %7.2f / %7.2f\n", x.name, lo, med, hi)
+	fmt.Printf("%-32s %26s %-5s %26s\n", "same-round ratio", "per second: min/median/max", "", "per CPU-second")
+	for k, x := range ratios {
+		lo, med, hi := spread(x.wall)
+		clo, cmed, chi := spread(x.cp)
+		fmt.Printf("%-32s %8.2f /%7.2f /%7.2f %-5s %8.2f /%7.2f /%7.2f\n", x.name, lo, med, hi, "", clo, cmed, chi)
+		b.ReportMetric(med, []string{"dec1/bound", "dec8/dec1", "eng1/bound", "eng8/eng1"}[k])
 	}
-	_, med1, _ := spread(rD1)
-	_, med8, _ := spread(rD8)
-	_, mede1, _ := spread(rE1)
-	_, mede8, _ := spread(rE8)
-	b.ReportMetric(med1, "dec1/bound")
-	b.ReportMetric(med8, "dec8/dec1")
-	b.ReportMetric(mede1, "eng1/bound")
-	b.ReportMetric(mede8, "eng8/eng1")
 }
 
 // decodeSteps prefills batch sequences with a 16-token prompt and returns
