@@ -40,7 +40,8 @@
 // spaces the weight rows a third of its range apart, so they are three
 // long streams over successive calls (about 1.2× faster with eight
 // sequences, interleaved on the shared machine, than adjacent rows with
-// the next ones prefetched).
+// the next ones prefetched), each prefetched 1 KiB ahead (1.2–1.7× more
+// against none; 2 KiB did as well, 4 KiB worse).
 TEXT ·dot4x3(SB), NOSPLIT, $0-65
 	MOVQ x+0(FP), R8
 	MOVQ ldx+8(FP), AX
@@ -70,6 +71,9 @@ TEXT ·dot4x3(SB), NOSPLIT, $0-65
 	XORQ   AX, AX
 
 loop43:
+	PREFETCHT0  1024(BX)(AX*1)
+	PREFETCHT0  1024(DX)(AX*1)
+	PREFETCHT0  1024(DI)(AX*1)
 	VMOVUPS     (BX)(AX*1), Y12
 	VMOVUPS     (DX)(AX*1), Y13
 	VMOVUPS     (DI)(AX*1), Y14
@@ -146,7 +150,9 @@ add43:
 // The caller spaces the rows an eighth of its range apart and steps
 // through the range, so the kernel reads eight long sequential streams at
 // once: on the shared development machine that reads a matrix about 1.5×
-// faster than eight adjacent rows with the next ones prefetched.
+// faster than eight adjacent rows with the next ones prefetched. Each
+// stream is also prefetched 1 KiB ahead (the next row of the stream once
+// the row ends), another 1.2× in interleaved runs against none.
 TEXT ·dot1x8(SB), NOSPLIT, $0-49
 	MOVQ x+0(FP), SI
 	MOVQ w+8(FP), BX
@@ -172,6 +178,14 @@ TEXT ·dot1x8(SB), NOSPLIT, $0-49
 	XORQ   AX, AX
 
 loop18:
+	PREFETCHT0  1024(BX)(AX*1)
+	PREFETCHT0  1024(DX)(AX*1)
+	PREFETCHT0  1024(DI)(AX*1)
+	PREFETCHT0  1024(R8)(AX*1)
+	PREFETCHT0  1024(R9)(AX*1)
+	PREFETCHT0  1024(R10)(AX*1)
+	PREFETCHT0  1024(R11)(AX*1)
+	PREFETCHT0  1024(R12)(AX*1)
 	VMOVUPS     (SI)(AX*1), Y8
 	VFMADD231PS (BX)(AX*1), Y8, Y0
 	VFMADD231PS (DX)(AX*1), Y8, Y1
