@@ -115,35 +115,47 @@ func softmaxInPlace(s []float32) {
 // whole vocabulary. A NaN or +Inf logit, or no finite one, makes every
 // output NaN.
 func LogSoftmax(logits []float32, temperature float32) []float32 {
-	lp, _ := logSoftmax(logits, temperature, false)
+	var buf [256]float64
+	lp, _ := logSoftmax(logits, temperature, buf[:], false)
 	return lp
 }
 
 // LogSoftmaxProbs is LogSoftmax that also returns the probabilities
-// softmax(logits/temperature) in float64 (from the same exponentials, so a
-// sampler need not exponentiate the vocabulary again).
-func LogSoftmaxProbs(logits []float32, temperature float32) ([]float32, []float64) {
-	return logSoftmax(logits, temperature, true)
+// softmax(logits/temperature) in float64, from the same exponentials, so a
+// sampler need not exponentiate the vocabulary again. The probabilities
+// are written to probs when it is long enough (a sampler's scratch), else
+// to a new slice.
+func LogSoftmaxProbs(logits []float32, temperature float32, probs []float64) ([]float32, []float64) {
+	if len(probs) < len(logits) {
+		probs = make([]float64, len(logits))
+	}
+	return logSoftmax(logits, temperature, probs[:len(logits)], true)
 }
 
-func logSoftmax(logits []float32, temperature float32, probs bool) ([]float32, []float64) {
+// logSoftmax computes the log-probs, and with keep the probabilities in
+// scratch (len(logits) long); without keep scratch is a buffer of any
+// length the exponentials pass through.
+func logSoftmax(logits []float32, temperature float32, scratch []float64, keep bool) ([]float32, []float64) {
 	if temperature <= 0 {
 		temperature = 1
 	}
+	// out first holds logits/T (a float32 division, as the log-probs use),
+	// so each logit is divided once.
 	out := make([]float32, len(logits))
-	var p []float64
-	if probs {
-		p = make([]float64, len(logits))
-	}
 	mx := math.Inf(-1)
 	bad := false
-	for _, v := range logits {
-		x := float64(v / temperature)
-		if x > mx {
+	for i, v := range logits {
+		q := v / temperature
+		out[i] = q
+		if x := float64(q); x > mx {
 			mx = x
 		} else if x != x {
 			bad = true
 		}
+	}
+	var p []float64
+	if keep {
+		p = scratch
 	}
 	if bad || math.IsInf(mx, 0) {
 		for i := range out {
@@ -155,15 +167,14 @@ func logSoftmax(logits []float32, temperature float32, probs bool) ([]float32, [
 		return out, p
 	}
 	var sum float64
-	var buf [256]float64
-	for lo := 0; lo < len(logits); lo += len(buf) {
-		c := logits[lo:min(lo+len(buf), len(logits))]
-		e := buf[:len(c)]
-		if probs {
+	for lo := 0; lo < len(out); lo += len(scratch) {
+		c := out[lo:min(lo+len(scratch), len(out))]
+		e := scratch[:len(c)]
+		if keep {
 			e = p[lo : lo+len(c)]
 		}
-		for i, v := range c {
-			e[i] = float64(v/temperature) - mx
+		for i, q := range c {
+			e[i] = float64(q) - mx
 		}
 		ExpNegs(e)
 		for _, v := range e {
@@ -171,8 +182,8 @@ func logSoftmax(logits []float32, temperature float32, probs bool) ([]float32, [
 		}
 	}
 	lse := mx + math.Log(sum)
-	for i, v := range logits {
-		out[i] = float32(float64(v/temperature) - lse)
+	for i, q := range out {
+		out[i] = float32(float64(q) - lse)
 	}
 	inv := 1 / sum
 	for i := range p {

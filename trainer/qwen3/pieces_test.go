@@ -88,7 +88,7 @@ func TestSoftmaxAndLogSoftmax(t *testing.T) {
 			lg[i] = float32(math.Inf(-1))
 		}
 	}
-	lp2, p := LogSoftmaxProbs(lg, 0.7)
+	lp2, p := LogSoftmaxProbs(lg, 0.7, nil)
 	if !slices.Equal(lp2, LogSoftmax(lg, 0.7)) {
 		t.Fatal("LogSoftmaxProbs's log-probs differ from LogSoftmax's")
 	}
@@ -103,7 +103,7 @@ func TestSoftmaxAndLogSoftmax(t *testing.T) {
 		t.Fatalf("probabilities sum to %v", sum)
 	}
 	for _, bad := range [][]float32{{1, float32(math.NaN())}, {float32(math.Inf(1)), 0}, {float32(math.Inf(-1))}} {
-		if lp, p := LogSoftmaxProbs(bad, 1); !math.IsNaN(float64(lp[0])) || !math.IsNaN(p[0]) {
+		if lp, p := LogSoftmaxProbs(bad, 1, nil); !math.IsNaN(float64(lp[0])) || !math.IsNaN(p[0]) {
 			t.Errorf("LogSoftmaxProbs(%v) = %v, %v, want NaN", bad, lp, p)
 		}
 	}

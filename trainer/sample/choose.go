@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"mascot.dev/mascot/trainer/qwen3"
 )
@@ -34,15 +35,38 @@ func Choose(logits []float32, p Params, r *rand.Rand) (int, float32, []float32, 
 		lp := qwen3.LogSoftmax(logits, 1)
 		return best, lp[best], lp, nil
 	}
-	lp, e := qwen3.LogSoftmaxProbs(logits, t) // e[i] = p(i)
+	sp := scratch.Get().(*[]float64)
+	defer scratch.Put(sp)
+	lp, e := qwen3.LogSoftmaxProbs(logits, t, *sp) // e[i] = p(i)
+	*sp = e
+	if math.IsNaN(float64(lp[0])) { // a NaN or +Inf logit, or no finite one
+		return 0, 0, nil, ErrNoToken
+	}
+	if !(p.TopK > 0 && p.TopK < len(lp)) && !(p.TopP > 0 && p.TopP < 1) {
+		// Every token is a candidate; a masked one has probability 0 and
+		// changes neither the total nor the draw.
+		var total float64
+		for _, v := range e {
+			total += v
+		}
+		u := r.Float64() * total
+		last := 0
+		for i, v := range e {
+			if v == 0 {
+				continue
+			}
+			last = i
+			if u -= v; u < 0 {
+				return i, lp[i], lp, nil
+			}
+		}
+		return last, lp[last], lp, nil
+	}
 	idx := make([]int, 0, len(lp))
 	for i, v := range lp {
-		if !math.IsInf(float64(v), -1) && !math.IsNaN(float64(v)) {
+		if !math.IsInf(float64(v), -1) {
 			idx = append(idx, i)
 		}
-	}
-	if len(idx) == 0 {
-		return 0, 0, nil, ErrNoToken
 	}
 	idx = truncate(lp, e, idx, p)
 	var total float64
@@ -59,6 +83,10 @@ func Choose(logits []float32, p Params, r *rand.Rand) (int, float32, []float32, 
 	last := idx[len(idx)-1]
 	return last, lp[last], lp, nil
 }
+
+// scratch holds the probability vectors of Choose calls (a vocabulary of
+// float64s each), reused rather than allocated per token.
+var scratch = sync.Pool{New: func() any { return new([]float64) }}
 
 // truncate applies top-k, then top-p, to the candidates idx (ascending
 // ids) and returns the survivors, most likely first when either applies.

@@ -57,7 +57,7 @@ func TestTruncateKeepsWhatAFullSortKeeps(t *testing.T) {
 				lg[i] = float32(math.Inf(-1))
 			}
 		}
-		lp, e := qwen3.LogSoftmaxProbs(lg, 0.8)
+		lp, e := qwen3.LogSoftmaxProbs(lg, 0.8, nil)
 		var idx []int
 		for i, v := range lp {
 			if !math.IsInf(float64(v), -1) {
