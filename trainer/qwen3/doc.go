@@ -19,11 +19,13 @@
 //     bit-identical whatever else is in the pass and however its prompt
 //     was cut into blocks (docs/design/batch-invariance.md).
 //   - Matrix products (matmul.go) compute each output as one dot product
-//     in a fixed order that depends only on the inner size: AVX2/FMA
-//     assembly kernels (dot_amd64.s) where the CPU has them and the inner
-//     size is a multiple of 8, a portable Go loop otherwise. The outputs
-//     are split over the CPUs; the inner dimension never is. Attention
-//     uses gonum's blas32 per (sequence, head).
+//     in a fixed order that depends only on the inner size and the CPU:
+//     AVX-512 assembly kernels (dotz_amd64.s) for inner sizes that are
+//     multiples of 16, AVX2/FMA ones (dot_amd64.s) for multiples of 8, a
+//     portable Go loop otherwise. The outputs are split over the CPUs;
+//     the inner dimension never is. The kernels read the weight rows as
+//     long streams, prefetched ahead. Attention uses gonum's blas32 per
+//     (sequence, head).
 //   - LoRA adapters are applied on the fly through the Adapter interface
 //     (WithAdapters returns a view sharing the base weights), so one base
 //     can serve several adapters; merging lives in trainer/lora.

@@ -108,14 +108,9 @@ func sameBits(a, b []float32) (int, bool) {
 // TestExtendIsBatchInvariant decodes eight sequences of different
 // lengths, arrival passes, prefill blocks and views (base and two
 // adapters) together, and checks every logit of every sequence against the
-// same sequence decoded alone, bit for bit, with the FMA kernels and the
-// portable ones.
+// same sequence decoded alone, bit for bit, with every kernel family this
+// CPU runs.
 func TestExtendIsBatchInvariant(t *testing.T) {
-	kernels := []bool{false}
-	if fmaKernels {
-		kernels = append(kernels, true)
-	}
-	defer func(k bool) { fmaKernels = k }(fmaKernels)
 	m := tinyModel(t, 11)
 	a1, err := m.WithAdapters(newTestAdapter(m.Config, 4, 6))
 	if err != nil {
@@ -127,8 +122,8 @@ func TestExtendIsBatchInvariant(t *testing.T) {
 	}
 	V := m.Config.VocabSize
 	views := []*Model{m, m, a1, m, a2, m, a1, m}
-	for _, fma := range kernels {
-		fmaKernels = fma
+	for _, fma := range kernelFamilies(t) {
+		useKernels(fma)
 		var seqs []invSeq
 		for i, v := range views {
 			seqs = append(seqs, invSeq{view: v, prompt: randomIDs(3+7*i%23, V, uint64(100+i)),
@@ -138,11 +133,11 @@ func TestExtendIsBatchInvariant(t *testing.T) {
 		for i, s := range seqs {
 			want := s.alone(t)
 			if len(got[i]) != len(want) {
-				t.Fatalf("fma %v seq %d: %d logit rows together, %d alone", fma, i, len(got[i]), len(want))
+				t.Fatalf("kernels %s seq %d: %d logit rows together, %d alone", fma, i, len(got[i]), len(want))
 			}
 			for k := range want {
 				if j, ok := sameBits(got[i][k], want[k]); !ok {
-					t.Fatalf("fma %v seq %d (prompt %d, block %d, start %d) step %d: logit %d is %v together, %v alone",
+					t.Fatalf("kernels %s seq %d (prompt %d, block %d, start %d) step %d: logit %d is %v together, %v alone",
 						fma, i, len(s.prompt), s.block, s.start, k, j, got[i][k][j], want[k][j])
 				}
 			}
@@ -169,4 +164,25 @@ func TestExtendRejectsMixedModels(t *testing.T) {
 	if c.Len() != 0 {
 		t.Errorf("a rejected pass left %d positions in the cache", c.Len())
 	}
+}
+
+// kernelFamilies returns the names of the matrix-product kernel families
+// this CPU can run (useKernels switches to one); the flags are restored
+// when the test ends.
+func kernelFamilies(t *testing.T) []string {
+	fma, zmm := fmaKernels, zmmKernels
+	t.Cleanup(func() { fmaKernels, zmmKernels = fma, zmm })
+	fams := []string{"portable"}
+	if fma {
+		fams = append(fams, "avx2")
+	}
+	if zmm {
+		fams = append(fams, "avx512")
+	}
+	return fams
+}
+
+// useKernels turns on one family of kernelFamilies.
+func useKernels(fam string) {
+	fmaKernels, zmmKernels = fam != "portable", fam == "avx512"
 }

@@ -38,10 +38,15 @@ const colAlign = 24
 const rowTile = 64
 
 // dotsT sets (or adds to) y[r·ldy+j] = x_r · w_j for r < rows and
-// lo ≤ j < hi. With the FMA kernels (an AVX2/FMA CPU and in a multiple of
-// 8) each output takes dot_amd64.s's fixed arithmetic; otherwise every
-// output is dotPortable. Which one runs depends on the CPU and in alone.
+// lo ≤ j < hi. Each output takes one family's fixed arithmetic: the
+// AVX-512 kernels' (dotz_amd64.s) on an AVX-512 CPU when in is a multiple
+// of 16, else the AVX2/FMA kernels' (dot_amd64.s) when in is a multiple of
+// 8, else dotPortable. Which family runs depends on the CPU and in alone.
 func dotsT(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy int, acc bool) {
+	if zmmKernels && in%16 == 0 && in > 0 {
+		dotsTz(x, rows, in, w, lo, hi, y, ldy, acc)
+		return
+	}
 	if !fmaKernels || in%8 != 0 || in == 0 {
 		for r := range rows {
 			xr, yr := x[r*in:(r+1)*in], y[r*ldy:]
@@ -83,6 +88,37 @@ func dotsT(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy 
 			}
 			for j := lo + 8*g; j < hi; j++ {
 				dot1x1(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
+			}
+		}
+	}
+}
+
+// dotsTz is dotsT with the AVX-512 kernels (dotz_amd64.s): four input rows
+// against four weight rows, or one against eight.
+func dotsTz(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy int, acc bool) {
+	for r0 := 0; r0 < rows; r0 += rowTile {
+		r1 := min(r0+rowTile, rows)
+		quad := r0 + (r1-r0)&^3
+		if quad > r0 {
+			g := (hi - lo) / 4
+			for k := range g {
+				for r := r0; r < quad; r += 4 {
+					dot4x4z(&x[r*in], in, &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], ldy, g, acc)
+				}
+			}
+			for j := lo + 4*g; j < hi; j++ {
+				for r := r0; r < quad; r++ {
+					dot1x1z(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
+				}
+			}
+		}
+		for r := quad; r < r1; r++ {
+			g := (hi - lo) / 8
+			for k := range g {
+				dot1x8z(&x[r*in], &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], g, acc)
+			}
+			for j := lo + 8*g; j < hi; j++ {
+				dot1x1z(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
 			}
 		}
 	}

@@ -169,18 +169,14 @@ func TestParseConfig(t *testing.T) {
 
 // TestMatmulRowInvariant checks that a row's product has the same bits
 // whatever the number of rows in the call (one included), with and
-// without accumulation, with the FMA kernels and the portable one, for
-// inner sizes the kernels take (multiples of 8) and ones they leave to the
-// portable code, and that the products are right (against float64).
+// without accumulation, with every kernel family this CPU runs (AVX-512,
+// AVX2/FMA, portable), for inner sizes each family takes (multiples of 16,
+// of 8) and ones they leave to the next, and that the products are right
+// (against float64).
 func TestMatmulRowInvariant(t *testing.T) {
-	kernels := []bool{false}
-	if fmaKernels {
-		kernels = append(kernels, true)
-	}
-	defer func(k bool) { fmaKernels = k }(fmaKernels)
-	for _, fma := range kernels {
-		fmaKernels = fma
-		for _, in := range []int{192, 36, 8} {
+	for _, fma := range kernelFamilies(t) {
+		useKernels(fma)
+		for _, in := range []int{192, 36, 8, 24} {
 			for _, out := range []int{8, 13, 64, 389} {
 				checkRowInvariant(t, fma, in, out)
 			}
@@ -188,7 +184,7 @@ func TestMatmulRowInvariant(t *testing.T) {
 	}
 }
 
-func checkRowInvariant(t *testing.T, fma bool, in, out int) {
+func checkRowInvariant(t *testing.T, fma string, in, out int) {
 	t.Helper()
 	const maxRows = 140
 	w, x, acc := make([]float32, out*in), make([]float32, maxRows*in), make([]float32, maxRows*out)
@@ -220,14 +216,14 @@ func checkRowInvariant(t *testing.T, fma bool, in, out int) {
 							exact += float64(x[r*in+k]) * float64(w[j*in+k])
 						}
 						if math.Abs(float64(got[j])-exact) > 1e-4 {
-							t.Fatalf("fma %v in %d out %d: row %d col %d is %v, want %v", fma, in, out, r, j, got[j], exact)
+							t.Fatalf("kernels %s in %d out %d: row %d col %d is %v, want %v", fma, in, out, r, j, got[j], exact)
 						}
 					}
 					continue
 				}
 				for j := range got {
 					if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
-						t.Fatalf("fma %v in %d out %d accumulate %v: row %d col %d is %v in a batch of %d rows, %v in a batch of %d",
+						t.Fatalf("kernels %s in %d out %d accumulate %v: row %d col %d is %v in a batch of %d rows, %v in a batch of %d",
 							fma, in, out, accumulate, r, j, got[j], rows, want[j], maxRows)
 					}
 				}
