@@ -30,7 +30,7 @@ func TestExpNegMatchesExp(t *testing.T) {
 // wherever it sits in the slice: the vector code does the same operations
 // in the same order.
 func TestExpNegsVectorEqualsScalar(t *testing.T) {
-	xs := []float64{0, -0.0, -1e-300, -0.3465, -0.34658, -1, -2.5, -707.9, -708, -708.1, -745, -1e6,
+	xs := []float64{0, math.Copysign(0, -1), -1e-300, -0.3465, -0.34658, -1, -2.5, -707.9, -708, -708.1, -745, -1e6,
 		math.Inf(-1), math.NaN(), 0.3}
 	for x := 0.0; x > -720; x -= 0.00731 {
 		xs = append(xs, x)
