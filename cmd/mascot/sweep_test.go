@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"mascot.dev/mascot/runner"
+)
+
+// readmeTour returns the README's tour.cue.
+func readmeTour(t *testing.T) string {
+	t.Helper()
+	blocks, err := docBlocks("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range blocks {
+		if b.info == "cue file=tour.cue" {
+			return b.body
+		}
+	}
+	t.Fatal("README.md has no tour.cue block")
+	return ""
+}
+
+var runIDs = regexp.MustCompile(`\d{8}-\d{6}-[0-9a-f]{8}`)
+
+// TestBuiltinSweepRunsTwiceWithIdenticalSummaries is issue 21's first
+// check: a sweep of three variants whose endpoints are all the built-in
+// engine runs to completion from scratch (the variants share the engine's
+// servers, three at a time), and again with everything cached, and both
+// summaries say the same. Then `mascot run -m` and `mascot plan -m` over
+// two of the variants list, and run, both.
+func TestBuiltinSweepRunsTwiceWithIdenticalSummaries(t *testing.T) {
+	tour := readmeTour(t)
+	dir := t.TempDir()
+	chdir(t, dir)
+	spec := tour + "\nsweep: {axes: \"stages.eval.turns\": [1, 2, 3], max_parallel: 3}\n"
+	if err := os.WriteFile(filepath.Join(dir, "tour.cue"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sweep := func() (*runner.SweepSummary, string) {
+		var s runner.SweepSummary
+		if err := json.Unmarshal([]byte(mascot(t, "sweep", "tour.cue", "--json")), &s); err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		runner.PrintSweep(&b, &s)
+		_, table, _ := strings.Cut(b.String(), "\n") // the first line counts units
+		return &s, runIDs.ReplaceAllString(table, "RUN")
+	}
+	first, table1 := sweep()
+	if len(first.Children) != 3 || len(first.Failed()) != 0 {
+		t.Fatalf("first sweep: %d variants, %d failed:\n%s", len(first.Children), len(first.Failed()), table1)
+	}
+	for _, c := range first.Children {
+		if c.Summary == nil || c.Summary.Status != "done" || len(c.Values) == 0 {
+			t.Fatalf("variant %s did not finish with values:\n%s", c.Variant.Label(), table1)
+		}
+	}
+	if first.Ran == 0 {
+		t.Fatal("the first sweep ran nothing")
+	}
+	second, table2 := sweep()
+	if second.Ran != 0 || second.Cached != first.Ran+first.Cached {
+		t.Errorf("second sweep ran %d and cached %d units; want 0 and %d", second.Ran, second.Cached, first.Ran+first.Cached)
+	}
+	if table1 != table2 {
+		t.Errorf("the cached sweep's summary differs:\n%s\nvs\n%s", table1, table2)
+	}
+	for i := range first.Children {
+		a, b := first.Children[i].Values, second.Children[i].Values
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if !bytes.Equal(ja, jb) {
+			t.Errorf("variant %d values %s, then %s", i, ja, jb)
+		}
+	}
+
+	// The README's multirun: two of the variants, from the command line.
+	plan := mascot(t, "plan", "tour.cue", "-m", "stages.eval.turns=2,3")
+	for _, want := range []string{"2 variants", "shared by every variant (run once):", "\npretrain ",
+		"1   stages.eval.turns=2", "2   stages.eval.turns=3", "eval (0)"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan -m lacks %q:\n%s", want, plan)
+		}
+	}
+	run := mascot(t, "run", "tour.cue", "-m", "stages.eval.turns=2,3")
+	if !strings.Contains(run, ": 2 variants") || strings.Contains(run, "FAILED") {
+		t.Fatalf("run -m:\n%s", run)
+	}
+	var rows []string
+	for _, l := range strings.Split(run, "\n") {
+		if strings.HasPrefix(l, "stages.eval.turns=") {
+			rows = append(rows, runIDs.ReplaceAllString(l, "RUN"))
+		}
+	}
+	if len(rows) != 2 || !strings.Contains(table1, rows[0]) || !strings.Contains(table1, rows[1]) {
+		t.Errorf("run -m rows %q are not the sweep's:\n%s", rows, table1)
+	}
+}
