@@ -62,7 +62,10 @@ type RaceEntry struct {
 	CILow    float64 `json:"ci_low,omitempty"`
 	CIHigh   float64 `json:"ci_high,omitempty"`
 	Kept     bool    `json:"kept"`
-	Error    string  `json:"error,omitempty"`
+	// Verdict is "best", "kept", "stopped", "failed", or "final" in a
+	// round that ran every context (nothing is left to stop).
+	Verdict string `json:"verdict"`
+	Error   string `json:"error,omitempty"`
 }
 
 // RaceStop says when and on what evidence a variant was stopped.
@@ -167,7 +170,8 @@ func (sw *sweep) judgeRound(ctx context.Context, alive []int, round, n, total in
 			if why == "" {
 				why = fmt.Sprintf("no value for %q", rr.Metric)
 			}
-			rd.Entries = append(rd.Entries, RaceEntry{Variant: c.Variant.Label(), RunID: runIDOf(c), Error: firstLine(why)})
+			rd.Entries = append(rd.Entries, RaceEntry{Variant: c.Variant.Label(), RunID: runIDOf(c), Verdict: "failed",
+				Error: firstLine(why)})
 			rr.Stopped = append(rr.Stopped, RaceStop{Variant: c.Variant.Label(), Round: round, Contexts: n,
 				Evidence: "failed: " + firstLine(why)})
 			continue
@@ -192,16 +196,19 @@ func (sw *sweep) judgeRound(ctx context.Context, alive []int, round, n, total in
 	var next []int
 	for rank, i := range ok {
 		c := sum.Children[i]
-		e := RaceEntry{Variant: c.Variant.Label(), RunID: runIDOf(c), Mean: mustMetric(c.Values, rr.Metric), Best: i == best, Kept: true}
+		e := RaceEntry{Variant: c.Variant.Label(), RunID: runIDOf(c), Mean: mustMetric(c.Values, rr.Metric), Best: i == best,
+			Kept: true, Verdict: "best"}
 		if i != best {
 			ps, err := sw.paired(ctx, runIDOf(c), bestRun, rr)
 			if err != nil {
 				return nil, err
 			}
 			e.N, e.MeanDiff, e.CILow, e.CIHigh = ps.N, ps.MeanDiff, ps.CILow, ps.CIHigh
+			e.Verdict = "kept"
 			stop := ""
 			switch {
 			case n >= total:
+				e.Verdict = "final"
 			case rr.Strategy == "halving" && rank >= keepN:
 				stop = fmt.Sprintf("rank %d of %d (mean %.2f, best %.2f); halving keeps %d", rank+1, len(ok), e.Mean,
 					mustMetric(sum.Children[best].Values, rr.Metric), keepN)
@@ -210,7 +217,7 @@ func (sw *sweep) judgeRound(ctx context.Context, alive []int, round, n, total in
 					ps.MeanDiff, 100*rr.Confidence, ps.CILow, ps.CIHigh, ps.N)
 			}
 			if stop != "" {
-				e.Kept = false
+				e.Kept, e.Verdict = false, "stopped"
 				rr.Stopped = append(rr.Stopped, RaceStop{Variant: e.Variant, Round: round, Contexts: n,
 					Best: rr.Winner, Evidence: stop})
 			}

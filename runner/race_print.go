@@ -27,12 +27,8 @@ func PrintRace(w io.Writer, rr *RaceReport) {
 			case e.Best:
 				fmt.Fprintf(w, "  %-*s  %8.2f  best\n", lw, e.Variant, e.Mean)
 			default:
-				verdict := "kept"
-				if !e.Kept {
-					verdict = "stopped"
-				}
 				fmt.Fprintf(w, "  %-*s  %8.2f  %+.2f [%+.2f, %+.2f] n=%d  %s\n", lw, e.Variant, e.Mean, e.MeanDiff,
-					e.CILow, e.CIHigh, e.N, verdict)
+					e.CILow, e.CIHigh, e.N, e.Verdict)
 			}
 		}
 	}
