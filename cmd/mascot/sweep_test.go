@@ -103,4 +103,28 @@ func TestBuiltinSweepRunsTwiceWithIdenticalSummaries(t *testing.T) {
 	if len(rows) != 2 || !strings.Contains(table1, rows[0]) || !strings.Contains(table1, rows[1]) {
 		t.Errorf("run -m rows %q are not the sweep's:\n%s", rows, table1)
 	}
+
+	// Telling the variants apart: the config field that differs, then the
+	// stages it invalidates; a comparison of all three against the first.
+	ids := []string{first.Children[0].Summary.RunID, first.Children[1].Summary.RunID, first.Children[2].Summary.RunID}
+	diff := mascot(t, "results", "diff", ids[0], ids[1])
+	for _, want := range []string{"1 fields differ", "  stages.eval.turns: 1 → 2\n", "pretrain  pretrain  reused",
+		"eval      episodes  invalidated (its config changed)", "judge     judge     invalidated (an input changed"} {
+		if !strings.Contains(diff, want) {
+			t.Errorf("diff lacks %q:\n%s", want, diff)
+		}
+	}
+	var cmps []json.RawMessage
+	if err := json.Unmarshal([]byte(mascot(t, "results", "compare", ids[0], ids[1], ids[2], "--json")), &cmps); err != nil || len(cmps) != 2 {
+		t.Errorf("compare of three runs: %d comparisons, %v", len(cmps), err)
+	}
+	// Removing the first sweep keeps every unit: the second sweep's
+	// children use them all.
+	rm := mascot(t, "results", "rm", first.ParentID, "--yes")
+	if !strings.Contains(rm, "removed 4 runs, 0 units") {
+		t.Errorf("rm of the first sweep:\n%s", rm)
+	}
+	if rep := mascot(t, "report", second.Children[2].Summary.RunID); !strings.Contains(rep, "Overall") {
+		t.Errorf("the second sweep's report after removing the first:\n%s", rep)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -47,7 +48,7 @@ func printJSON(w io.Writer, v any) error {
 }
 
 func newResults() *cobra.Command {
-	c := &cobra.Command{Use: "results", Short: "List, show and compare stored runs"}
+	c := &cobra.Command{Use: "results", Short: "List, show, compare, diff, tag and remove stored runs"}
 	var f storeFlags
 	var filter results.RunFilter
 	ls := &cobra.Command{
@@ -84,6 +85,7 @@ func newResults() *cobra.Command {
 	ls.Flags().StringVar(&filter.Name, "name", "", "only runs whose name contains this")
 	ls.Flags().StringVar(&filter.Sort, "sort", "started", "started | name | status | duration | config")
 	ls.Flags().BoolVar(&filter.TopLevel, "top", false, "hide sweep children")
+	ls.Flags().StringVar(&filter.Tag, "tag", "", "only runs with this tag (see results tag)")
 
 	var sf storeFlags
 	show := &cobra.Command{
@@ -118,6 +120,11 @@ func newResults() *cobra.Command {
 					st.UnitsDone, st.UnitsCached, st.UnitsFailed)
 			}
 			tw.Flush()
+			if tags, err := s.RunTags(c.Context(), d.Run.ID); err != nil {
+				return err
+			} else if len(tags) > 0 {
+				fmt.Fprintf(w, "tags: %s\n", strings.Join(tags, ", "))
+			}
 			if len(d.Counters) > 0 {
 				fmt.Fprintln(w, "counters:")
 				keys := make([]string, 0, len(d.Counters))
@@ -134,40 +141,7 @@ func newResults() *cobra.Command {
 	}
 	sf.add(show)
 
-	var cf storeFlags
-	var format string
-	compare := &cobra.Command{
-		Use:     "compare RUN_A RUN_B",
-		Short:   "Per-criterion deltas and paired per-sample differences between two runs",
-		Example: "  mascot results compare RUN_A RUN_B --format markdown",
-		Args:    exactArgs(2),
-		RunE: func(c *cobra.Command, args []string) error {
-			s, err := cf.open(c)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			a, err := s.ResolveRun(c.Context(), args[0])
-			if err != nil {
-				return invalid("%v", err)
-			}
-			b, err := s.ResolveRun(c.Context(), args[1])
-			if err != nil {
-				return invalid("%v", err)
-			}
-			cmp, err := report.Compare(c.Context(), s, a.ID, b.ID, report.Options{})
-			if err != nil {
-				return err
-			}
-			if cf.jsonOut {
-				format = "json"
-			}
-			return report.RenderComparison(c.OutOrStdout(), cmp, format)
-		},
-	}
-	cf.add(compare)
-	compare.Flags().StringVar(&format, "format", "terminal", "terminal | markdown | csv | json")
-	c.AddCommand(ls, show, compare)
+	c.AddCommand(ls, show, newCompare(), newDiff(), newTag(), newRemove())
 	return c
 }
 
