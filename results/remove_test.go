@@ -105,7 +105,7 @@ func TestRemoveRunsKeepsWhatOthersUse(t *testing.T) {
 	for q, want := range map[string]int{
 		`SELECT COUNT(*) FROM runs`: 1, `SELECT COUNT(*) FROM units`: 3, `SELECT COUNT(*) FROM episodes`: 2,
 		`SELECT COUNT(*) FROM units WHERE fingerprint IN ('fp-own', 'fp-train')`: 0,
-		`SELECT COUNT(*) FROM judgments`: 1, `SELECT COUNT(*) FROM run_tags`: 0, `SELECT COUNT(*) FROM artifacts`: 0,
+		`SELECT COUNT(*) FROM judgments`:                                         1, `SELECT COUNT(*) FROM run_tags`: 0, `SELECT COUNT(*) FROM artifacts`: 0,
 	} {
 		if n := count(t, s, q); n != want {
 			t.Errorf("%s = %d, want %d", q, n, want)
