@@ -118,6 +118,20 @@ func TestBuiltinSweepRunsTwiceWithIdenticalSummaries(t *testing.T) {
 	if err := json.Unmarshal([]byte(mascot(t, "results", "compare", ids[0], ids[1], ids[2], "--json")), &cmps); err != nil || len(cmps) != 2 {
 		t.Errorf("compare of three runs: %d comparisons, %v", len(cmps), err)
 	}
+	// Plots: report --plot writes the criteria bars, the forest plot of the
+	// second run against the first and the pretrain curves; the sweep's
+	// page shows its Overall against the axis.
+	plots := filepath.Join(dir, "plots")
+	mascot(t, "report", ids[0], ids[1], "--plot", plots)
+	for _, glob := range []string{"bars-*-agent.svg", "forest-*-agent.svg", "train-pretrain-*-loss.svg"} {
+		if m, _ := filepath.Glob(filepath.Join(plots, glob)); len(m) == 0 {
+			t.Errorf("report --plot wrote no %s", glob)
+		}
+	}
+	if page := mascot(t, "report", first.ParentID, "--format", "html"); !strings.Contains(page, `id="sweep-stages-eval-turns"`) ||
+		strings.Contains(page, "<script") {
+		t.Errorf("the sweep's HTML report has no axis plot (or a script):\n%s", lastLines(page, 20))
+	}
 	// Removing the first sweep keeps every unit: the second sweep's
 	// children use them all.
 	rm := mascot(t, "results", "rm", first.ParentID, "--yes")

@@ -168,7 +168,7 @@ func seedSweep(t testing.TB, st *results.Store, start time.Time) {
 	for i, temp := range []string{"0.2", "0.8"} {
 		id := "sweep-" + temp
 		must(t, st.CreateRun(ctx, results.Run{ID: id, Name: "temp=" + temp, ParentID: "sweep", ConfigName: "sweep/temp",
-			AxesJSON: []byte(`{"temperature":` + temp + `}`), StartedAt: start}))
+			AxesJSON: []byte(`{"axes":{"temperature":` + temp + `}}`), StartedAt: start}))
 		seedEpisodes(t, st, id, float64(i))
 		must(t, st.FinishRun(ctx, id, results.RunDone, "{}"))
 	}

@@ -74,7 +74,7 @@ func TestPages(t *testing.T) {
 			"esconv-5"}, nil},
 		{"/runs/run-a/candidates", []string{"ctx-7", "I hear how heavy this is.", "Have you tried yoga?", "100.0",
 			"rationale for candidate 1", "75.0"}, nil},
-		{"/runs/run-a/training", []string{"train-grpo", "<svg", "polyline", "loss", "reward std", "KL", "grad norm",
+		{"/runs/run-a/training", []string{"train-grpo", "<svg", `class="plot plot-lines"`, "loss", "reward std", "KL", "grad norm",
 			"learning rate", "clip_frac", "20 steps"}, nil},
 		{"/runs/run-b/training", []string{"logged no training steps"}, nil},
 		{"/runs/run-a/report", []string{"Collective criteria", "Fidelity", "Overall", "mascot", "zero-shot", "±",

@@ -150,6 +150,7 @@ func newReport() *cobra.Command {
 	var format string
 	var stages []string
 	var opts report.Options
+	var plotDir string
 	c := &cobra.Command{
 		Use:   "report RUN...",
 		Short: "Paper-style tables: per system x split x criterion mean ± std with bootstrap CIs",
@@ -162,7 +163,9 @@ the named stages recorded, training stages and mascot judge's included.`,
 		Example: `  mascot report latest
   mascot report RUN_A RUN_B --format markdown --split-by valence
   mascot report latest --stages judge_eval_agent,metrics_eval
-  mascot report latest --include-training`,
+  mascot report latest --include-training
+  mascot report latest --format html > report.html
+  mascot report RUN_A RUN_B --format latex --plot plots/`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return invalid("report needs at least one RUN (see mascot results ls)")
@@ -197,11 +200,15 @@ the named stages recorded, training stages and mascot judge's included.`,
 			if f.jsonOut {
 				format = "json"
 			}
+			if plotDir != "" || format == report.FormatHTML {
+				return reportWithPlots(c, s, rep, ids, format, plotDir)
+			}
 			return report.Render(c.OutOrStdout(), rep, format)
 		},
 	}
 	f.add(c)
-	c.Flags().StringVar(&format, "format", "terminal", "terminal | markdown | csv | json")
+	c.Flags().StringVar(&format, "format", "terminal", "terminal | markdown | csv | json | html (one self-contained page with the plots) | latex (booktabs tables)")
+	c.Flags().StringVar(&plotDir, "plot", "", "also write the plots as SVG files into this directory: criteria bars, forest plots against the first run, a sweep's axes, training curves")
 	c.Flags().StringVar(&opts.SplitBy, "split-by", "auto", "auto | valence | domain | none")
 	c.Flags().IntVar(&opts.Resamples, "resamples", 1000, "bootstrap resamples (negative: no CIs)")
 	c.Flags().Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
