@@ -137,7 +137,7 @@ func ParseMultirun(flags []string, zip bool) (*schema.Sweep, error) {
 	for _, f := range flags {
 		path, vals, ok := strings.Cut(f, "=")
 		if !ok || path == "" || vals == "" {
-			return nil, fmt.Errorf("-m %q: want path=value1,value2,...", f)
+			return nil, fmt.Errorf("-m %q: want path=value1,value2 (comma-separated values)", f)
 		}
 		if _, dup := sw.Axes[path]; dup {
 			return nil, fmt.Errorf("-m %q: axis %s is given twice", f, path)
