@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,7 +57,10 @@ func (v Variant) load(opts schema.Options) schema.Options {
 			if u, err := strconv.Unquote(s); err == nil {
 				s = u
 			}
-			opts.Tags = append(opts.Tags, strings.TrimPrefix(k, "@")+"="+s)
+			name := strings.TrimPrefix(k, "@")
+			// The axis's value replaces a -t of the same tag.
+			opts.Tags = slices.DeleteFunc(opts.Tags, func(t string) bool { return strings.HasPrefix(t, name+"=") })
+			opts.Tags = append(opts.Tags, name+"="+s)
 			continue
 		}
 		opts.Overrides = append(opts.Overrides, k+"="+string(val))

@@ -193,3 +193,42 @@ func TestAdapterOnAnotherBaseIsRefused(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestTagAxisGivesEachVariantItsServer: an "@NAME" axis sets the tag per
+// variant, so each variant calls its own server (one vLLM per model).
+func TestTagAxisGivesEachVariantItsServer(t *testing.T) {
+	a := fakevllm.Start(t, fakevllm.Options{Model: "m-a"})
+	b := fakevllm.Start(t, fakevllm.Options{Model: "m-b"})
+	spec := testspec.Write(t, `package spec
+
+import "mascot.dev/experiments/personas"
+
+name: "test/tag-axis"
+// the tag an axis sweeps has a default, so the spec loads without the sweep
+_url: *"http://unused/v1" | string @tag(url)
+datasets: es: {name: "esconv", path: "`+testspec.ESConv+`", limit: 1}
+rosters: support: personas.emotional_support
+endpoints: speaker: {urls: [_url], model: *"m-a" | string}
+stages: gen: {kind: "candidates", dataset: "es", roster: "support", k: 2}
+sweep: {mode: "zip", axes: {"@url": ["`+a.URL()+`", "`+b.URL()+`"], "endpoints.speaker.model": ["m-a", "m-b"]}}
+`)
+	dir := t.TempDir()
+	store, err := results.Open(filepath.Join(dir, "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	sum, err := runner.Sweep(context.Background(), runner.SweepOptions{Arg: spec,
+		Load: schema.Options{Tags: []string{"url=http://elsewhere/v1"}}, Run: runner.Options{Store: store, RunsDir: filepath.Join(dir, "runs")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Children) != 2 || len(sum.Failed()) != 0 {
+		t.Fatalf("%d variants, %d failed", len(sum.Children), len(sum.Failed()))
+	}
+	for _, s := range []*fakevllm.Server{a, b} {
+		if n := s.Counters().Served["/v1/chat/completions"]; n == 0 {
+			t.Errorf("server %s got no request", s.URL())
+		}
+	}
+}

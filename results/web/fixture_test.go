@@ -65,6 +65,7 @@ func seed(t testing.TB, st *results.Store) {
 	seedCandidates(t, st, "run-a")
 	seedTraining(t, st, "run-a")
 	seedSweep(t, st, start)
+	must(t, st.TagRun(context.Background(), "run-b", "ablation"))
 }
 
 func seedEpisodes(t testing.TB, st *results.Store, runID string, shift float64) {

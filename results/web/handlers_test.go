@@ -61,6 +61,7 @@ func TestPages(t *testing.T) {
 			`http-equiv="refresh"`, "status-running"}, []string{"temp=0.2"}},
 		{"/?status=done&sort=name&asc=1", []string{"ablation-no-director", "paper-esconv"}, []string{"live-run", "refresh"}},
 		{"/?q=ablation", []string{"ablation-no-director"}, []string{"paper-esconv</a>"}},
+		{"/?tag=ablation", []string{"ablation-no-director"}, []string{"paper-esconv</a>"}},
 		{"/?all=1", []string{"temp=0.2", "temp=0.8"}, nil},
 		{"/runs/run-a", []string{"generate", "dialogue", "judge", "tokens_out", "9000", `&#34;model&#34;: &#34;gpt-4o&#34;`,
 			"conversations (6)", "mascot run paper/esconv"}, []string{`http-equiv="refresh"`}},
