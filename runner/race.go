@@ -125,6 +125,8 @@ func (sw *sweep) race(ctx context.Context, s schema.Search, sum *SweepSummary) (
 		}
 		if t := roundTotal(sum, alive); t > 0 {
 			total, rr.Contexts = t, t
+		} else {
+			total = n // no variant got as far as its evaluation: nothing to extend
 		}
 		n = min(n, total) // what the round ran
 		next, err := sw.judgeRound(ctx, alive, round, n, total, sum, rr)
@@ -142,6 +144,17 @@ func (sw *sweep) race(ctx context.Context, s schema.Search, sum *SweepSummary) (
 		}
 	}
 	return rr, nil
+}
+
+// checkRace says why the variants cannot be raced, or nil.
+func (sw *sweep) checkRace() error {
+	for i, l := range sw.loaded {
+		if len(evalStages(l.Experiment)) == 0 {
+			return SelectionError{fmt.Sprintf("racing slices the evaluation contexts of episodes stages in mode eval, and variant %s has none (sweep it without --race)",
+				sw.variants[i].Label())}
+		}
+	}
+	return nil
 }
 
 // runRound runs the variants alive on their first n contexts.

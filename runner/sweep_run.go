@@ -125,6 +125,16 @@ func Sweep(ctx context.Context, opts SweepOptions) (*SweepSummary, error) {
 	if err != nil {
 		return nil, err
 	}
+	search := sw.def.Search
+	if opts.Search != nil {
+		search = *opts.Search
+	}
+	racing := search.Strategy == "race" || search.Strategy == "halving"
+	if racing {
+		if err := sw.checkRace(); err != nil {
+			return nil, err
+		}
+	}
 	if err := sw.createParent(ctx); err != nil {
 		return nil, err
 	}
@@ -135,11 +145,7 @@ func Sweep(ctx context.Context, opts SweepOptions) (*SweepSummary, error) {
 	stopBeat := heartbeat(ctx, sw.store, sw.parent, log)
 	defer stopBeat()
 	sum := &SweepSummary{ParentID: sw.parent, Show: sw.def.Show, Children: make([]SweepChild, len(sw.variants))}
-	search := sw.def.Search
-	if opts.Search != nil {
-		search = *opts.Search
-	}
-	if search.Strategy == "race" || search.Strategy == "halving" {
+	if racing {
 		sum.Race, err = sw.race(ctx, search, sum)
 	} else {
 		all := make([]int, len(sw.variants))

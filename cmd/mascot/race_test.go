@@ -161,6 +161,11 @@ sweep: {
 	if br := budget.Race; !strings.Contains(br.Budget, "budget_units 10 reached") || len(br.Rounds) != 1 || len(br.Unfinished) != 1 {
 		t.Errorf("budgeted race: budget %q, %d rounds, unfinished %v", br.Budget, len(br.Rounds), br.Unfinished)
 	}
+	requests := sweepJSON(t, "sweep", spec, "--db", filepath.Join(dir, "requests.db"), "--runs-dir", filepath.Join(dir, "runs"),
+		"--race", "--first", "4", "--budget-requests", "20")
+	if br := requests.Race; !strings.Contains(br.Budget, "budget_requests 20 reached") || br.Requests < 20 || len(br.Rounds) != 1 {
+		t.Errorf("race on a request budget: budget %q after %d requests, %d rounds", br.Budget, br.Requests, len(br.Rounds))
+	}
 	if out := printed(race); !strings.Contains(out, "stopped:") || !strings.Contains(out, "race search on \"overall\"") {
 		t.Errorf("printed race report:\n%s", out)
 	}

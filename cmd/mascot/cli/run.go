@@ -82,6 +82,9 @@ Stage kinds:
   mascot run my.cue --set stages.candidates.k=4 --only candidates --strict`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if len(f.multi.axes) == 0 && (f.multi.zip || f.multi.maxParallel > 0) {
+				return invalid("--zip and --max-parallel shape a multirun: give its axes with -m path=a,b")
+			}
 			opts, closeFn, err := f.options(c.Context(), args[0], c)
 			if err != nil {
 				return err
