@@ -40,7 +40,16 @@ func TestBuiltinSweepRunsTwiceWithIdenticalSummaries(t *testing.T) {
 	tour := readmeTour(t)
 	dir := t.TempDir()
 	chdir(t, dir)
-	spec := tour + "\nsweep: {axes: \"stages.eval.turns\": [1, 2, 3], max_parallel: 3}\n"
+	// The README's tour, on one dialogue with a shorter pretraining (the
+	// test's time goes to the tiny judge).
+	spec := tour
+	for old, cheaper := range map[string]string{"limit: 2,": "limit: 1,", "max_steps: 60,": "max_steps: 20,"} {
+		if !strings.Contains(spec, old) {
+			t.Fatalf("the README's tour no longer has %q", old)
+		}
+		spec = strings.Replace(spec, old, cheaper, 1)
+	}
+	spec += "\nsweep: {axes: \"stages.eval.turns\": [1, 2, 3], max_parallel: 3}\n"
 	if err := os.WriteFile(filepath.Join(dir, "tour.cue"), []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
