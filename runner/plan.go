@@ -70,6 +70,7 @@ func (r *run) countUnits(ctx context.Context, key string) (int, int, string) {
 	if err != nil {
 		return -1, 0, firstLine(err.Error())
 	}
+	units = r.opts.Slice.apply(key, units)
 	fps := make([]string, len(units))
 	for i, u := range units {
 		fps[i], _ = unitFingerprint(r.fps[key], u.Inputs)

@@ -19,6 +19,10 @@ type Options struct {
 	Tags []string
 	// Sets are --set path=value overrides unified into the config.
 	Sets []string
+	// Overrides are path=value overrides that replace what the
+	// experiment's own files write at path (sweep axes and `mascot run
+	// -m`; see override.go), then unify like Sets.
+	Overrides []string
 	// Cwd is the directory relative paths and error positions are taken
 	// from; empty means the process's working directory.
 	Cwd string
@@ -88,6 +92,7 @@ func (l *loader) load(arg string) (*Loaded, error) {
 		return nil, l.rw.fromCUE(inst.Err)
 	}
 	missing := missingTags(inst, l.opts.Tags, l.rw)
+	overrides, oerrs := l.applyOverrides(inst)
 	user := l.ctx.BuildInstance(inst)
 
 	schemaCfg := *cfg
@@ -102,7 +107,10 @@ func (l *loader) load(arg string) (*Loaded, error) {
 	}
 	v := sv.LookupPath(cue.ParsePath("#Experiment")).Unify(user)
 
-	var errs Errors
+	errs := oerrs
+	for _, o := range overrides {
+		v = v.Unify(o)
+	}
 	for _, s := range l.opts.Sets {
 		sv, serr := l.override(s)
 		if serr != nil {
