@@ -1,6 +1,10 @@
 package net
 
-import "mascot.dev/mascot/trainer/compute"
+import (
+	"runtime/debug"
+
+	"mascot.dev/mascot/trainer/compute"
+)
 
 // buffers are the model's named scratch tensors. A request for n elements
 // of a name returns a view of the name's allocation, which is replaced by
@@ -46,8 +50,19 @@ func (b *buffers) drop(prefix string) {
 	}
 }
 
-// freeAll frees every buffer.
-func (b *buffers) freeAll() { b.drop("") }
+// freeAll frees every buffer and, when that released a lot, returns the
+// memory to the system at once: the callers (Weights, MergedWeights) are
+// about to allocate a float32 copy of the model, and without a collection
+// first the heap would grow by the copy on top of the freed scratch (a
+// Qwen3-0.6B reward model's merged save peaked at 5.7 GiB against 3.4
+// during training).
+func (b *buffers) freeAll() {
+	n := b.bytes()
+	b.drop("")
+	if n >= 256<<20 {
+		debug.FreeOSMemory()
+	}
+}
 
 // bytes is the memory the buffers hold.
 func (b *buffers) bytes() int64 {

@@ -3,6 +3,7 @@ package net
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 
 	"mascot.dev/mascot/trainer/compute"
 	"mascot.dev/mascot/trainer/qwen3"
@@ -52,9 +53,11 @@ func (s weightsSource) fill(m *Model, want map[string]*param) error {
 	return nil
 }
 
-// FromDir is a Source reading a checkpoint directory's safetensors one
-// tensor at a time: BF16 tensors go to the backend as bfloat16 bits with
-// no float32 copy of the model, in chunks of loadChunk elements.
+// FromDir is a Source reading a checkpoint directory's safetensors in
+// chunks of loadChunk elements (safetensors.EachTensor): BF16 tensors go
+// to the backend as bfloat16 bits, and neither a float32 copy of the model
+// nor a whole tensor's bytes is ever held; tensors the model does not use
+// are not read.
 func FromDir(dir string) Source { return dirSource(dir) }
 
 type dirSource string
@@ -65,10 +68,11 @@ const loadChunk = 1 << 20
 func (s dirSource) fill(m *Model, want map[string]*param) error {
 	f32 := make([]float32, loadChunk)
 	u16 := make([]uint16, loadChunk)
-	err := safetensors.EachRaw(string(s), func(ti safetensors.TensorInfo, raw []byte) error {
+	var raw []byte
+	err := safetensors.EachTensor(string(s), func(ti safetensors.TensorInfo, r *io.SectionReader) error {
 		p, ok := want[ti.Name]
 		if !ok {
-			return nil
+			return nil // not read at all (an untied lm_head under a score head)
 		}
 		if !sameShape(ti.Shape, p.shape) {
 			return fmt.Errorf("weight %s has shape %v, want %v", ti.Name, ti.Shape, p.shape)
@@ -81,10 +85,16 @@ func (s dirSource) fill(m *Model, want map[string]*param) error {
 		n := numel(p.shape)
 		p.v = m.be.Alloc(dt, n)
 		size := ti.DType.Bits() / 8
+		if cap(raw) < loadChunk*size {
+			raw = make([]byte, loadChunk*size)
+		}
 		for lo := 0; lo < n; lo += loadChunk {
 			hi := min(lo+loadChunk, n)
+			b := raw[:(hi-lo)*size]
+			if _, err := r.ReadAt(b, int64(lo*size)); err != nil {
+				return fmt.Errorf("loading weight %s: %w", ti.Name, err)
+			}
 			dst := m.be.Slice(p.v, lo, hi-lo)
-			b := raw[lo*size : hi*size]
 			if ti.DType == safetensors.BF16 && dt == compute.BF16 {
 				h := u16[:hi-lo]
 				for i := range h {

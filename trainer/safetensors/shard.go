@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -44,23 +45,37 @@ func ReadDir(dir string) (map[string]*Tensor, error) {
 
 // EachRaw calls f with every tensor of a checkpoint directory (the same
 // files and checks as ReadDir) and its raw little-endian bytes, which are
-// valid only during the call: a loader can put the tensors where it wants
-// (bfloat16 weights straight onto a compute backend) holding one tensor's
-// bytes at a time, never a float32 copy of the whole checkpoint.
+// valid only during the call.
 func EachRaw(dir string, f func(ti TensorInfo, raw []byte) error) error {
+	var raw []byte
+	return EachTensor(dir, func(ti TensorInfo, r *io.SectionReader) error {
+		b, err := readRaw(r, ti, &raw)
+		if err != nil {
+			return err
+		}
+		return f(ti, b)
+	})
+}
+
+// EachTensor calls f with every tensor of a checkpoint directory (the same
+// files and checks as ReadDir) and a reader of its raw little-endian
+// bytes, so that a loader reads only the tensors it wants, in chunks of
+// its choice: trainer/net puts a BF16 checkpoint on a compute backend
+// holding a few megabytes of it at a time, never a float32 copy nor even
+// one whole tensor. The reader is valid only during the call.
+func EachTensor(dir string, f func(ti TensorInfo, r *io.SectionReader) error) error {
 	files, idx, err := shardFiles(dir)
 	if err != nil {
 		return err
 	}
 	seen := map[string]bool{}
-	var raw []byte
 	for _, file := range files {
-		err := eachInFile(filepath.Join(dir, file), &raw, func(ti TensorInfo, b []byte) error {
+		err := eachInFile(filepath.Join(dir, file), func(ti TensorInfo, r *io.SectionReader) error {
 			if seen[ti.Name] {
 				return fmt.Errorf("reading shard %s: %w: tensor %q is in two shards", file, ErrInvalid, ti.Name)
 			}
 			seen[ti.Name] = true
-			return f(ti, b)
+			return f(ti, r)
 		})
 		if err != nil {
 			return err
