@@ -1,3 +1,5 @@
+//go:build !cuda
+
 // Package autodiff is the Qwen3 dense forward (docs/design/qwen3.md) as a
 // gorgonia v0.9.18 graph, with LoRA adapters on any of the seven
 // projections and an optional sequence-classification score head, and its
@@ -89,21 +91,14 @@
 // binding; TestOpenBLASMatchesGonum checks both paths agree and the
 // benchmarks report GFLOP/s for each against that BLAS's sgemm peak.
 //
-// # GPU (-tags cuda): documented, not verified
+// # GPU
 //
-// The CPU build is the default and the only one tested. Nothing below was
-// verified, because no GPU or CUDA toolkit was available. gorgonia's CUDA
-// backend would need: (1) the CUDA toolkit (cuda.h, libcuda, nvcc) under
-// /usr/local/cuda; (2) gorgonia.org/cu at v0.9.6 (`go get
-// gorgonia.org/cu@v0.9.6`), because v0.9.4, which gorgonia v0.9.18 pins,
-// fails on CUDA 12 (gorgonia#563); (3) running gorgonia's cudagen on the
-// GPU machine to generate cudamodules.go (it compiles the kernels with
-// nvcc -ptx for the device's compute capability) into the main package;
-// (4) building with `go build -tags cuda` and running graphs with
-// G.NewTapeMachine(g, G.UseCudaFor()) (or per-op), with values placed via
-// G.WithEngine. Only part of gorgonia's ops have CUDA kernels (#355);
-// others fall back to the CPU with host↔device copies, so the gathers,
-// softmax and broadcasts used here would need checking op by op. No
-// cuda-tagged code is included: the package builds the same with and
-// without the tag.
+// The GPU trainer is trainer/net on trainer/compute/cuda (-tags cuda),
+// not this graph: gorgonia's CUDA path needs CUDA's headers at build time,
+// the gorgonia.org/cu v0.9.4 it pins fails on CUDA 12, and it has kernels
+// for only part of the ops used here. So that the cuda tag never builds
+// gorgonia's CUDA path, every file of this package is constrained to
+// !cuda: builds with -tags cuda leave the package (and gorgonia) out, and
+// trainer/train's autodiff network is then unavailable. go.mod keeps
+// gorgonia.org/cu as gorgonia's indirect requirement.
 package autodiff

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/compute"
 	"mascot.dev/mascot/trainer/compute/cpu"
 	"mascot.dev/mascot/trainer/net"
@@ -33,7 +32,6 @@ type Network interface {
 
 var (
 	_ Network = (*net.Model)(nil)
-	_ Network = (*autodiff.Model)(nil)
 )
 
 // baseSource is where a job's base weights come from: a model in memory
@@ -64,17 +62,7 @@ func newNetwork(o Options, base baseSource, train pass.Trainable, score bool) (N
 	}
 	switch o.Network {
 	case NetworkAutodiff:
-		w := qwen3.Weights(nil)
-		if base.model != nil {
-			w = base.model.Weights
-		} else {
-			m, err := qwen3.Load(base.dir)
-			if err != nil {
-				return nil, err
-			}
-			w = m.Weights
-		}
-		return autodiff.New(cfg, w, autodiff.Options{LoRA: o.LoRA, Train: train, ScoreHead: score, Seed: o.Seed, InitLoRA: o.InitAdapter})
+		return newAutodiff(o, base, cfg, train, score)
 	case "", NetworkNet:
 		be := o.Backend
 		if be == nil {

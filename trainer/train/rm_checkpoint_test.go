@@ -9,8 +9,8 @@ import (
 	"slices"
 	"testing"
 
-	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/optim"
+	"mascot.dev/mascot/trainer/pass"
 	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/safetensors"
 )
@@ -25,7 +25,7 @@ func TestRewardModelCheckpointFormat(t *testing.T) {
 	base := pretrainedBase(t)
 	res, err := TrainRewardModel(context.Background(), RMJob{
 		Options: Options{Steps: 2, BatchSize: 4, Seed: 2, Optim: optim.Config{LR: 1e-2},
-			LoRA: &autodiff.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(t.TempDir(), "rm")},
+			LoRA: &pass.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(t.TempDir(), "rm")},
 		Base: base, Tokenizer: charTok{}, Pairs: syntheticPairs(rng, 8),
 	})
 	if err != nil {

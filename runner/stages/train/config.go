@@ -25,6 +25,8 @@ type Optim struct {
 	MaxLength       int     `json:"max_length"`
 	Seed            int64   `json:"seed"`
 	CheckpointEvery int     `json:"checkpoint_every"`
+	// Device is the compute backend: "cpu" or "cuda".
+	Device string `json:"device"`
 }
 
 // LoRA is #LoRA.

@@ -42,7 +42,7 @@ type GRPOConfig struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "train-grpo", Version: "1", Definition: traindecl.GRPO.Definition,
+	runner.Register(runner.Kind{Name: "train-grpo", Version: "1", Definition: traindecl.GRPO.Definition, Preflight: devicePreflight,
 		Summary: "GRPO LoRA policy (speaker or director) on stored prompts with weighted rewards", New: newGRPO})
 }
 
@@ -150,6 +150,11 @@ func (s *grpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, erro
 		return nil, err
 	}
 	opts := s.cfg.options(len(p.train), s.env.Seed(s.key), dir, checkpointDir(s.env, u), &s.cfg.LoRA)
+	release, err := s.cfg.useDevice(&opts)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	p.base.describe(&opts)
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-grpo", u, opts.Steps, 0)
 	opts.MaxLength = 0
