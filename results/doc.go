@@ -30,7 +30,7 @@
 //     llm_attempts, and counted, before it is sent; a cached reply says
 //     whether committed work counted its usage (llm_calls.counted); the
 //     open attempts of dead runs are counted as lost in flight
-//     (llmattempts.go, migration 0012).
+//     (llmattempts.go, migration 0013).
 //   - A run's unit tallies are facts of that run: the writer records the
 //     acting run with each unit state change, and only its tallies move.
 //   - What a stage holds can be digested without ids or times
@@ -39,4 +39,9 @@
 //   - Times are stored as unix milliseconds. JSON columns are checked with
 //     json_valid. API keys are never stored: request JSON passed to the LLM
 //     trace is scrubbed of api_key / authorization fields.
+//   - Runs can be tagged (run_tags, TagRun, RunFilter.Tag), compared field
+//     by field (DiffRuns: resolved-config leaves, then stages by
+//     fingerprint) and removed (RemoveRuns): a run takes with it the units
+//     no other run links, less any unit whose rows a kept unit's rows
+//     reference, and the files (run directory, artifacts) only those hold.
 package results

@@ -197,7 +197,7 @@ func (s *Store) CommitUnit(ctx context.Context, u Unit, fn func(tx *Tx) error) e
 
 // markDoneSQL marks a unit done by the acting run: every state change
 // records the run that made it in units.run_id, whose tallies alone the
-// state trigger then updates (migration 0012), so a later run retrying a
+// state trigger then updates (migration 0013), so a later run retrying a
 // unit never rewrites what an earlier run did.
 const markDoneSQL = `UPDATE units SET state = 'done', error = '', updated_at = ?, done_at = ?,
 	run_id = COALESCE(?, run_id) WHERE fingerprint = ?`

@@ -9,7 +9,7 @@ import (
 )
 
 // Attempt is one HTTP attempt of an LLM request, recorded before it is
-// sent (see the llm_attempts table, migration 0012).
+// sent (see the llm_attempts table, migration 0013).
 type Attempt struct {
 	ID       string // the X-Request-Id it carries
 	RunID    string

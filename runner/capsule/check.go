@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
 )
 
@@ -161,17 +162,26 @@ func (c *checker) differences(order []results.StageDigest, missing []Missing) []
 type offlineEngine struct{}
 
 // Start implements runner.Engine; the URL is never dialed.
-func (offlineEngine) Start(context.Context, string, schema.Endpoint) (string, error) {
-	return "http://offline.invalid/v1", nil
-}
-
-// UseModel implements runner.Engine: it only checks the model is there.
-func (offlineEngine) UseModel(_ context.Context, name, dir string) error {
-	if _, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("endpoint %s: %w", name, err)
-	}
-	return nil
+func (offlineEngine) Start(_ context.Context, name string, _ schema.Endpoint, _ string) (runner.EngineServer, error) {
+	return offlineServer{name: name}, nil
 }
 
 // Close implements runner.Engine.
 func (offlineEngine) Close() error { return nil }
+
+// offlineServer is an endpoint's handle on the offline engine.
+type offlineServer struct{ name string }
+
+// URL implements runner.EngineServer.
+func (offlineServer) URL() string { return "http://offline.invalid/v1" }
+
+// UseModel implements runner.EngineServer: it only checks the model is there.
+func (s offlineServer) UseModel(_ context.Context, dir string) error {
+	if _, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("endpoint %s: %w", s.name, err)
+	}
+	return nil
+}
+
+// Close implements runner.EngineServer.
+func (offlineServer) Close() error { return nil }

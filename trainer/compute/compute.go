@@ -20,7 +20,8 @@
 //   - Ops may be queued and run asynchronously in issue order; Download,
 //     SumSquares and Sync wait for queued work. An op given bad arguments
 //     (shapes that do not fit the buffers) makes the backend's error
-//     sticky: later ops do nothing and Sync returns the first error.
+//     sticky: later ops do nothing and Sync returns the first error,
+//     whose text names the op.
 //   - Accumulating outputs (Gemm with beta 1, the *Backward ops' weight
 //     gradients, ScatterAdd) add into what is there; the others overwrite.
 //   - Results are deterministic for a given backend and thread count: no
@@ -184,14 +185,14 @@ type Backend interface {
 type Attn struct {
 	Q, K, V, Out, LSE Tensor
 	// Lens is I32 [B]: the real length of each row, 1..T.
-	Lens         Tensor
+	Lens           Tensor
 	B, T, H, KV, D int
 	Scale          float32
 }
 
 // LMHead describes one fused LM-head pass over N rows. Hidden is [N, D]
 // F32 (after the final norm), Head [V, D] F32 or BF16 (lm_head, or the
-// tied embedding), Targets I32 [N] (negative: no target, LogP 0). LogP and
+// tied embedding), Targets I32 [N] (negative: no target, LogP and LSE 0). LogP and
 // LSE are [N] F32: LSE[i] = logsumexp_j(hidden_i·head_j·InvTemp), LogP[i] =
 // hidden_i·head_t·InvTemp − LSE[i]. The [N, V] logits are never stored
 // whole: a backend works through them in blocks.
@@ -203,7 +204,8 @@ type LMHead struct {
 
 // Adam holds one AdamW step's hyper-parameters. Step is the 1-based step
 // number (bias correction 1−β^Step). GradScale multiplies the gradient
-// before use (global-norm clipping and loss scaling fold into it).
+// before use (global-norm clipping and loss scaling fold into it); 0 is
+// taken as 1, so a zero Adam value does not silently freeze training.
 type Adam struct {
 	LR, Beta1, Beta2, Eps, WeightDecay float64
 	Step                               int

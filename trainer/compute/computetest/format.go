@@ -1,0 +1,6 @@
+package computetest
+
+import "strconv"
+
+func itoa(n int) string     { return strconv.Itoa(n) }
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
