@@ -42,10 +42,13 @@ type ArtifactDigest struct {
 // units in ?1 (a JSON array of fingerprints): content columns only,
 // references resolved to the referenced row's unit and position.
 var digestQueries = []struct{ table, sql string }{
+	// Row ids inside JSON (a group pair's block candidate names its
+	// episode, a branch its parent episode) are resolved like columns.
 	{"candidates", `SELECT c.unit_fp, json_array(c.kind, c.context_id, c.persona, c.sample_idx, c.prompt, c.text, c.raw,
-		c.model_id, c.meta_json) FROM candidates c JOIN json_each(?1) d ON d.value = c.unit_fp`},
+		c.model_id, ` + idInJSON("c.meta_json", "$.episode_id") + `) FROM candidates c JOIN json_each(?1) d ON d.value = c.unit_fp`},
 	{"episodes", `SELECT e.unit_fp, json_array(e.idx, e.conv_id, e.id_field, e.id_raw, e.sample_idx, e.system, e.dataset,
-		e.valence, e.domain, e.meeting, e.start_idx, e.mode, e.metadata_json, e.agents_spoken, e.initial_emotion,
+		e.valence, e.domain, e.meeting, e.start_idx, e.mode, ` + idInJSON("e.metadata_json", "$.branch.parent_episode_id") +
+		`, e.agents_spoken, e.initial_emotion,
 		e.final_emotion, e.emotion_trajectory, e.user_big_five, e.extra_json) FROM episodes e
 		JOIN json_each(?1) d ON d.value = e.unit_fp`},
 	{"turns", `SELECT e.unit_fp, json_array(e.idx, t.turn_idx, t.round_id, t.turn_type, t.agent_name, t.response,
@@ -73,6 +76,13 @@ var digestQueries = []struct{ table, sql string }{
 		json_remove(s.values_json, '$.tokens_per_sec')) FROM training_steps s JOIN json_each(?1) d ON d.value = s.unit_fp`},
 	{"artifacts", `SELECT a.unit_fp, json_array(a.kind, a.sha256, a.bytes) FROM artifacts a
 		JOIN json_each(?1) d ON d.value = a.unit_fp`},
+}
+
+// idInJSON is SQL for the JSON column col with the episode id at path
+// replaced by that episode's unit fingerprint and index.
+func idInJSON(col, path string) string {
+	return `CASE WHEN json_extract(` + col + `, '` + path + `') IS NULL THEN ` + col + ` ELSE json_set(` + col + `, '` + path +
+		`', (SELECT x.unit_fp || '#' || x.idx FROM episodes x WHERE x.id = json_extract(` + col + `, '` + path + `'))) END`
 }
 
 // StageDigests returns the digest of every stage of run runID (the units
