@@ -171,9 +171,10 @@ func TestDocExamples(t *testing.T) {
 var counterName = regexp.MustCompile("`((?:llm|plugin)\\.<[a-z]+>\\.[a-z0-9_]+|[a-z][a-z0-9_]*_[a-z0-9_]+)`")
 
 // checkCounterList reads the bullet list of the README's "## Counters"
-// section and checks that the first run_summary.json the tour wrote has
-// every name in it, with <role> standing for each role and <plugin> for
-// each judge plugin the run used.
+// section and checks that every run_summary.json the tour wrote (the
+// first run's and the cached rerun's) has every name in it, with <role>
+// standing for each role and <plugin> for each judge plugin the first
+// run used.
 func checkCounterList(t *testing.T, readme, dir string) {
 	t.Helper()
 	data, err := os.ReadFile(readme)
@@ -204,20 +205,24 @@ func checkCounterList(t *testing.T, readme, dir string) {
 		t.Fatalf("README's counter list has %d names: %v", len(names), names)
 	}
 	sums, err := filepath.Glob(filepath.Join(dir, "runs", "*", "run_summary.json"))
-	if err != nil || len(sums) == 0 {
-		t.Fatalf("the tour wrote no run_summary.json (%v)", err)
+	if err != nil || len(sums) < 2 {
+		t.Fatalf("the tour wrote %d run_summary.json, want its two runs' (%v)", len(sums), err)
 	}
 	sort.Strings(sums) // run ids sort by start time; the first run did the work
-	raw, err := os.ReadFile(sums[0])
-	if err != nil {
-		t.Fatal(err)
+	read := func(path string) map[string]int64 {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var summary struct {
+			Counters map[string]int64 `json:"counters"`
+		}
+		if err := json.Unmarshal(raw, &summary); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return summary.Counters
 	}
-	var summary struct {
-		Counters map[string]int64 `json:"counters"`
-	}
-	if err := json.Unmarshal(raw, &summary); err != nil {
-		t.Fatalf("%s: %v", sums[0], err)
-	}
+	summary := struct{ Counters map[string]int64 }{read(sums[0])}
 	roles, plugins := map[string]bool{}, map[string]bool{}
 	for k := range summary.Counters {
 		parts := strings.Split(k, ".")
@@ -250,9 +255,12 @@ func checkCounterList(t *testing.T, readme, dir string) {
 		default:
 			want = []string{n}
 		}
-		for _, w := range want {
-			if _, ok := summary.Counters[w]; !ok {
-				t.Errorf("README lists counter %s but run_summary.json has no %s", n, w)
+		for _, path := range sums {
+			c := read(path)
+			for _, w := range want {
+				if _, ok := c[w]; !ok {
+					t.Errorf("README lists counter %s but %s has no %s", n, filepath.Base(filepath.Dir(path)), w)
+				}
 			}
 		}
 	}

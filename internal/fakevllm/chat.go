@@ -117,7 +117,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		"usage": map[string]any{"prompt_tokens": p.promptTokens, "completion_tokens": completion,
 			"total_tokens": p.promptTokens + completion, "prompt_tokens_details": nil},
 	}
-	s.countTokens(f, p.promptTokens, completion)
+	s.usage(r, f, p.promptTokens, completion)
 	s.send(w, body, f)
 }
 

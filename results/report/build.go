@@ -150,7 +150,7 @@ func runTables(ctx context.Context, st *results.Store, id string, opts Options) 
 	if opts.Units != nil || opts.NoCache {
 		return compute()
 	}
-	return Cached(ctx, st, CacheKey("tables/1", opts, id), []string{id}, compute)
+	return Cached(ctx, st, CacheKey("tables/2", opts, id), []string{id}, compute)
 }
 
 // runGroups returns the score groups of one run: from the report cache
@@ -173,6 +173,11 @@ func tablesOf(runID string, groups []results.ScoreGroup, opts Options) []Table {
 	if opts.All {
 		groups = append(groups, mergeSplits(groups)...)
 	}
+	canon := make([]results.ScoreGroup, len(groups))
+	for i, g := range groups {
+		canon[i] = canonical(g)
+	}
+	groups = canon
 	byLevel := map[string][]results.ScoreGroup{}
 	var levels []string
 	for _, g := range groups {
@@ -270,7 +275,7 @@ func rowsOf(batch []cellJob, opts Options) {
 		}
 		wide[r] = row
 	}
-	lo, hi := Bootstrap(wide, width, opts.Resamples, opts.Seed, opts.Confidence)
+	lo, hi := BootstrapStream(wide, width, opts.Resamples, opts.Seed, drawStream(batch[0].g.Keys), opts.Confidence)
 	off := 0
 	for _, c := range batch {
 		for k := range c.row.Cells {
@@ -413,34 +418,12 @@ func mergeSplits(groups []results.ScoreGroup) []results.ScoreGroup {
 				}
 			}
 		}
-		sortGroupByEpisode(m)
 	}
 	out := make([]results.ScoreGroup, len(order))
 	for i, k := range order {
 		out[i] = *merged[k]
 	}
 	return out
-}
-
-func sortGroupByEpisode(g *results.ScoreGroup) {
-	idx := make([]int, len(g.Episodes))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(a, b int) bool { return g.Episodes[idx[a]] < g.Episodes[idx[b]] })
-	eps := make([]int64, len(idx))
-	keys := make([]string, len(idx))
-	for i, j := range idx {
-		eps[i], keys[i] = g.Episodes[j], g.Keys[j]
-	}
-	g.Episodes, g.Keys = eps, keys
-	for c, col := range g.Values {
-		nc := make([]float64, len(idx))
-		for i, j := range idx {
-			nc[i] = col[j]
-		}
-		g.Values[c] = nc
-	}
 }
 
 func indexOf(xs []string, x string) int {

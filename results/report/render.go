@@ -56,33 +56,9 @@ func writeJSON(w io.Writer, v any) error {
 	return nil
 }
 
-// f1 formats a number with one decimal; NaN is "–".
-func f1(x float64) string {
-	if math.IsNaN(x) {
-		return "–"
-	}
-	return strconv.FormatFloat(x, 'f', 1, 64)
-}
-
-// f2 formats a number with two decimals; NaN is "–".
-func f2(x float64) string {
-	if math.IsNaN(x) {
-		return "–"
-	}
-	return strconv.FormatFloat(x, 'f', 2, 64)
-}
-
-// fmtStat is "mean ± std [lo, hi]" (the interval only when computed).
-func fmtStat(s Stat) string {
-	if s.N == 0 {
-		return "–"
-	}
-	out := f1(s.Mean) + " ± " + f1(s.Std)
-	if !math.IsNaN(s.CILow) {
-		out += " [" + f1(s.CILow) + ", " + f1(s.CIHigh) + "]"
-	}
-	return out
-}
+// fmtStat is "mean ± std [lo, hi]" (the interval only when computed),
+// with the decimals of the one rule (format.go).
+func fmtStat(s Stat) string { return FormatStat(s) }
 
 // grid abstracts the two table styles.
 type grid interface {
@@ -182,7 +158,7 @@ func renderGrid(w io.Writer, rep *Report, g grid) error {
 			rows = append(rows, []string{wr.RunID, wr.Source, wr.Kind, wr.Criterion, SystemLabel(wr.System, wr.Population),
 				strconv.Itoa(wr.Shown),
 				strconv.Itoa(wr.Wins), strconv.Itoa(wr.Ties),
-				fmt.Sprintf("%s%% [%s, %s]", f1(100*wr.Rate), f1(100*wr.CILow), f1(100*wr.CIHigh))})
+				FormatRate(wr.Rate, wr.CILow, wr.CIHigh)})
 		}
 		title := fmt.Sprintf("Win rates, %.0f%% Wilson CI", 100*rep.Options.Confidence)
 		if err := g.table(w, title, header, rows); err != nil {
