@@ -52,11 +52,11 @@ func (r *run) countUnits(ctx context.Context, key string) (int, int, string) {
 	}
 	st, err := r.kinds[key].New(r.env, r.opts.Loaded.Experiment.Stages[key])
 	if err != nil {
-		return -1, 0, firstLine(err.Error())
+		return -1, 0, err.Error()
 	}
 	units, err := st.Units(ctx)
 	if err != nil {
-		return -1, 0, firstLine(err.Error())
+		return -1, 0, err.Error()
 	}
 	fps := make([]string, len(units))
 	for i, u := range units {
@@ -91,10 +91,11 @@ func PrintPlan(w io.Writer, plan []PlanStage) {
 			in = "-"
 		}
 		if p.Note != "" {
-			in += "  (" + p.Note + ")"
+			in += "  (" + noteLine(p.Note) + ")"
 		}
 		fmt.Fprintf(w, "%-24s %-20s %7s %7d %7s  %s\n", p.Key, p.Kind, units, p.Done, todo, in)
 	}
+	printNoteDetails(w, plan)
 	seen := map[string]bool{}
 	var kinds []Kind
 	for _, p := range plan {
@@ -157,8 +158,3 @@ func PlanGraph(w io.Writer, plan []PlanStage, format string) error {
 }
 
 func mermaidID(s string) string { return strings.NewReplacer("-", "_", ".", "_").Replace(s) }
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
