@@ -29,4 +29,9 @@
 //   - Times are stored as unix milliseconds. JSON columns are checked with
 //     json_valid. API keys are never stored: request JSON passed to the LLM
 //     trace is scrubbed of api_key / authorization fields.
+//   - Runs can be tagged (run_tags, TagRun, RunFilter.Tag), compared field
+//     by field (DiffRuns: resolved-config leaves, then stages by
+//     fingerprint) and removed (RemoveRuns): a run takes with it the units
+//     no other run links, less any unit whose rows a kept unit's rows
+//     reference, and the files (run directory, artifacts) only those hold.
 package results

@@ -108,6 +108,7 @@ type RunFilter struct {
 	TopLevel   bool   // only runs without a parent
 	Name       string // substring of the name or config name
 	ConfigName string // exact config name
+	Tag        string // only runs with this tag (results tag)
 	Sort       string // started (default) | name | status | duration | config
 	Asc        bool   // ascending; the default is descending
 	Limit      int    // 0 = 200
@@ -148,6 +149,9 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]RunListEntry, erro
 	}
 	if f.ConfigName != "" {
 		where, args = append(where, "config_name = ?"), append(args, f.ConfigName)
+	}
+	if f.Tag != "" {
+		where, args = append(where, "id IN (SELECT run_id FROM run_tags WHERE tag = ?)"), append(args, f.Tag)
 	}
 	q := `SELECT ` + runColumns + ` FROM runs`
 	if len(where) > 0 {

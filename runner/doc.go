@@ -30,6 +30,17 @@
 // files into the controller's run directory and leaves the stage's Finish
 // to the controller, which ingests the worker's database.
 //
+// Sweeps (sweep*.go): a sweep block or the -m axes of `mascot run`
+// expand into variants, run as child runs of a parent run up to the
+// sweep's max_parallel at a time; a failed variant is recorded and the
+// others go on. Variants on the built-in engine share its servers through
+// reference-counted handles (Engine, EngineServer) keyed by endpoint and
+// model stage fingerprint. PlanSweep plans every variant and says which
+// stages all share. A racing search (race.go) runs the variants on a
+// Slice of their evaluation contexts (the units keep their fingerprints,
+// so a longer round reuses a shorter one's) and stops those whose paired
+// CI against the round's best lies below zero, or the worse half.
+//
 // Layer: runner sits under cmd and over schema, results, plugins/host,
 // trainer and runner/* (llm, dialogue, datasets, stages).
 package runner

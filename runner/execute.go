@@ -43,6 +43,9 @@ type Options struct {
 	// Shard, when set, makes the run a remote worker's share of one
 	// stage's units (see Shard).
 	Shard *Shard
+	// Slice, when set, runs only the first evaluation contexts of some
+	// stages (a racing sweep's rounds).
+	Slice *Slice
 	// ParentID and Axes mark a sweep child.
 	ParentID string
 	Axes     json.RawMessage
@@ -62,6 +65,9 @@ type StageSummary struct {
 	Counters    map[string]int64 `json:"counters,omitempty"`
 	Error       string           `json:"error,omitempty"`
 	Seconds     float64          `json:"seconds"`
+	// ContextsTotal is, for a stage a Slice cuts, how many evaluation
+	// contexts it has in full.
+	ContextsTotal int `json:"contexts_total,omitempty"`
 }
 
 // Summary is a run's outcome, also written as run_summary.json.
@@ -109,7 +115,8 @@ type run struct {
 	summary map[string]*StageSummary
 
 	engineMu sync.Mutex
-	loaded   map[string]string // builtin endpoint -> model dir served
+	loaded   map[string]string       // builtin endpoint -> model dir served
+	servers  map[string]EngineServer // builtin endpoint -> this run's server handle
 
 	cache *storeCache // the LLM response cache (nil before startServices)
 }
@@ -138,7 +145,7 @@ func newRun(ctx context.Context, opts Options) (*run, error) {
 	}
 	r := &run{opts: opts, deps: deps, order: order, fps: map[string]string{},
 		kinds: map[string]Kind{}, stages: map[string]Stage{}, summary: map[string]*StageSummary{},
-		loaded: map[string]string{}}
+		loaded: map[string]string{}, servers: map[string]EngineServer{}}
 	for _, key := range order {
 		st := exp.Stages[key]
 		k, ok := opts.Registry.Lookup(st.Kind)
@@ -164,6 +171,9 @@ func newRun(ctx context.Context, opts Options) (*run, error) {
 
 func (r *run) execute(ctx context.Context) (*Summary, error) {
 	exp := r.opts.Loaded.Experiment
+	if err := r.preflight(ctx); err != nil {
+		return nil, err
+	}
 	runID := results.NewRunID()
 	runDir := filepath.Join(r.opts.RunsDir, runID)
 	if err := os.MkdirAll(runDir, 0o755); err != nil {

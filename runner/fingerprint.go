@@ -22,6 +22,12 @@ func stageFingerprint(k Kind, st schema.Stage, exp *schema.Experiment, upstream 
 	for _, f := range executionOnly {
 		delete(cfg, f)
 	}
+	// A training stage's device is part of what it computes (the cuda
+	// backend's products round to bfloat16), but the default leaves the
+	// fingerprints of configs written before the field as they were.
+	if cfg["device"] == "cpu" {
+		delete(cfg, "device")
+	}
 	// Endpoints enter by model id and sampling, never by URL or key.
 	type epID struct {
 		Kind, Model, ModelDir, ModelStage string

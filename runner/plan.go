@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -20,6 +21,9 @@ type PlanStage struct {
 	Done   int    `json:"done"`
 	Note   string `json:"note,omitempty"`
 	Device bool   `json:"device"`
+	// Backend is the compute backend a training stage runs on (its
+	// device field: "cpu" or "cuda"); empty for other stages.
+	Backend string `json:"backend,omitempty"`
 	// Summary is the kind's one-line description (Kind.Summary).
 	Summary string `json:"summary,omitempty"`
 }
@@ -39,6 +43,14 @@ func Plan(ctx context.Context, opts Options) ([]PlanStage, error) {
 		ps := PlanStage{Key: key, Kind: k.Name, Inputs: r.deps[key], Fingerprint: r.fps[key], Units: -1,
 			Device: schema.IsTraining(k.Name), Summary: k.Summary}
 		ps.Units, ps.Done, ps.Note = r.countUnits(ctx, key)
+		if ps.Device {
+			ps.Backend = stageDevice(r.opts.Loaded.Experiment.Stages[key])
+		}
+		if ps.Units < 0 || ps.Done < ps.Units {
+			if n := r.preflightNote(key); n != "" {
+				ps.Note = strings.TrimPrefix(ps.Note+"; "+n, "; ")
+			}
+		}
 		out = append(out, ps)
 	}
 	return out, nil
@@ -58,6 +70,7 @@ func (r *run) countUnits(ctx context.Context, key string) (int, int, string) {
 	if err != nil {
 		return -1, 0, err.Error()
 	}
+	units = r.opts.Slice.apply(key, units)
 	fps := make([]string, len(units))
 	for i, u := range units {
 		fps[i], _ = unitFingerprint(r.fps[key], u.Inputs)
@@ -80,7 +93,7 @@ func (r *run) countUnits(ctx context.Context, key string) (int, int, string) {
 
 // PrintPlan renders a plan as a table.
 func PrintPlan(w io.Writer, plan []PlanStage) {
-	fmt.Fprintf(w, "%-24s %-20s %7s %7s %7s  %s\n", "STAGE", "KIND", "UNITS", "DONE", "TO RUN", "INPUTS")
+	fmt.Fprintf(w, "%-24s %-20s %-6s %7s %7s %7s  %s\n", "STAGE", "KIND", "DEVICE", "UNITS", "DONE", "TO RUN", "INPUTS")
 	for _, p := range plan {
 		units, todo := "?", "?"
 		if p.Units >= 0 {
@@ -93,7 +106,11 @@ func PrintPlan(w io.Writer, plan []PlanStage) {
 		if p.Note != "" {
 			in += "  (" + noteLine(p.Note) + ")"
 		}
-		fmt.Fprintf(w, "%-24s %-20s %7s %7d %7s  %s\n", p.Key, p.Kind, units, p.Done, todo, in)
+		dev := p.Backend
+		if dev == "" {
+			dev = "-"
+		}
+		fmt.Fprintf(w, "%-24s %-20s %-6s %7s %7d %7s  %s\n", p.Key, p.Kind, dev, units, p.Done, todo, in)
 	}
 	printNoteDetails(w, plan)
 	seen := map[string]bool{}
@@ -158,3 +175,14 @@ func PlanGraph(w io.Writer, plan []PlanStage, format string) error {
 }
 
 func mermaidID(s string) string { return strings.NewReplacer("-", "_", ".", "_").Replace(s) }
+
+// stageDevice is a training stage's device field ("cpu" when unset).
+func stageDevice(st schema.Stage) string {
+	var f struct {
+		Device string `json:"device"`
+	}
+	if json.Unmarshal(st.Raw, &f) != nil || f.Device == "" {
+		return "cpu"
+	}
+	return f.Device
+}

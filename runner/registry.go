@@ -21,6 +21,11 @@ type Kind struct {
 	Summary string
 	// New builds the stage from its decoded config.
 	New func(env *Env, st schema.Stage) (Stage, error)
+	// Preflight, when set, checks that this machine can run the stage (the
+	// device a training stage asks for) before a run writes anything. It
+	// returns the config field at fault and what is missing; Execute turns
+	// it into a positioned error (exit 2) and Plan into a note.
+	Preflight func(st schema.Stage) (field string, err error)
 	// Decl, for a kind no declaration package declares, declares it to the
 	// schema on registration: its CUE (Decl.Source, usually go:embed of the
 	// kind's <kind>.cue), the kinds it reads, device and concurrency needs.

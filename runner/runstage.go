@@ -45,6 +45,10 @@ func (r *run) runStage(ctx context.Context, key string) error {
 	if err != nil {
 		return fail(fmt.Errorf("listing units: %w", err))
 	}
+	if r.opts.Slice.covers(key) {
+		sum.ContextsTotal = contextsOf(units)
+	}
+	units = r.opts.Slice.apply(key, units)
 	fps := make([]string, len(units))
 	for i := range units {
 		if units[i].Fingerprint, err = unitFingerprint(r.fps[key], units[i].Inputs); err != nil {
@@ -84,6 +88,9 @@ func (r *run) runStage(ctx context.Context, key string) error {
 	bar.finish()
 	sum.Ran, sum.Failed = ran, failed
 	counters := r.env.takeCounters(key)
+	// A unit another run of this process (a sweep variant) executed while
+	// this one waited for it is reuse, like a cached unit.
+	sum.Cached += int(counters["units_shared"])
 	counters["units_failed"] += int64(failed)
 	if err := r.opts.Store.AddCounters(context.WithoutCancel(ctx), r.env.RunID, key, counters); err != nil {
 		return fail(err)
@@ -111,7 +118,7 @@ func (r *run) runStage(ctx context.Context, key string) error {
 		return fail(err)
 	}
 	return r.opts.Store.UpsertStage(ctx, results.Stage{RunID: r.env.RunID, Key: key, Kind: k.Name,
-		Fingerprint: r.fps[key], Status: "done", UnitsTotal: len(units), UnitsDone: ran, UnitsCached: len(cached),
+		Fingerprint: r.fps[key], Status: "done", UnitsTotal: len(units), UnitsDone: ran, UnitsCached: sum.Cached,
 		StartedAt: began, FinishedAt: time.Now()})
 }
 

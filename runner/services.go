@@ -42,13 +42,27 @@ type ServerStarter interface {
 }
 
 // Engine is a local OpenAI-compatible engine (trainer/serve) the runner
-// starts for builtin endpoints.
+// starts for builtin endpoints. One Engine serves every run of a process:
+// the variants of a sweep run side by side on it.
 type Engine interface {
-	// Start begins serving endpoint name and returns its base URL (…/v1).
-	// A model_dir endpoint is loaded now; a model_stage one later.
-	Start(ctx context.Context, name string, ep schema.Endpoint) (string, error)
-	// UseModel (re)loads the base model of endpoint name from dir.
-	UseModel(ctx context.Context, name, dir string) error
+	// Start begins serving endpoint name and returns the run's handle on
+	// its server. A model_dir endpoint is loaded now; a model_stage one
+	// later (EngineServer.UseModel). Calls with the same name, endpoint
+	// and share key (what the server will serve: the fingerprint of the
+	// model stage, or the model) may get one server, kept until the last
+	// handle is closed.
+	Start(ctx context.Context, name string, ep schema.Endpoint, share string) (EngineServer, error)
+	// Close stops every server the engine still holds.
+	Close() error
+}
+
+// EngineServer is one run's handle on a built-in engine server.
+type EngineServer interface {
+	// URL is the server's base URL (…/v1).
+	URL() string
+	// UseModel (re)loads the served base model from dir.
+	UseModel(ctx context.Context, dir string) error
+	// Close releases the handle; the server stops with its last handle.
 	Close() error
 }
 
@@ -75,11 +89,13 @@ func (r *run) startServices(ctx context.Context) error {
 			if r.opts.Services.Engine == nil {
 				return fmt.Errorf("endpoint %s is builtin, but this build has no built-in engine", name)
 			}
-			u, err := r.opts.Services.Engine.Start(ctx, name, ep)
+			srv, err := r.opts.Services.Engine.Start(ctx, name, ep, r.engineShare(ep))
 			if err != nil {
 				return fmt.Errorf("starting built-in engine for endpoint %s: %w", name, err)
 			}
-			urls = []string{u}
+			r.servers[name] = srv
+			r.env.OnClose(srv.Close)
+			urls = []string{srv.URL()}
 			// Stages that configure plugins (the rubric judge) read the
 			// endpoint's URL from the experiment.
 			ep.URLs = urls
@@ -102,9 +118,6 @@ func (r *run) startServices(ctx context.Context) error {
 		r.env.LLM = c
 		r.env.OnClose(c.Close)
 	}
-	if r.opts.Services.Engine != nil {
-		r.env.OnClose(r.opts.Services.Engine.Close)
-	}
 	r.env.Plugins = r.opts.Services.Plugins
 	return nil
 }
@@ -126,6 +139,16 @@ func LLMEndpoint(name string, ep schema.Endpoint) llm.Endpoint {
 	rp := ep.Sampling.RepetitionPenalty
 	e.Sampling = llm.Sampling{Temperature: &t, TopP: &p, TopK: &k, MaxTokens: ep.Sampling.MaxTokens, RepetitionPenalty: &rp}
 	return e
+}
+
+// engineShare is the share key of a builtin endpoint: what its server
+// will serve. Runs whose model stage has the same fingerprint serve the
+// same model, so their endpoints can share one server.
+func (r *run) engineShare(ep schema.Endpoint) string {
+	if ep.ModelStage != "" {
+		return "stage " + r.fps[ep.ModelStage]
+	}
+	return ""
 }
 
 // serverURLs starts the server jobs of a slurm-server endpoint (stopped
@@ -201,7 +224,7 @@ func (r *run) prepareEndpoints(ctx context.Context, key string) error {
 		if r.loaded[name] == dir {
 			continue
 		}
-		if err := r.opts.Services.Engine.UseModel(ctx, name, dir); err != nil {
+		if err := r.servers[name].UseModel(ctx, dir); err != nil {
 			return fmt.Errorf("loading %s into endpoint %s: %w", dir, name, err)
 		}
 		r.loaded[name] = dir

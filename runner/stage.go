@@ -35,6 +35,10 @@ type Unit struct {
 	Inputs any
 	// Payload is the stage's own data for Run; it is not hashed.
 	Payload any
+	// Context names the evaluation context (dataset sample) the unit
+	// belongs to, for stages a racing sweep slices (see Slice); units of
+	// one context share it. Empty: the unit is its own context.
+	Context string
 	// Fingerprint is set by the runner.
 	Fingerprint string
 }

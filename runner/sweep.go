@@ -1,22 +1,19 @@
 package runner
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
-	"sync"
-	"time"
 
-	"mascot.dev/mascot/results"
-	rep "mascot.dev/mascot/results/report"
 	"mascot.dev/mascot/schema"
 )
 
-// Variant is one point of a sweep: config path -> value (JSON).
+// Variant is one point of a sweep: config path -> value (JSON). An axis
+// whose path is "@NAME" sets the @tag NAME instead (-t NAME=value), so a
+// sweep can give each variant its own server URL.
 type Variant struct {
 	Axes map[string]json.RawMessage `json:"axes"`
 	Seed *int                       `json:"seed,omitempty"`
@@ -39,24 +36,46 @@ func (v Variant) Label() string {
 	return strings.Join(parts, ", ")
 }
 
-// sets turns the variant into --set overrides.
-func (v Variant) sets() []string {
-	var out []string
-	for k, val := range v.Axes {
-		out = append(out, k+"="+string(val))
+// IsTagAxis reports whether an axis path names an @tag ("@vllm").
+func IsTagAxis(path string) bool { return strings.HasPrefix(path, "@") }
+
+// load returns opts with the variant applied: its axes as overrides
+// (which replace what the spec writes, see schema.Options.Overrides), its
+// tag axes as tags and its seed as the experiment seed.
+func (v Variant) load(opts schema.Options) schema.Options {
+	opts.Overrides = append([]string(nil), opts.Overrides...)
+	opts.Tags = append([]string(nil), opts.Tags...)
+	keys := make([]string, 0, len(v.Axes))
+	for k := range v.Axes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		val := v.Axes[k]
+		if IsTagAxis(k) {
+			s := string(val)
+			if u, err := strconv.Unquote(s); err == nil {
+				s = u
+			}
+			name := strings.TrimPrefix(k, "@")
+			// The axis's value replaces a -t of the same tag.
+			opts.Tags = slices.DeleteFunc(opts.Tags, func(t string) bool { return strings.HasPrefix(t, name+"=") })
+			opts.Tags = append(opts.Tags, name+"="+s)
+			continue
+		}
+		opts.Overrides = append(opts.Overrides, k+"="+string(val))
 	}
 	if v.Seed != nil {
-		out = append(out, fmt.Sprintf("seed=%d", *v.Seed))
+		opts.Overrides = append(opts.Overrides, fmt.Sprintf("seed=%d", *v.Seed))
 	}
-	sort.Strings(out)
-	return out
+	return opts
 }
 
 // Expand lists a sweep's variants: the cartesian product of the axes
 // (grid) or their element-wise pairing (zip), each repeated per seed.
 func Expand(sw *schema.Sweep) ([]Variant, error) {
 	if sw == nil || len(sw.Axes) == 0 {
-		return nil, fmt.Errorf("the experiment declares no sweep axes")
+		return nil, fmt.Errorf("the experiment declares no sweep axes (add a sweep: block, or pass -m path=a,b)")
 	}
 	paths := make([]string, 0, len(sw.Axes))
 	for p := range sw.Axes {
@@ -110,192 +129,63 @@ func Expand(sw *schema.Sweep) ([]Variant, error) {
 	return out, nil
 }
 
-// SweepOptions configure a sweep: how to load the spec again per variant,
-// and the run options every child shares (Run.Loaded, when set, is the
-// spec loaded without the variants' overrides).
-type SweepOptions struct {
-	Arg  string
-	Load schema.Options
-	Run  Options
-}
-
-// SweepChild is one variant's outcome.
-type SweepChild struct {
-	Variant Variant            `json:"variant"`
-	Summary *Summary           `json:"summary"`
-	Values  map[string]float64 `json:"values"` // shown columns (criteria, Overall, metrics)
-	Error   string             `json:"error,omitempty"`
-}
-
-// SweepSummary is a sweep's outcome.
-type SweepSummary struct {
-	ParentID string       `json:"parent_id"`
-	Show     []string     `json:"show"`
-	Children []SweepChild `json:"children"`
-	Ran      int          `json:"units_ran"`
-	Cached   int          `json:"units_cached"`
-}
-
-// Sweep runs every variant of the experiment's #Sweep as a child run of
-// one parent run. Variants share upstream units through fingerprints (and,
-// when they reach one unit at the same time, through in-flight
-// de-duplication); rerunning the same sweep resumes like `run`.
-func Sweep(ctx context.Context, opts SweepOptions) (*SweepSummary, error) {
-	base := opts.Run.Loaded // the CLI has loaded the spec already
-	if base == nil {
-		var err error
-		if base, err = schema.Load(opts.Arg, opts.Load); err != nil {
-			return nil, err
+// ParseMultirun turns `-m path=a,b,c` flags into a sweep: a grid over
+// the paths (a zip with zip set). Each value is a CUE literal as written
+// (2, 0.5, true, "x", [1, 2]) or else a string; commas inside brackets,
+// braces or quotes do not split.
+func ParseMultirun(flags []string, zip bool) (*schema.Sweep, error) {
+	sw := &schema.Sweep{Mode: "grid", Axes: map[string][]json.RawMessage{}, MaxParallel: 2}
+	if zip {
+		sw.Mode = "zip"
+	}
+	for _, f := range flags {
+		path, vals, ok := strings.Cut(f, "=")
+		if !ok || path == "" || vals == "" {
+			return nil, fmt.Errorf("-m %q: want path=value1,value2 (comma-separated values)", f)
+		}
+		if _, dup := sw.Axes[path]; dup {
+			return nil, fmt.Errorf("-m %q: axis %s is given twice", f, path)
+		}
+		for _, v := range splitValues(vals) {
+			sw.Axes[path] = append(sw.Axes[path], literal(strings.TrimSpace(v)))
 		}
 	}
-	variants, err := Expand(base.Experiment.Sweep)
-	if err != nil {
-		return nil, err
-	}
-	loaded := make([]*schema.Loaded, len(variants))
-	for i, v := range variants {
-		lo := opts.Load
-		lo.Sets = append(append([]string(nil), opts.Load.Sets...), v.sets()...)
-		if loaded[i], err = schema.Load(opts.Arg, lo); err != nil {
-			return nil, fmt.Errorf("sweep variant %s: %w", v.Label(), err)
-		}
-	}
-	store := opts.Run.Store
-	parent := results.NewRunID()
-	if err := store.CreateRun(ctx, results.Owned(results.Run{ID: parent, Name: base.Experiment.Name + " (sweep)",
-		ConfigName: opts.Arg, ConfigJSON: base.Canonical, Command: opts.Run.Command,
-		Status: results.RunRunning, StartedAt: time.Now()})); err != nil {
-		return nil, fmt.Errorf("recording sweep: %w", err)
-	}
-	log := opts.Run.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	stopBeat := heartbeat(ctx, store, parent, log)
-	defer stopBeat()
-	sum := &SweepSummary{ParentID: parent, Show: base.Experiment.Sweep.Show, Children: make([]SweepChild, len(variants))}
-	sem := make(chan struct{}, max(1, base.Experiment.Sweep.MaxParallel))
-	var wg sync.WaitGroup
-	for i, v := range variants {
-		wg.Add(1)
-		go func(i int, v Variant) {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			ro := opts.Run
-			ro.Loaded, ro.ParentID = loaded[i], parent
-			ro.Axes, _ = json.Marshal(v)
-			ro.Out = io.Discard
-			s, err := Execute(ctx, ro)
-			child := SweepChild{Variant: v, Summary: s}
-			if err != nil {
-				child.Error = err.Error()
+	return sw, nil
+}
+
+// splitValues splits on top-level commas.
+func splitValues(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
 			}
-			if s != nil {
-				child.Values = showValues(ctx, store, s.RunID)
-			}
-			sum.Children[i] = child
-		}(i, v)
-	}
-	wg.Wait()
-	status := results.RunDone
-	var firstErr error
-	for _, c := range sum.Children {
-		if c.Summary != nil {
-			sum.Ran += c.Summary.Ran
-			sum.Cached += c.Summary.Cached
-		}
-		if c.Error != "" && firstErr == nil {
-			status, firstErr = results.RunFailed, fmt.Errorf("sweep variant %s: %s", c.Variant.Label(), c.Error)
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '[' || c == '{' || c == '(':
+			depth++
+		case c == ']' || c == '}' || c == ')':
+			depth--
+		case c == ',' && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
 		}
 	}
-	if ctx.Err() != nil {
-		status = results.RunInterrupted
-	}
-	b, _ := json.Marshal(sum)
-	if err := store.FinishRun(context.WithoutCancel(ctx), parent, status, string(b)); err != nil && firstErr == nil {
-		firstErr = err
-	}
-	return sum, firstErr
+	return append(out, s[start:])
 }
 
-// showValues sums a child run's report up to one number per column
-// (report.ColumnMeans: N-weighted over systems and splits), keyed by
-// criterion id, metric name or "<level> overall".
-func showValues(ctx context.Context, store *results.Store, runID string) map[string]float64 {
-	r, err := rep.Build(ctx, store, []string{runID}, rep.Options{Resamples: -1, SplitBy: "none"})
-	if err != nil {
-		return nil
+// literal is v as JSON: itself when it is JSON, else a JSON string.
+func literal(v string) json.RawMessage {
+	if json.Valid([]byte(v)) {
+		return json.RawMessage(v)
 	}
-	return rep.ColumnMeans(r)
-}
-
-// sweepColumns resolves the columns to print: the shown names, each the
-// value key it names exactly, else every key ending in " "+name in sorted
-// order ("overall" gives "agent overall" and "collective overall"); with
-// nothing shown, every key of every child, sorted.
-func sweepColumns(s *SweepSummary) []string {
-	keys := map[string]bool{}
-	for _, c := range s.Children {
-		for k := range c.Values {
-			keys[k] = true
-		}
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
-	if len(s.Show) == 0 {
-		return sorted
-	}
-	var cols []string
-	for _, name := range s.Show {
-		name = strings.ToLower(name)
-		if keys[name] {
-			cols = append(cols, name)
-			continue
-		}
-		n := len(cols)
-		for _, k := range sorted {
-			if strings.HasSuffix(k, " "+name) {
-				cols = append(cols, k)
-			}
-		}
-		if len(cols) == n {
-			cols = append(cols, name) // printed as "-"
-		}
-	}
-	return cols
-}
-
-// PrintSweep renders the summary table: one row per variant, the axis
-// values, then the shown columns. It is a function of the summary alone,
-// whose values are a function of the database.
-func PrintSweep(w io.Writer, s *SweepSummary) {
-	cols := sweepColumns(s)
-	fmt.Fprintf(w, "sweep %s: %d variants, %d units ran, %d cached\n", s.ParentID, len(s.Children), s.Ran, s.Cached)
-	fmt.Fprintf(w, "%-48s %-24s", "VARIANT", "RUN")
-	for _, c := range cols {
-		fmt.Fprintf(w, " %14s", c)
-	}
-	fmt.Fprintln(w)
-	for _, c := range s.Children {
-		id := "-"
-		if c.Summary != nil {
-			id = c.Summary.RunID
-		}
-		fmt.Fprintf(w, "%-48s %-24s", c.Variant.Label(), id)
-		for _, col := range cols {
-			if v, ok := c.Values[col]; ok {
-				fmt.Fprintf(w, " %14.2f", v)
-			} else {
-				fmt.Fprintf(w, " %14s", "-")
-			}
-		}
-		if c.Error != "" {
-			fmt.Fprintf(w, "  error: %s", firstLine(c.Error))
-		}
-		fmt.Fprintln(w)
-	}
+	b, _ := json.Marshal(v)
+	return b
 }

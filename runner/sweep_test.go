@@ -2,7 +2,9 @@ package runner_test
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"mascot.dev/mascot/internal/fakevllm"
@@ -81,8 +83,11 @@ sweep: axes: {
 	}
 }
 
+// modelSizeTags are paper/model-size's tags: one server per policy size.
+var modelSizeTags = []string{"vllm_0_6b=http://small/v1", "vllm_1_7b=http://mid/v1", "vllm_8b=http://large/v1", "judge=http://j/v1"}
+
 func TestExpandGridZipSeeds(t *testing.T) {
-	l, err := schema.Load("paper/model-size", schema.Options{Tags: []string{"vllm=http://a/v1", "judge=http://b/v1"}})
+	l, err := schema.Load("paper/model-size", schema.Options{Tags: modelSizeTags})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,11 +95,11 @@ func TestExpandGridZipSeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vs) != 3 {
-		t.Fatalf("model-size zip sweep has %d variants, want 3", len(vs))
+	if len(vs) != 9 {
+		t.Fatalf("model-size grid has %d variants, want 9 (director x speaker sizes)", len(vs))
 	}
-	if got := vs[0].Label(); got != `endpoints.director.model="Qwen/Qwen3-0.6B", endpoints.speaker.model="Qwen/Qwen3-0.6B"` {
-		t.Errorf("first variant = %s", got)
+	if got := vs[1].Label(); got != `endpoints.director.model="Qwen/Qwen3-0.6B", endpoints.speaker.model="Qwen/Qwen3-1.7B"` {
+		t.Errorf("second variant = %s", got)
 	}
 	l, err = schema.Load("paper/mbti", schema.Options{Tags: []string{"vllm=http://a/v1", "judge=http://b/v1"}})
 	if err != nil {
@@ -102,5 +107,128 @@ func TestExpandGridZipSeeds(t *testing.T) {
 	}
 	if vs, err = runner.Expand(l.Experiment.Sweep); err != nil || len(vs) != 16 {
 		t.Fatalf("mbti sweep: %d variants, %v; want 16", len(vs), err)
+	}
+	zip, err := runner.ParseMultirun([]string{"a.b=1,2", `c=x,"y,z"`}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs, err = runner.Expand(zip); err != nil || len(vs) != 2 || vs[1].Label() != `a.b=2, c="y,z"` {
+		t.Fatalf("zip multirun: %v, %v", vs, err)
+	}
+	grid, _ := runner.ParseMultirun([]string{"a=1,2,3", "b=[1, 2],true"}, false)
+	if vs, err = runner.Expand(grid); err != nil || len(vs) != 6 || vs[1].Label() != "a=1, b=true" {
+		t.Fatalf("grid multirun: %v, %v", vs, err)
+	}
+}
+
+// TestModelSizePlansOneServerPerSize: every variant of paper/model-size
+// calls each role's own size on that size's server and trains each policy
+// on its role's size; the plan lists the nine variants, and a stage that
+// does not depend on a size is planned once.
+func TestModelSizePlansOneServerPerSize(t *testing.T) {
+	urls := map[string]string{"Qwen/Qwen3-0.6B": "http://small/v1", "Qwen/Qwen3-1.7B": "http://mid/v1", "Qwen/Qwen3-8B": "http://large/v1"}
+	l, err := schema.Load("paper/model-size", schema.Options{Tags: modelSizeTags})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, _ := runner.Expand(l.Experiment.Sweep)
+	for _, v := range vs {
+		var sets []string
+		for k, val := range v.Axes {
+			sets = append(sets, k+"="+string(val))
+		}
+		vl, err := schema.Load("paper/model-size", schema.Options{Tags: modelSizeTags, Overrides: sets})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := vl.Experiment
+		for _, role := range []string{"director", "speaker", "user"} {
+			ep := e.Endpoints[role]
+			if len(ep.URLs) != 1 || ep.URLs[0] != urls[ep.Model] {
+				t.Errorf("%s: %s (%s) calls %v, want %s", v.Label(), role, ep.Model, ep.URLs, urls[ep.Model])
+			}
+		}
+		for stage, role := range map[string]string{"speaker_grpo": "speaker", "director_grpo": "director"} {
+			var raw struct {
+				BaseModel string `json:"base_model"`
+			}
+			_ = json.Unmarshal(e.Stages[stage].Raw, &raw)
+			if raw.BaseModel != e.Endpoints[role].Model {
+				t.Errorf("%s: %s trains on %s, the %s is %s", v.Label(), stage, raw.BaseModel, role, e.Endpoints[role].Model)
+			}
+		}
+	}
+	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	sp, err := runner.PlanSweep(context.Background(), runner.SweepOptions{Arg: "paper/model-size",
+		Load: schema.Options{Tags: modelSizeTags}, Run: runner.Options{Store: store}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sp.Variants) != 9 || len(sp.Shared) != 0 {
+		t.Fatalf("plan: %d variants, %d shared stages; want 9 and 0 (every stage depends on a size)", len(sp.Variants), len(sp.Shared))
+	}
+	// The speaker's training is the same for every director size: variant
+	// 4 (director 1.7B, speaker 0.6B) reuses variant 1's.
+	v4 := sp.Variants[3]
+	for i, k := range v4.Own {
+		if k == "speaker_grpo" && v4.SameAs[i] != 1 {
+			t.Errorf("variant 4's speaker_grpo is as #%d, want as #1", v4.SameAs[i])
+		}
+		if k == "director_grpo" && v4.SameAs[i] != 0 {
+			t.Errorf("variant 4's director_grpo is shared with #%d", v4.SameAs[i])
+		}
+	}
+}
+
+// An adapter loaded on an endpoint serving another base model is refused
+// with the position of the field that loads it.
+func TestAdapterOnAnotherBaseIsRefused(t *testing.T) {
+	_, err := schema.Load("paper/empathetic", schema.Options{Tags: []string{"vllm=http://a/v1", "judge=http://b/v1"},
+		Sets: []string{"stages.speaker_grpo.base_model=Qwen/Qwen3-0.6B"}})
+	if err == nil || !strings.Contains(err.Error(), "stages.eval.speaker_adapter: the adapter of stage speaker_grpo is trained on Qwen/Qwen3-0.6B, but endpoint speaker serves Qwen/Qwen3-8B") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestTagAxisGivesEachVariantItsServer: an "@NAME" axis sets the tag per
+// variant, so each variant calls its own server (one vLLM per model).
+func TestTagAxisGivesEachVariantItsServer(t *testing.T) {
+	a := fakevllm.Start(t, fakevllm.Options{Model: "m-a"})
+	b := fakevllm.Start(t, fakevllm.Options{Model: "m-b"})
+	spec := testspec.Write(t, `package spec
+
+import "mascot.dev/experiments/personas"
+
+name: "test/tag-axis"
+// the tag an axis sweeps has a default, so the spec loads without the sweep
+_url: *"http://unused/v1" | string @tag(url)
+datasets: es: {name: "esconv", path: "`+testspec.ESConv+`", limit: 1}
+rosters: support: personas.emotional_support
+endpoints: speaker: {urls: [_url], model: *"m-a" | string}
+stages: gen: {kind: "candidates", dataset: "es", roster: "support", k: 2}
+sweep: {mode: "zip", axes: {"@url": ["`+a.URL()+`", "`+b.URL()+`"], "endpoints.speaker.model": ["m-a", "m-b"]}}
+`)
+	dir := t.TempDir()
+	store, err := results.Open(filepath.Join(dir, "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	sum, err := runner.Sweep(context.Background(), runner.SweepOptions{Arg: spec,
+		Load: schema.Options{Tags: []string{"url=http://elsewhere/v1"}}, Run: runner.Options{Store: store, RunsDir: filepath.Join(dir, "runs")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Children) != 2 || len(sum.Failed()) != 0 {
+		t.Fatalf("%d variants, %d failed", len(sum.Children), len(sum.Failed()))
+	}
+	for _, s := range []*fakevllm.Server{a, b} {
+		if n := s.Counters().Served["/v1/chat/completions"]; n == 0 {
+			t.Errorf("server %s got no request", s.URL())
+		}
 	}
 }

@@ -140,6 +140,7 @@ func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
 		}
 	}
 	errs = append(errs, datasetChecks(e, at)...)
+	errs = append(errs, adapterBases(e, at)...)
 	if len(errs) == 0 {
 		errs = append(errs, cycles(e, at)...)
 	}

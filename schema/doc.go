@@ -16,8 +16,12 @@
 // that places them under cue.mod/gen of the user's module (or of a synthetic
 // one when the user has none).
 //
-// Overrides follow CUE's lattice: --set and sweep axes can narrow open
-// fields and fields with a default (*x | T); a field the spec already made
-// concrete cannot be changed and reports a conflict. Paper configs therefore
-// leave tunable values at their schema defaults.
+// Overrides: --set follows CUE's lattice, narrowing open fields and fields
+// with a default (*x | T); a field the spec already made concrete cannot
+// be changed by it and reports a conflict, which is why paper configs
+// leave tunable values at their schema defaults. Options.Overrides (sweep
+// axes, `mascot run -m`) replace instead: they rewrite the declarations of
+// their path in the spec's own files before evaluation (override.go).
+// Validation also refuses an adapter loaded on an endpoint serving another
+// base model than the one it was trained on (adapters.go).
 package schema

@@ -19,6 +19,10 @@ type Options struct {
 	Tags []string
 	// Sets are --set path=value overrides unified into the config.
 	Sets []string
+	// Overrides are path=value overrides that replace what the
+	// experiment's own files write at path (sweep axes and `mascot run
+	// -m`; see override.go), then unify like Sets.
+	Overrides []string
 	// Cwd is the directory relative paths and error positions are taken
 	// from; empty means the process's working directory.
 	Cwd string
@@ -34,6 +38,22 @@ type Loaded struct {
 	Experiment *Experiment
 	// Canonical is the resolved config as JSON with sorted keys.
 	Canonical []byte
+	rw        posRewriter
+}
+
+// Positions returns where the value at the field path was written (file:
+// line:col, most relevant first, in the form errors print them), for
+// checks made after loading (a run's preflight) to point at the user's
+// file. It is empty when the value has no source (a schema default).
+func (l *Loaded) Positions(path ...string) []string {
+	sel := make([]cue.Selector, len(path))
+	for i, p := range path {
+		sel[i] = cue.Str(p)
+	}
+	if p := l.rw.pos(l.Value.LookupPath(cue.MakePath(sel...)).Pos()); p != "" {
+		return []string{p}
+	}
+	return nil
 }
 
 // Load resolves arg — an embedded name such as "paper/qmsum", a .cue file
@@ -72,6 +92,7 @@ func (l *loader) load(arg string) (*Loaded, error) {
 		return nil, l.rw.fromCUE(inst.Err)
 	}
 	missing := missingTags(inst, l.opts.Tags, l.rw)
+	overrides, oerrs := l.applyOverrides(inst)
 	user := l.ctx.BuildInstance(inst)
 
 	schemaCfg := *cfg
@@ -86,7 +107,10 @@ func (l *loader) load(arg string) (*Loaded, error) {
 	}
 	v := sv.LookupPath(cue.ParsePath("#Experiment")).Unify(user)
 
-	var errs Errors
+	errs := oerrs
+	for _, o := range overrides {
+		v = v.Unify(o)
+	}
 	for _, s := range l.opts.Sets {
 		sv, serr := l.override(s)
 		if serr != nil {
@@ -118,7 +142,7 @@ func (l *loader) load(arg string) (*Loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding canonical config: %w", err)
 	}
-	return &Loaded{Name: arg, Value: v, Experiment: exp, Canonical: canon}, nil
+	return &Loaded{Name: arg, Value: v, Experiment: exp, Canonical: canon, rw: l.rw}, nil
 }
 
 // config builds the load configuration and arguments for arg.

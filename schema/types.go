@@ -149,6 +149,18 @@ type Sweep struct {
 	Seeds       []int                        `json:"seeds"`
 	Show        []string                     `json:"show"`
 	MaxParallel int                          `json:"max_parallel"`
+	Search      Search                       `json:"search"`
+}
+
+// Search is #Search.
+type Search struct {
+	Strategy       string  `json:"strategy"`
+	FirstContexts  int     `json:"first_contexts"`
+	Growth         int     `json:"growth"`
+	Metric         string  `json:"metric,omitempty"`
+	Confidence     float64 `json:"confidence"`
+	BudgetUnits    int     `json:"budget_units"`
+	BudgetRequests int     `json:"budget_requests"`
 }
 
 // Stage is one entry of stages: its kind, the fields every kind shares,

@@ -25,8 +25,12 @@ func TestEveryEmbeddedExperimentValidatesAndPlans(t *testing.T) {
 	db := t.TempDir() + "/plan.db"
 	for _, n := range names {
 		args := []string{"-t", "vllm=http://127.0.0.1:9/v1", "-t", "judge=http://127.0.0.1:9/v1"}
-		if n == "demo" {
+		switch n {
+		case "demo":
 			args = nil
+		case "paper/model-size": // one server per policy size
+			args = []string{"-t", "vllm_0_6b=http://127.0.0.1:9/v1", "-t", "vllm_1_7b=http://127.0.0.1:9/v1",
+				"-t", "vllm_8b=http://127.0.0.1:9/v1", "-t", "judge=http://127.0.0.1:9/v1"}
 		}
 		var out, errb bytes.Buffer
 		if code := cli.Run(context.Background(), append([]string{"validate", n}, args...), &out, &errb); code != 0 {
@@ -39,7 +43,7 @@ func TestEveryEmbeddedExperimentValidatesAndPlans(t *testing.T) {
 			t.Errorf("plan %s: exit %d\n%s", n, code, errb.String())
 			continue
 		}
-		if !strings.Contains(out.String(), "STAGE") {
+		if !strings.Contains(out.String(), "STAGE") && !strings.Contains(out.String(), "VARIANT") {
 			t.Errorf("plan %s printed no table:\n%s", n, out.String())
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"mascot.dev/mascot/cmd/mascot/cli"
+	"mascot.dev/mascot/trainer/compute/device"
 )
 
 func TestMain(m *testing.M) {
@@ -35,6 +37,14 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("DEMO_DATA", demo)
 			return nil
+		},
+		// [cuda]: a training stage can run on device cuda here (a -tags
+		// cuda build on a machine with a GPU and the CUDA libraries).
+		Condition: func(cond string) (bool, error) {
+			if cond == "cuda" {
+				return device.Check("cuda") == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
 }

@@ -72,11 +72,36 @@ func (s *Server) handleLoad(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if s.opts.CheckAdapterBase {
+		if base, err := adapterBase(req.LoraPath); err != nil || base != s.opts.Model {
+			msg := fmt.Sprintf("Loading lora %s failed: the adapter's base model %q is not the served %q", req.LoraName, base, s.opts.Model)
+			if err != nil {
+				msg = fmt.Sprintf("Loading lora %s failed: %v", req.LoraName, err)
+			}
+			s.writeError(w, http.StatusBadRequest, "BadRequestError", msg, nil)
+			return
+		}
+	}
 	s.mu.Lock()
 	s.adapters[req.LoraName] = req.LoraPath
 	s.mu.Unlock()
 	w.WriteHeader(http.StatusOK)
 	fmt.Fprintf(w, "Success: LoRA adapter '%s' added successfully.", req.LoraName)
+}
+
+// adapterBase reads base_model_name_or_path from dir/adapter_config.json.
+func adapterBase(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "adapter_config.json"))
+	if err != nil {
+		return "", err
+	}
+	var cfg struct {
+		Base string `json:"base_model_name_or_path"`
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return "", fmt.Errorf("reading adapter_config.json: %w", err)
+	}
+	return cfg.Base, nil
 }
 
 // handleUnload follows vLLM's OpenAIServingModels.unload_lora_adapter.

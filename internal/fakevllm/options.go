@@ -68,6 +68,12 @@ type Options struct {
 	// <path>/adapter_config.json, like the engine's check; when false any
 	// path loads.
 	CheckAdapterPath bool
+	// CheckAdapterBase makes load_lora_adapter refuse an adapter whose
+	// adapter_config.json names another base_model_name_or_path than the
+	// served Model. vLLM refuses such an adapter by its tensor shapes (an
+	// 8B adapter does not fit a 0.6B model); the fake has no tensors, so
+	// it compares the names the shapes stand for.
+	CheckAdapterBase bool
 	// LegacyErrors sends the flat error JSON of older vLLM
 	// ({"object":"error","message":...}) instead of {"error":{...}}.
 	LegacyErrors bool

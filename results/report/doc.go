@@ -3,7 +3,9 @@
 // of the criteria, bootstrap 95% confidence intervals, paired per-sample
 // differences between two runs with Cohen's d_z, and win rates of pairwise /
 // three-way judgments and of human preferences. Renderers write terminal
-// text, markdown, CSV and JSON.
+// text, markdown, CSV and JSON, a self-contained HTML page and LaTeX
+// booktabs tables; figures*.go turn reports, comparisons, sweeps and
+// training curves into SVG plots (results/figures).
 //
 // Layer: report reads through results (results.ScoreGroupsIn: values
 // packed one row per unit, summed per episode and criterion in dense

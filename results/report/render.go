@@ -24,6 +24,10 @@ const (
 // Formats lists the output formats.
 var Formats = []string{FormatText, FormatMarkdown, FormatCSV, FormatJSON}
 
+// ReportFormats are Render's formats: Formats, a self-contained HTML page
+// and LaTeX tables.
+var ReportFormats = append(append([]string(nil), Formats...), FormatHTML, FormatLaTeX)
+
 // Render writes a report as aligned terminal text, markdown, CSV or JSON.
 func Render(w io.Writer, rep *Report, format string) error {
 	switch format {
@@ -35,8 +39,12 @@ func Render(w io.Writer, rep *Report, format string) error {
 		return renderCSV(w, rep)
 	case FormatJSON:
 		return writeJSON(w, rep)
+	case FormatHTML:
+		return RenderHTML(w, HTMLPage{Report: rep})
+	case FormatLaTeX, "tex":
+		return RenderLaTeX(w, rep)
 	}
-	return fmt.Errorf("rendering report: unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+	return fmt.Errorf("rendering report: unknown format %q (want %s)", format, strings.Join(ReportFormats, ", "))
 }
 
 func writeJSON(w io.Writer, v any) error {

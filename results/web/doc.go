@@ -14,8 +14,11 @@
 //     templates and CSS embedded with embed.FS: nothing is loaded from the
 //     internet and the pages carry no JavaScript. Auto-refresh of a running
 //     run is a <meta http-equiv="refresh">.
-//   - Charts are inline SVG drawn by this package (svg.go): polylines with
-//     axes and ticks, computed on the server.
+//   - Plots are SVG drawn on the server with gonum/plot (results/figures,
+//     through report.Figures, ComparisonFigures, SweepFigures and
+//     TrainingFigures) and inlined in the page: the report's criteria as
+//     bars with CIs, a comparison's forest plot, a sweep's Overall against
+//     each axis, one training curve per logged value.
 //   - Read-only except for three writes: the raters' POSTs, which record
 //     results.HumanPreference rows (a cross-run one per criterion rated,
 //     with the run of each episode), and the chat page's POST, which runs

@@ -65,6 +65,7 @@ func seed(t testing.TB, st *results.Store) {
 	seedCandidates(t, st, "run-a")
 	seedTraining(t, st, "run-a")
 	seedSweep(t, st, start)
+	must(t, st.TagRun(context.Background(), "run-b", "ablation"))
 }
 
 func seedEpisodes(t testing.TB, st *results.Store, runID string, shift float64) {
@@ -168,7 +169,7 @@ func seedSweep(t testing.TB, st *results.Store, start time.Time) {
 	for i, temp := range []string{"0.2", "0.8"} {
 		id := "sweep-" + temp
 		must(t, st.CreateRun(ctx, results.Run{ID: id, Name: "temp=" + temp, ParentID: "sweep", ConfigName: "sweep/temp",
-			AxesJSON: []byte(`{"temperature":` + temp + `}`), StartedAt: start}))
+			AxesJSON: []byte(`{"axes":{"temperature":` + temp + `}}`), StartedAt: start}))
 		seedEpisodes(t, st, id, float64(i))
 		must(t, st.FinishRun(ctx, id, results.RunDone, "{}"))
 	}

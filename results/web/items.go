@@ -2,11 +2,10 @@ package web
 
 import (
 	"html/template"
-	"math"
 	"net/http"
-	"sort"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/report"
 )
 
 // maxContexts bounds the context list of the candidates page.
@@ -102,78 +101,26 @@ func (s *server) trainingPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	d := trainingData{Run: run}
 	for _, c := range curves {
-		d.Curves = append(d.Curves, curveCharts(c))
+		cv, err := curveCharts(c)
+		if err != nil {
+			return err
+		}
+		d.Curves = append(d.Curves, cv)
 	}
 	return s.render(w, "training", page{Title: "Training of " + run.Name, Data: d})
 }
 
-func curveCharts(c results.TrainingCurve) curveView {
+func curveCharts(c results.TrainingCurve) (curveView, error) {
 	cv := curveView{StageKey: c.StageKey, UnitFP: c.UnitFP, Steps: len(c.Steps)}
 	if len(c.Steps) > 0 {
 		cv.Last = c.Steps[len(c.Steps)-1]
 	}
-	x := make([]float64, len(c.Steps))
-	for i, st := range c.Steps {
-		x[i] = float64(st.Step)
+	figs, err := report.TrainingFigures(c)
+	if err != nil {
+		return cv, err
 	}
-	col := func(get func(results.TrainingStep) *float64) ([]float64, bool) {
-		ys, any := make([]float64, len(c.Steps)), false
-		for i, st := range c.Steps {
-			ys[i] = math.NaN()
-			if p := get(st); p != nil {
-				ys[i], any = *p, true
-			}
-		}
-		return ys, any
+	for _, f := range figs {
+		cv.Charts = append(cv.Charts, f.HTML())
 	}
-	fixed := []struct {
-		name string
-		get  func(results.TrainingStep) *float64
-	}{
-		{"loss", func(s results.TrainingStep) *float64 { return s.Loss }},
-		{"reward", func(s results.TrainingStep) *float64 { return s.Reward }},
-		{"KL", func(s results.TrainingStep) *float64 { return s.KL }},
-		{"grad norm", func(s results.TrainingStep) *float64 { return s.GradNorm }},
-		{"learning rate", func(s results.TrainingStep) *float64 { return s.LR }},
-	}
-	for _, f := range fixed {
-		ys, ok := col(f.get)
-		if !ok {
-			continue
-		}
-		ss := []series{{Name: f.name, X: x, Y: ys}}
-		if f.name == "reward" { // reward std as a second line when logged
-			if std, ok := col(valueOf("reward_std")); ok {
-				ss = append(ss, series{Name: "reward std", X: x, Y: std})
-			}
-		}
-		cv.Charts = append(cv.Charts, lineChart(f.name, ss, nil))
-	}
-	extra := map[string]bool{}
-	for _, st := range c.Steps {
-		for k := range st.Values {
-			extra[k] = true
-		}
-	}
-	delete(extra, "reward_std")
-	names := make([]string, 0, len(extra))
-	for k := range extra {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		ys, _ := col(valueOf(k))
-		cv.Charts = append(cv.Charts, lineChart(k, []series{{Name: k, X: x, Y: ys}}, nil))
-	}
-	return cv
-}
-
-func valueOf(k string) func(results.TrainingStep) *float64 {
-	return func(s results.TrainingStep) *float64 {
-		v, ok := s.Values[k]
-		if !ok {
-			return nil
-		}
-		return &v
-	}
+	return cv, nil
 }

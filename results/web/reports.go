@@ -2,16 +2,20 @@ package web
 
 import (
 	"context"
+	"html/template"
 	"net/http"
+	"slices"
+	"strings"
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/report"
 )
 
-// reportData is the paper-style tables of one run.
+// reportData is the paper-style tables of one run, and their bar charts.
 type reportData struct {
-	Run results.Run
-	R   *report.Report
+	Run   results.Run
+	R     *report.Report
+	Plots []template.HTML
 }
 
 func (s *server) reportOptions(r *http.Request) report.Options {
@@ -49,39 +53,77 @@ func (s *server) reportPage(w http.ResponseWriter, r *http.Request) error {
 	case !ready:
 		return s.renderComputing(w, title, "the report of "+run.Name)
 	}
-	return s.render(w, "report", page{Title: title, Data: reportData{Run: run, R: v.(*report.Report)}})
+	rep := v.(*report.Report)
+	d := reportData{Run: run, R: rep}
+	figs, err := report.Figures(rep)
+	if err != nil {
+		return err
+	}
+	for _, f := range figs {
+		d.Plots = append(d.Plots, f.HTML())
+	}
+	return s.render(w, "report", page{Title: title, Data: d})
 }
 
-// compareData is the comparison of two runs (or the form to pick them).
+// compareData is the comparison of runs, each later one against the
+// first (or the form to pick them).
 type compareData struct {
-	Runs    []results.RunListEntry
-	A, B    string
+	Runs  []results.RunListEntry
+	A     string
+	B     []string
+	Pairs []comparedPair
+}
+
+// comparedPair is the comparison of run A with one run B: what differs in
+// their configs and stages, the paired deltas and their forest plots, and
+// the conversations that changed most.
+type comparedPair struct {
 	C       *report.Comparison
+	Diff    *results.RunDiff
+	Plots   []template.HTML
 	Changed []changedEpisode
 }
 
-// comparePage is GET /compare?a=RUN&b=RUN: per-criterion paired deltas with
-// CIs and d_z, counter deltas, and the conversations that changed most.
+// Picked says whether run id is among the B runs (for the form).
+func (d compareData) Picked(id string) bool { return slices.Contains(d.B, id) }
+
+// comparePage is GET /compare?a=RUN&b=RUN[&b=RUN...]: for each B, the
+// resolved-config fields that differ from A and the stages that
+// invalidates, per-criterion paired deltas with CIs and d_z (a table and a
+// forest plot), counter deltas, and the conversations that changed most.
 func (s *server) comparePage(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	d := compareData{A: r.URL.Query().Get("a"), B: r.URL.Query().Get("b")}
+	d := compareData{A: r.URL.Query().Get("a")}
+	for _, b := range r.URL.Query()["b"] {
+		if b != "" {
+			d.B = append(d.B, b)
+		}
+	}
 	runs, err := s.st.ListRuns(ctx, results.RunFilter{Limit: 200})
 	if err != nil {
 		return err
 	}
 	d.Runs = runs
 	title := "Compare runs"
-	if d.A != "" && d.B != "" {
-		ra, err := s.st.ResolveRun(ctx, d.A)
+	if d.A == "" || len(d.B) == 0 {
+		return s.render(w, "compare", page{Title: title, Data: d})
+	}
+	ra, err := s.st.ResolveRun(ctx, d.A)
+	if err != nil {
+		return err
+	}
+	var names []string
+	var bs []results.Run
+	for _, ref := range d.B {
+		rb, err := s.st.ResolveRun(ctx, ref)
 		if err != nil {
 			return err
 		}
-		rb, err := s.st.ResolveRun(ctx, d.B)
-		if err != nil {
-			return err
-		}
+		bs, names = append(bs, rb), append(names, rb.Name)
+	}
+	title = "Compare " + ra.Name + " with " + strings.Join(names, ", ")
+	for _, rb := range bs {
 		o := s.reportOptions(r)
-		title = "Compare " + ra.Name + " with " + rb.Name
 		key := report.CacheKey("viewer-compare/1", o, ra.ID, rb.ID)
 		v, ready, err := s.pending.await(ctx, key, s.opts.Patience, func(ctx context.Context) (any, error) {
 			res, err := report.Cached(ctx, s.st, key, []string{ra.ID, rb.ID},
@@ -99,7 +141,18 @@ func (s *server) comparePage(w http.ResponseWriter, r *http.Request) error {
 			return s.renderComputing(w, title, "the comparison of "+ra.Name+" with "+rb.Name)
 		}
 		res := v.(comparePageResult)
-		d.C, d.Changed = res.c, res.changed
+		p := comparedPair{C: res.c, Changed: res.changed}
+		if p.Diff, err = s.st.DiffRuns(ctx, ra.ID, rb.ID); err != nil {
+			return err
+		}
+		figs, err := report.ComparisonFigures(res.c)
+		if err != nil {
+			return err
+		}
+		for _, f := range figs {
+			p.Plots = append(p.Plots, f.HTML())
+		}
+		d.Pairs = append(d.Pairs, p)
 	}
 	return s.render(w, "compare", page{Title: title, Data: d})
 }

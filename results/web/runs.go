@@ -41,7 +41,7 @@ func sortedKV(m map[string]int64) []kv {
 func (s *server) runsList(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f := results.RunFilter{Status: q.Get("status"), Name: q.Get("q"), Sort: q.Get("sort"), Asc: q.Get("asc") == "1",
-		TopLevel: q.Get("all") == ""}
+		TopLevel: q.Get("all") == "", Tag: q.Get("tag")}
 	switch f.Sort {
 	case "", "started", "name", "status", "duration", "config":
 	default:

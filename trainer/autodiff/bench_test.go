@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !cuda
 
 package autodiff
 
@@ -101,6 +101,7 @@ func BenchmarkSgemm512(b *testing.B) {
 
 func benchTrain(b *testing.B, o Options, flopFactor float64) {
 	eachBLAS(b, func(b *testing.B) { benchStep(b, benchConfig(), o, benchB, benchT, flopFactor) })
+	b.Run("net", func(b *testing.B) { benchNet(b, benchConfig(), o, benchB, benchT, flopFactor, false) })
 }
 
 // benchStep times forward+backward passes of a B×T batch of random rows
@@ -126,14 +127,14 @@ func benchStep(b *testing.B, cfg qwen3.Config, o Options, B, T int, flopFactor f
 			seed[i][j] = -1.0 / float64(B*T)
 		}
 	}
-	if _, err := m.Backward(batch, RunOptions{}, seed, nil); err != nil { // compile
+	if _, err := m.Backward(bg, batch, RunOptions{}, seed, nil); err != nil { // compile
 		b.Fatal(err)
 	}
 	sgemmPeak()
 	b.ResetTimer()
 	start, cpu0 := time.Now(), cpuSeconds()
 	for b.Loop() {
-		if _, err := m.Backward(batch, RunOptions{}, seed, nil); err != nil {
+		if _, err := m.Backward(bg, batch, RunOptions{}, seed, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -168,9 +169,9 @@ func BenchmarkTrainLoRA(b *testing.B) {
 // stage: a group of 4 completions of byte-level prompts 2,048 tokens long
 // (a QMSum-length prompt), r=8 LoRA on every projection.
 func BenchmarkDemoGRPOStep(b *testing.B) {
-	eachBLAS(b, func(b *testing.B) {
-		benchStep(b, demoConfig(), Options{Train: TrainLoRA, LoRA: &LoRAConfig{R: 8, Alpha: 16}}, 4, 2048, 2)
-	})
+	o := Options{Train: TrainLoRA, LoRA: &LoRAConfig{R: 8, Alpha: 16}}
+	eachBLAS(b, func(b *testing.B) { benchStep(b, demoConfig(), o, 4, 2048, 2) })
+	b.Run("net", func(b *testing.B) { benchNet(b, demoConfig(), o, 4, 2048, 2, false) })
 }
 
 // BenchmarkForward is one forward pass (sampling-free log-probs).
@@ -188,23 +189,25 @@ func BenchmarkForward(b *testing.B) {
 		for range benchB {
 			batch.IDs = append(batch.IDs, randomRows(rng, cfg.VocabSize, benchT)[0])
 		}
-		if _, err := m.Forward(batch, RunOptions{}); err != nil {
+		if _, err := m.Forward(bg, batch, RunOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		sgemmPeak()
 		b.ResetTimer()
 		start, cpu0 := time.Now(), cpuSeconds()
 		for b.Loop() {
-			if _, err := m.Forward(batch, RunOptions{}); err != nil {
+			if _, err := m.Forward(bg, batch, RunOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}
 		report(b, benchB*benchT, forwardFLOPs(cfg, benchB, benchT), time.Since(start).Seconds(), cpuSeconds()-cpu0)
 	})
+	b.Run("net", func(b *testing.B) { benchNet(b, benchConfig(), Options{}, benchB, benchT, 1, true) })
 }
 
 // BenchmarkDemoPretrainStep is one step of the demo's pretrain stage: 8
 // rows of 96 byte-level tokens, every weight trained.
 func BenchmarkDemoPretrainStep(b *testing.B) {
 	eachBLAS(b, func(b *testing.B) { benchStep(b, demoConfig(), Options{Train: TrainAll}, 8, 96, 3) })
+	b.Run("net", func(b *testing.B) { benchNet(b, demoConfig(), Options{Train: TrainAll}, 8, 96, 3, false) })
 }

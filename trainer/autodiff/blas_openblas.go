@@ -1,4 +1,4 @@
-//go:build openblas && cgo
+//go:build openblas && cgo && !cuda
 
 package autodiff
 

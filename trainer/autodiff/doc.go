@@ -1,7 +1,19 @@
-// Package autodiff is the Qwen3 dense forward (trainer.md §1) as a
+//go:build !cuda
+
+// Package autodiff is the Qwen3 dense forward (docs/design/qwen3.md) as a
 // gorgonia v0.9.18 graph, with LoRA adapters on any of the seven
 // projections and an optional sequence-classification score head, and its
 // backward pass for training.
+//
+// Role: the cross-check. The trainer's default network is trainer/net (the
+// same model over a compute.Backend, with memory that scales with the
+// model); this graph is the path verified against torch float64 and
+// finite differences, trainer/net's tests hold net to it within 1e-4, and
+// trainer/train still runs on it with Options.Network "autodiff". Both
+// satisfy train.Network through trainer/pass's types: Backend and
+// TrainParams expose the float32 parameters and gradients to the
+// trainer's backend optimizer as tensors of a CPU backend aliasing the
+// graph's own slices.
 //
 // Layer: trainer. It builds on trainer/qwen3's Config and Weights (Hugging
 // Face names and layouts in, Hugging Face/PEFT names and layouts out) and
@@ -31,7 +43,9 @@
 // scaling·((x⊙dropout_mask)·Aᵀ)·Bᵀ where scaling (alpha/r or alpha/√r) is
 // a scalar input set to 0 to run the frozen base (PEFT's disable_adapter,
 // the reference policy of GRPO's KL and DPO). Dropout masks are inputs drawn
-// from a seed, so a forward and a backward pass can share them.
+// per row from lora.DropoutSeed with compute.Keep (docs/design/peft.md), so
+// a forward and a backward pass share them and trainer/net drops the same
+// inputs.
 //
 // Parameters live in Params, whose dense tensors back the graph nodes of
 // every compiled graph: updating Param.F32() in place (the optimizer does)
@@ -55,7 +69,7 @@
 // Gradients are added into Param.Grad (float64) and gorgonia's own
 // accumulated gradients are zeroed after every run.
 //
-// # Avoided gorgonia v0.9.18 defects (go-notes §5)
+// # Avoided gorgonia v0.9.18 defects
 //
 // InverseSqrt's gradient is wrong: RMSNorm uses Pow(·, −0.5). ByIndices on
 // a 1-D tensor has a wrong gradient and LogSumExp fails shape inference:
@@ -77,21 +91,14 @@
 // binding; TestOpenBLASMatchesGonum checks both paths agree and the
 // benchmarks report GFLOP/s for each against that BLAS's sgemm peak.
 //
-// # GPU (-tags cuda): documented, not verified
+// # GPU
 //
-// The CPU build is the default and the only one tested. Nothing below was
-// verified, because no GPU or CUDA toolkit was available. gorgonia's CUDA
-// backend would need: (1) the CUDA toolkit (cuda.h, libcuda, nvcc) under
-// /usr/local/cuda; (2) gorgonia.org/cu at v0.9.6 (`go get
-// gorgonia.org/cu@v0.9.6`), because v0.9.4, which gorgonia v0.9.18 pins,
-// fails on CUDA 12 (gorgonia#563); (3) running gorgonia's cudagen on the
-// GPU machine to generate cudamodules.go (it compiles the kernels with
-// nvcc -ptx for the device's compute capability) into the main package;
-// (4) building with `go build -tags cuda` and running graphs with
-// G.NewTapeMachine(g, G.UseCudaFor()) (or per-op), with values placed via
-// G.WithEngine. Only part of gorgonia's ops have CUDA kernels (#355);
-// others fall back to the CPU with host↔device copies, so the gathers,
-// softmax and broadcasts used here would need checking op by op. No
-// cuda-tagged code is included: the package builds the same with and
-// without the tag.
+// The GPU trainer is trainer/net on trainer/compute/cuda (-tags cuda),
+// not this graph: gorgonia's CUDA path needs CUDA's headers at build time,
+// the gorgonia.org/cu v0.9.4 it pins fails on CUDA 12, and it has kernels
+// for only part of the ops used here. So that the cuda tag never builds
+// gorgonia's CUDA path, every file of this package is constrained to
+// !cuda: builds with -tags cuda leave the package (and gorgonia) out, and
+// trainer/train's autodiff network is then unavailable. go.mod keeps
+// gorgonia.org/cu as gorgonia's indirect requirement.
 package autodiff

@@ -1,3 +1,5 @@
+//go:build !cuda
+
 package autodiff
 
 import (
@@ -10,7 +12,7 @@ import (
 // of each unpadded row, over the real (non-pad) positions.
 func maxDiff(t *testing.T, m *Model, rows [][]int, ref func(ids []int) [][]float64) float64 {
 	t.Helper()
-	out, err := m.Forward(Batch{IDs: rows}, RunOptions{Logits: true})
+	out, err := m.Forward(bg, Batch{IDs: rows}, RunOptions{Logits: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +82,7 @@ func TestLoRAForwardMatchesMerged(t *testing.T) {
 			t.Errorf("rslora=%v: LoRA logits differ from merged reference by %g", rs, d)
 		}
 		// adapter disabled = base model
-		out, err := m.Forward(Batch{IDs: rows}, RunOptions{DisableAdapter: true, Logits: true})
+		out, err := m.Forward(bg, Batch{IDs: rows}, RunOptions{DisableAdapter: true, Logits: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,3 +1,5 @@
+//go:build !cuda
+
 package autodiff
 
 import (
@@ -10,7 +12,7 @@ import (
 // surrogate evaluates Σ seedL·LogP + Σ seedS·Score with a forward pass.
 func surrogate(t *testing.T, m *Model, b Batch, o RunOptions, sl, ss [][]float64) float64 {
 	t.Helper()
-	out, err := m.Forward(b, o)
+	out, err := m.Forward(bg, b, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 			}
 		}
 		m.Params.ZeroGrad()
-		if _, err := m.Backward(b, o, sl, ss); err != nil {
+		if _, err := m.Backward(bg, b, o, sl, ss); err != nil {
 			t.Fatal(err)
 		}
 		const h = 1e-5
@@ -107,7 +109,7 @@ func TestFrozenParamsGetNoGradient(t *testing.T) {
 	}
 	b := Batch{IDs: [][]int{{1, 2, 3, 4}}}
 	seed := [][]float64{{1, 1, 1, 0}}
-	before, err := m.Backward(b, RunOptions{}, seed, nil)
+	before, err := m.Backward(bg, b, RunOptions{}, seed, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +124,7 @@ func TestFrozenParamsGetNoGradient(t *testing.T) {
 	for i := range bp.F32() {
 		bp.F32()[i] += 0.5 * float32(bp.Grad[i])
 	}
-	after, err := m.Forward(b, RunOptions{})
+	after, err := m.Forward(bg, b, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,3 +1,5 @@
+//go:build !cuda
+
 package autodiff
 
 import (
@@ -34,7 +36,7 @@ type graph struct {
 	trainParams         []*Param
 }
 
-// build constructs the Qwen3 forward for a [B, T] batch (trainer.md §1.2).
+// build constructs the Qwen3 forward for a [B, T] batch (docs/design/qwen3.md, "Forward").
 // Rows are flattened to N = B·T; attention runs per (batch, kv head) with
 // the g = H/K query heads of a group stacked, which is GQA without copying
 // kv heads.

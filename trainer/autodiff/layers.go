@@ -1,11 +1,14 @@
+//go:build !cuda
+
 package autodiff
 
 import (
 	"fmt"
-	"math"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"mascot.dev/mascot/trainer/qwen3"
 )
 
 // builder carries what the layer helpers need while one graph is built.
@@ -100,20 +103,15 @@ func (b *builder) linear(x *G.Node, module string) *G.Node {
 // and the rotate_half permutation matrix R (x·R = rotate_half(x)).
 func ropeTables(d dims, B, T, heads int) (cos, sin, rot []float64) {
 	half := d.Hd / 2
-	inv := make([]float64, half)
-	for i := range inv {
-		// computed in float32 as transformers does
-		inv[i] = float64(float32(1 / math.Pow(d.Theta, float64(2*i)/float64(d.Hd))))
-	}
+	inv := qwen3.RopeInvFreq(d.Theta, d.Hd) // float32, as transformers (docs/design/qwen3.md)
 	rows := B * T * heads
 	cos = make([]float64, rows*d.Hd)
 	sin = make([]float64, rows*d.Hd)
 	for r := 0; r < rows; r++ {
 		t := (r / heads) % T
 		for i := 0; i < d.Hd; i++ {
-			f := float64(float32(float64(t) * inv[i%half]))
-			cos[r*d.Hd+i] = math.Cos(f)
-			sin[r*d.Hd+i] = math.Sin(f)
+			c, s := qwen3.RopeCosSin(qwen3.RopeAngle(inv, t, i%half))
+			cos[r*d.Hd+i], sin[r*d.Hd+i] = float64(c), float64(s)
 		}
 	}
 	rot = make([]float64, d.Hd*d.Hd)

@@ -1,3 +1,5 @@
+//go:build !cuda
+
 package autodiff
 
 import (
@@ -31,8 +33,8 @@ func TestLossChainMatchesFiniteDifferences(t *testing.T) {
 			}
 		}
 		ro := RunOptions{Temperature: 0.8}
-		ref, _ := m.Forward(b, RunOptions{Temperature: 0.8, DisableAdapter: true})
-		cur, _ := m.Forward(b, ro)
+		ref, _ := m.Forward(bg, b, RunOptions{Temperature: 0.8, DisableAdapter: true})
+		cur, _ := m.Forward(bg, b, ro)
 		old := make([][]float64, 2)
 		for r := range old {
 			old[r] = make([]float64, 5)
@@ -43,7 +45,7 @@ func TestLossChainMatchesFiniteDifferences(t *testing.T) {
 		mask := [][]float64{{0, 1, 1, 1, 0}, {0, 0, 1, 0, 0}}
 		cfgL := loss.GRPOConfig{Beta: 0.1, Epsilon: 0.2, LossType: loss.LossBNPO}
 		lossAt := func() (loss.GRPOResult, error) {
-			out, err := m.Forward(b, ro)
+			out, err := m.Forward(bg, b, ro)
 			if err != nil {
 				return loss.GRPOResult{}, err
 			}
@@ -54,7 +56,7 @@ func TestLossChainMatchesFiniteDifferences(t *testing.T) {
 			t.Fatal(err)
 		}
 		m.Params.ZeroGrad()
-		if _, err := m.Backward(b, ro, res.DLogP, nil); err != nil {
+		if _, err := m.Backward(bg, b, ro, res.DLogP, nil); err != nil {
 			t.Fatal(err)
 		}
 		fdCheck(t, m, func() float64 { r, _ := lossAt(); return r.Loss })
@@ -66,7 +68,7 @@ func TestLossChainMatchesFiniteDifferences(t *testing.T) {
 			t.Fatal(err)
 		}
 		lossAt := func() (loss.BTResult, *Outputs) {
-			out, _ := m.Forward(b, RunOptions{})
+			out, _ := m.Forward(bg, b, RunOptions{})
 			r, _ := loss.BradleyTerry([]float64{out.Score[0][4]}, []float64{out.Score[1][3]}, nil, 0.01)
 			return r, out
 		}
@@ -74,7 +76,7 @@ func TestLossChainMatchesFiniteDifferences(t *testing.T) {
 		seed := [][]float64{make([]float64, out.T), make([]float64, out.T)}
 		seed[0][4], seed[1][3] = res.DChosen[0], res.DRejected[0]
 		m.Params.ZeroGrad()
-		if _, err := m.Backward(b, RunOptions{}, nil, seed); err != nil {
+		if _, err := m.Backward(bg, b, RunOptions{}, nil, seed); err != nil {
 			t.Fatal(err)
 		}
 		fdCheck(t, m, func() float64 { r, _ := lossAt(); return r.Loss })

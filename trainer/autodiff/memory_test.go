@@ -1,3 +1,5 @@
+//go:build !cuda
+
 package autodiff
 
 import (
@@ -18,12 +20,12 @@ func passBytes(t *testing.T, m *Model, T int) uint64 {
 	for i := range seed[0] {
 		seed[0][i] = -1 / float64(T)
 	}
-	if _, err := m.Backward(b, RunOptions{}, seed, nil); err != nil {
+	if _, err := m.Backward(bg, b, RunOptions{}, seed, nil); err != nil {
 		t.Fatal(err)
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	if _, err := m.Backward(b, RunOptions{}, seed, nil); err != nil {
+	if _, err := m.Backward(bg, b, RunOptions{}, seed, nil); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
@@ -91,9 +93,9 @@ func TestGraphCacheDropsOtherShapes(t *testing.T) {
 		t.Helper()
 		b := Batch{IDs: randomRows(rng, cfg.VocabSize, T, T)}
 		if grad {
-			_, err = m.Backward(b, RunOptions{}, nil, nil)
+			_, err = m.Backward(bg, b, RunOptions{}, nil, nil)
 		} else {
-			_, err = m.Forward(b, RunOptions{})
+			_, err = m.Forward(bg, b, RunOptions{})
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -1,23 +1,25 @@
+//go:build !cuda
+
 package autodiff
 
 import (
 	"fmt"
 
+	"mascot.dev/mascot/trainer/compute/cpu"
+	"mascot.dev/mascot/trainer/pass"
 	"mascot.dev/mascot/trainer/qwen3"
 )
 
-// Trainable selects which parameters receive gradients.
-type Trainable int
+// Trainable selects which parameters receive gradients (shared with
+// trainer/net).
+type Trainable = pass.Trainable
 
+// The trainable sets.
 const (
-	// TrainNone freezes everything (evaluation, sampling).
-	TrainNone Trainable = iota
-	// TrainLoRA trains only the LoRA A/B matrices (policies: GRPO, DPO, SFT).
-	TrainLoRA
-	// TrainLoRAAndScore trains the adapters and the score head (reward models).
-	TrainLoRAAndScore
-	// TrainAll trains every parameter (pretraining, full reward models).
-	TrainAll
+	TrainNone         = pass.TrainNone
+	TrainLoRA         = pass.TrainLoRA
+	TrainLoRAAndScore = pass.TrainLoRAAndScore
+	TrainAll          = pass.TrainAll
 )
 
 // Options configure a Model.
@@ -96,6 +98,7 @@ type Model struct {
 	dims    dims
 	graphs  map[graphKey]*graph
 	order   []graphKey
+	be      *cpu.Backend // TrainParams' tensors (created on first use)
 }
 
 // MaxGraphs bounds the number of compiled graphs a Model keeps.
@@ -186,7 +189,7 @@ func (m *Model) LoRAWeights() qwen3.Weights {
 }
 
 // MergedWeights returns the base weights with every adapter folded in,
-// W' = W + scaling·B·A (trainer.md §3.4), in Hugging Face layout.
+// W' = W + scaling·B·A (docs/design/peft.md), in Hugging Face layout.
 func (m *Model) MergedWeights() qwen3.Weights {
 	w := m.Weights()
 	if m.Options.LoRA == nil {

@@ -1,3 +1,5 @@
+//go:build !cuda
+
 package autodiff
 
 import (
@@ -6,6 +8,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"mascot.dev/mascot/trainer/compute"
 	"mascot.dev/mascot/trainer/lora"
 	"mascot.dev/mascot/trainer/qwen3"
 )
@@ -29,6 +32,12 @@ type Param struct {
 	Decay bool
 	// Grad accumulates dLoss/dParam over Backward calls until ZeroGrad.
 	Grad []float64
+	// grad32 accumulates the same gradient in float32 (float32 models):
+	// the slice behind TrainParams' gradient tensor, which the trainer's
+	// optimizer reads and zeroes.
+	grad32 []float32
+	// tensors are the value and grad32 as Backend tensors (TrainParams).
+	tensors *[2]compute.Tensor
 
 	dense *tensor.Dense
 }
@@ -84,6 +93,7 @@ func (ps *Params) Trainable() []*Param {
 func (ps *Params) ZeroGrad() {
 	for _, p := range ps.List {
 		clear(p.Grad)
+		clear(p.grad32)
 	}
 }
 
@@ -103,6 +113,9 @@ func (ps *Params) add(p *Param, data []float64, f64 bool) {
 	}
 	if p.Trainable {
 		p.Grad = make([]float64, n)
+		if !f64 {
+			p.grad32 = make([]float32, n)
+		}
 	}
 	ps.List = append(ps.List, p)
 	ps.byName[p.Name] = p
@@ -184,7 +197,7 @@ func buildParams(d dims, cfg qwen3.Config, w qwen3.Weights, o Options) (*Params,
 			if err := linear(modulePath(i, proj)+".weight", out, in); err != nil {
 				return nil, err
 			}
-			if o.LoRA != nil && o.LoRA.targets(proj) {
+			if o.LoRA != nil && o.LoRA.Adapts(proj) {
 				if err := addLoRA(ps, modulePath(i, proj), in, out, o, rng); err != nil {
 					return nil, err
 				}

@@ -1,3 +1,5 @@
+//go:build !cuda
+
 package autodiff
 
 import (
@@ -9,7 +11,7 @@ import (
 )
 
 // TestLoRAKeysMatchPEFT checks that the adapters the graph trains carry
-// exactly the PEFT keys and shapes trainer/lora writes (trainer.md §3.3),
+// exactly the PEFT keys and shapes trainer/lora writes (docs/design/peft.md),
 // for every target subset tried and with GQA and head_dim ≠ hidden/heads.
 func TestLoRAKeysMatchPEFT(t *testing.T) {
 	cfg := tinyConfig(true)

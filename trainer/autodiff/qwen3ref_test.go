@@ -1,3 +1,5 @@
+//go:build !cuda
+
 package autodiff
 
 import (
@@ -61,7 +63,7 @@ func TestScoreMatchesQwen3Reference(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := [][]int{{3, 4, 5, 6, 7}, {8, 9, 10}}
-	out, err := m.Forward(Batch{IDs: rows}, RunOptions{})
+	out, err := m.Forward(bg, Batch{IDs: rows}, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

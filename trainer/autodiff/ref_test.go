@@ -1,6 +1,9 @@
+//go:build !cuda
+
 package autodiff
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -54,7 +57,7 @@ func randomWeights(cfg qwen3.Config, seed uint64) qwen3.Weights {
 }
 
 // refForward is a plain float64 Qwen3 forward over one unpadded sequence,
-// written straight from trainer.md §1.2, returning logits [T][V] and the
+// written straight from docs/design/qwen3.md ("Forward"), returning logits [T][V] and the
 // final hidden states [T][D].
 func refForward(cfg qwen3.Config, w qwen3.Weights, ids []int) (logits, hidden [][]float64) {
 	D, I, H, K, d, V := cfg.HiddenSize, cfg.IntermediateSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads, cfg.HeadDim, cfg.VocabSize
@@ -166,3 +169,6 @@ func refForward(cfg qwen3.Config, w qwen3.Weights, ids []int) (logits, hidden []
 	}
 	return logits, hidden
 }
+
+// bg is the context of the tests' passes.
+var bg = context.Background()

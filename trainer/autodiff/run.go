@@ -1,53 +1,36 @@
+//go:build !cuda
+
 package autodiff
 
 import (
+	"context"
 	"fmt"
-	"math/rand/v2"
 	"runtime/debug"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"mascot.dev/mascot/trainer/compute"
+	"mascot.dev/mascot/trainer/lora"
+	"mascot.dev/mascot/trainer/pass"
+	"mascot.dev/mascot/trainer/qwen3"
 )
 
-// Batch is a batch of token sequences, right-padded by the model to T.
-// Position ids are 0..T-1 for every row and padded keys are masked out of
-// attention (our choice: right padding only, so no query row is fully masked).
-type Batch struct {
-	// IDs holds one token sequence per row, each at least one token long.
-	IDs [][]int
-	// T is the padded length; 0 means the longest row. Fixing T across
-	// steps reuses one compiled graph.
-	T int
-}
-
-// RunOptions tune one forward or backward pass.
-type RunOptions struct {
-	// Temperature divides the logits before the log-softmax (TRL's GRPO
-	// does this with the sampling temperature); 0 means 1.
-	Temperature float64
-	// DisableAdapter runs the frozen base (the PEFT reference policy).
-	DisableAdapter bool
-	// Dropout applies LoRA dropout with masks drawn from DropoutSeed, so a
-	// forward and a backward with the same seed see the same masks.
-	Dropout     bool
-	DropoutSeed uint64
-	// Logits asks Forward to return the full logits.
-	Logits bool
-}
-
-// Outputs are per-position results of a pass over a [B, T] batch.
-type Outputs struct {
-	B, T int
-	// LogP[b][t] = log p(IDs[b][t+1] | IDs[b][:t+1]) for t < len(IDs[b])-1, else 0.
-	LogP [][]float64
-	// Score[b][t] is the score head at position t (nil without a score head).
-	Score [][]float64
-	// Logits is [B·T·V], after temperature, when RunOptions.Logits is set.
-	Logits []float32
-}
+// Batch, RunOptions and Outputs are shared with trainer/net. This network
+// computes LogP and Score at every position whatever RunOptions.LogPFrom
+// and ScoreAt ask, so the wanted positions hold the same values as
+// trainer/net's.
+type (
+	Batch      = pass.Batch
+	RunOptions = pass.RunOptions
+	Outputs    = pass.Outputs
+)
 
 // Forward runs the model without gradients.
-func (m *Model) Forward(b Batch, o RunOptions) (*Outputs, error) {
+func (m *Model) Forward(ctx context.Context, b Batch, o RunOptions) (*Outputs, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("running forward: %w", err)
+	}
 	out, err := m.run(b, o, false, nil, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("running forward: %w", err)
@@ -60,7 +43,10 @@ func (m *Model) Forward(b Batch, o RunOptions) (*Outputs, error) {
 // trainable Param.Grad. A loss L(LogP, Score) whose derivatives are the
 // seeds therefore gets its exact gradient; see the package doc. Either
 // seed may be nil (treated as zeros). The pass's outputs are returned.
-func (m *Model) Backward(b Batch, o RunOptions, seedLogP, seedScore [][]float64) (*Outputs, error) {
+func (m *Model) Backward(ctx context.Context, b Batch, o RunOptions, seedLogP, seedScore [][]float64) (*Outputs, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("running backward: %w", err)
+	}
 	out, err := m.run(b, o, true, seedLogP, seedScore, nil)
 	if err != nil {
 		return nil, fmt.Errorf("running backward: %w", err)
@@ -74,7 +60,10 @@ func (m *Model) Backward(b Batch, o RunOptions, seedLogP, seedScore [][]float64)
 // returns the score seeds, so the loss needs no separate Forward. The
 // gradient and outputs are those of Forward followed by Backward with
 // seed's result.
-func (m *Model) BackwardScores(b Batch, o RunOptions, seed func(score [][]float64) ([][]float64, error)) (*Outputs, error) {
+func (m *Model) BackwardScores(ctx context.Context, b Batch, o RunOptions, seed func(score [][]float64) ([][]float64, error)) (*Outputs, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("running backward: %w", err)
+	}
 	if !m.Options.ScoreHead {
 		return nil, fmt.Errorf("running backward: BackwardScores needs a score head")
 	}
@@ -195,18 +184,24 @@ func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64, 
 		{gr.loraScale, m.scalarValue(scale)},
 	}
 	if gr.dropMasks != nil {
-		p := m.Options.LoRA.Dropout
-		idx := 0
+		// The masks are lora.DropoutSeed's, element t·in+j of each row, so
+		// that trainer/net drops the same inputs.
+		p := float32(m.Options.LoRA.Dropout)
+		keep := float32(1 / (1 - m.Options.LoRA.Dropout))
 		for i := 0; i < d.L; i++ {
 			for _, proj := range m.Options.LoRA.TargetList() {
 				in, _ := d.projShape(proj)
+				pj, _ := qwen3.ProjByName(proj)
 				v := make([]float64, N*in)
-				rng := rand.New(rand.NewPCG(o.DropoutSeed, uint64(idx)))
-				for j := range v {
-					if !o.Dropout || rng.Float64() >= p {
-						v[j] = 1
-						if o.Dropout {
-							v[j] = 1 / (1 - p)
+				for r := range B {
+					seed := lora.DropoutSeed(o.DropoutSeed, i, pj, r)
+					row := v[r*T*in : (r+1)*T*in]
+					for j := range row {
+						switch {
+						case !o.Dropout:
+							row[j] = 1
+						case compute.Keep(seed, j, p):
+							row[j] = float64(keep)
 						}
 					}
 				}
@@ -214,7 +209,6 @@ func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64, 
 					n *G.Node
 					v any
 				}{gr.dropMasks[modulePath(i, proj)], m.dense(v, N, in)})
-				idx++
 			}
 		}
 	}
@@ -275,6 +269,11 @@ func (m *Model) run(b Batch, o RunOptions, grad bool, seedL, seedS [][]float64, 
 			p := gr.trainParams[i]
 			for j, v := range floats(gv) {
 				p.Grad[j] += v
+			}
+			if f, ok := gv.Data().([]float32); ok {
+				for j, v := range f {
+					p.grad32[j] += v
+				}
 			}
 			// gorgonia accumulates into dual values across runs; we own accumulation.
 			gv.(*tensor.Dense).Zero()

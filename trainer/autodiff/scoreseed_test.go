@@ -1,3 +1,5 @@
+//go:build !cuda
+
 package autodiff
 
 import (
@@ -29,7 +31,7 @@ func TestBackwardScoresEqualsForwardThenBackward(t *testing.T) {
 		s[0][4], s[1][3] = r.DChosen[0], r.DRejected[0]
 		return s, r.Loss, nil
 	}
-	fwd, err := m.Forward(b, RunOptions{})
+	fwd, err := m.Forward(bg, b, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func TestBackwardScoresEqualsForwardThenBackward(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Params.ZeroGrad()
-	if _, err := m.Backward(b, RunOptions{}, nil, twoPass); err != nil {
+	if _, err := m.Backward(bg, b, RunOptions{}, nil, twoPass); err != nil {
 		t.Fatal(err)
 	}
 	var want [][]float64
@@ -48,7 +50,7 @@ func TestBackwardScoresEqualsForwardThenBackward(t *testing.T) {
 
 	m.Params.ZeroGrad()
 	var seen [][]float64
-	out, err := m.BackwardScores(b, RunOptions{}, func(score [][]float64) ([][]float64, error) {
+	out, err := m.BackwardScores(bg, b, RunOptions{}, func(score [][]float64) ([][]float64, error) {
 		for _, r := range score {
 			seen = append(seen, slices.Clone(r))
 		}
@@ -69,13 +71,13 @@ func TestBackwardScoresEqualsForwardThenBackward(t *testing.T) {
 		}
 	}
 	fdCheck(t, m, func() float64 {
-		o, _ := m.Forward(b, RunOptions{})
+		o, _ := m.Forward(bg, b, RunOptions{})
 		_, l, _ := seeds(o.Score)
 		return l
 	})
 
 	boom := errors.New("boom")
-	if _, err := m.BackwardScores(b, RunOptions{}, func([][]float64) ([][]float64, error) { return nil, boom }); !errors.Is(err, boom) {
+	if _, err := m.BackwardScores(bg, b, RunOptions{}, func([][]float64) ([][]float64, error) { return nil, boom }); !errors.Is(err, boom) {
 		t.Fatalf("seed error: got %v", err)
 	}
 }

@@ -41,7 +41,7 @@ func (t *Targets) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Config is adapter_config.json with every key trainer.md §3.2 recommends
+// Config is adapter_config.json with every key docs/design/peft.md lists
 // writing. Unknown keys are ignored on read.
 type Config struct {
 	PeftType            string             `json:"peft_type"`

@@ -1,5 +1,5 @@
 // Package lora holds LoRA adapters for trainer/qwen3 in PEFT's on-disk
-// format (trainer.md §3), so that adapters we train load unchanged into PEFT
+// format (docs/design/peft.md), so that adapters we train load unchanged into PEFT
 // and vLLM (--lora-modules, /v1/load_lora_adapter).
 //
 // Layer: trainer, above qwen3 and safetensors. The gorgonia training graph

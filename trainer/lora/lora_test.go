@@ -26,7 +26,7 @@ func TestQwen3_0_6BKeysAndShapes(t *testing.T) {
 	for _, k := range ks {
 		got[k.Key] = k.Shape
 	}
-	// trainer.md §3.3, Qwen3-0.6B with r=16.
+	// docs/design/peft.md, Qwen3-0.6B with r=16.
 	want := map[string][]int{
 		"self_attn.q_proj.lora_A": {16, 1024}, "self_attn.q_proj.lora_B": {2048, 16},
 		"self_attn.k_proj.lora_A": {16, 1024}, "self_attn.k_proj.lora_B": {1024, 16},

@@ -13,8 +13,8 @@ const (
 )
 
 // GroupAdvantages turns rewards of consecutive groups of groupSize
-// completions (one group per prompt) into GRPO advantages (trainer.md
-// §5.1): A = r − mean_group, divided by (std + 1e-4) where std is the
+// completions (one group per prompt) into GRPO advantages
+// (docs/design/trl-losses.md, "GRPO"): A = r − mean_group, divided by (std + 1e-4) where std is the
 // Bessel-corrected standard deviation of the group ("group"), of the
 // whole batch ("batch"), or not divided ("none"). NaN rewards (a reward
 // function that had no answer) are left out of the statistics and get

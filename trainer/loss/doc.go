@@ -13,7 +13,7 @@
 // differences in float64 (loss_test.go). Our choice, because it keeps the
 // branching parts of the losses (clipping, min, masking, group statistics)
 // in ordinary Go, where they are easy to read next to the TRL source they
-// reproduce (trainer.md §5).
+// reproduce (docs/design/trl-losses.md).
 //
 // Conventions: log-probabilities are given per completion token as
 // [sequence][token] slices with a mask of the same shape (1 = the token

@@ -14,7 +14,7 @@ type DPOResult struct {
 	RewardChosen, RewardRejected, Margin, Accuracy float64
 }
 
-// DPOSigmoid computes TRL's default DPO loss (trainer.md §5.3):
+// DPOSigmoid computes TRL's default DPO loss (docs/design/trl-losses.md, "DPO"):
 // L = −mean(logσ(β·Δ)), Δ = (logπ_c − logπref_c) − (logπ_r − logπref_r),
 // with sequence log-probs summed over completion tokens. The reference is
 // the policy with its adapter disabled.

@@ -65,7 +65,7 @@ type GRPOResult struct {
 	ClipRatio float64
 }
 
-// GRPO computes TRL's GRPO loss on one micro-batch (trainer.md §5.1):
+// GRPO computes TRL's GRPO loss on one micro-batch (docs/design/trl-losses.md, "GRPO"):
 // L_tok = −min(ρ·A, clip(ρ, 1−ε_low, 1+ε_high)·A) + β·KL_k3, aggregated
 // by LossType.
 func GRPO(c GRPOConfig, in GRPOInput) (GRPOResult, error) {

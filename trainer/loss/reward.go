@@ -11,7 +11,7 @@ type BTResult struct {
 	Accuracy, Margin float64
 }
 
-// BradleyTerry computes TRL's reward-model loss (trainer.md §5.2):
+// BradleyTerry computes TRL's reward-model loss (docs/design/trl-losses.md, "Reward model"):
 // L = −mean(logσ(r_c − r_r − margin)) + c·mean((r_c + r_r)²), where c is
 // center_rewards_coefficient (0 disables the centering term) and margin
 // may be nil.

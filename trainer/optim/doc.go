@@ -1,5 +1,5 @@
 // Package optim updates parameters: AdamW with decoupled weight decay and
-// transformers' defaults (trainer.md §5.4), global-norm gradient clipping,
+// transformers' defaults (docs/design/trl-losses.md, "Optimizer"), global-norm gradient clipping,
 // the linear schedule with warmup, and gradient accumulation.
 //
 // Layer: trainer. It works on plain slices (Param) so that it does not

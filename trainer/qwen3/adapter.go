@@ -52,18 +52,3 @@ func (m *Model) WithAdapters(adapters ...Adapter) (*Model, error) {
 
 // Adapters returns the adapters this view applies.
 func (m *Model) Adapters() []Adapter { return slices.Clone(m.adapters) }
-
-// project computes y[rows,out] = x·Wᵀ plus every active LoRA delta.
-func (l *layer) project(p Proj, x []float32, rows int, y []float32) {
-	w := l.proj[p]
-	out, in := w.Shape[0], w.Shape[1]
-	matmulT(x, rows, in, w.Data, out, y, false)
-	for _, d := range l.lora[p] {
-		t := make([]float32, rows*d.r)
-		matmulT(x, rows, in, d.a.Data, d.r, t, false)
-		for i := range t {
-			t[i] *= d.scale
-		}
-		matmulT(t, rows, d.r, d.b.Data, out, y, true)
-	}
-}

@@ -3,14 +3,19 @@ package qwen3
 import (
 	"os"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"mascot.dev/mascot/internal/membw"
 )
 
 // Decode benchmarks. Each reports tok/s and bound_tok/s: the rate at which
 // the machine could stream the float32 weights once per decode step
-// (NumParams·4 bytes), from a copy benchmark run in the same process.
+// (NumParams·4 bytes), from reading the model's weights with membw in the
+// same process.
 //
 //	go test ./trainer/qwen3 -run '^$' -bench . -benchtime 20x
 //
@@ -18,29 +23,14 @@ import (
 // (vocab 151936, 28 layers, 2.4 GB of float32); MASCOT_BENCH_LAYERS=n
 // measures only n layers.
 
-var bw struct {
-	once sync.Once
-	gbs  float64
-}
-
-// bandwidth measures copy throughput in bytes/s counting the read and the
-// write (2 bytes of traffic per byte copied), best of 10 over 256 MiB.
-func bandwidth() float64 {
-	bw.once.Do(func() {
-		const n = 256 << 20
-		src, dst := make([]byte, n), make([]byte, n)
-		for i := range src {
-			src[i] = byte(i)
-		}
-		best := 0.0
-		for r := 0; r < 10; r++ {
-			t := time.Now()
-			copy(dst, src)
-			best = max(best, 2*n/time.Since(t).Seconds())
-		}
-		bw.gbs = best
-	})
-	return bw.gbs
+// bandwidth is the read bandwidth of m's weights (membw, every core) in
+// bytes/s: a decoding step must read each weight once.
+func bandwidth(m *Model) float64 {
+	var bufs [][]float32
+	for _, w := range m.Weights {
+		bufs = append(bufs, w.Data)
+	}
+	return membw.Read(bufs, 3)
 }
 
 func BenchmarkMemoryCopy(b *testing.B) {
@@ -70,7 +60,7 @@ func benchDecode(b *testing.B, cfg Config, batch int) {
 		}
 		toks[i] = 9 + i
 	}
-	bound := bandwidth() / float64(4*cfg.NumParams()) * float64(batch)
+	bound := bandwidth(m) / float64(4*cfg.NumParams()) * float64(batch)
 	b.ResetTimer()
 	start := time.Now()
 	steps := 0
@@ -103,18 +93,18 @@ func BenchmarkDecode0_6B(b *testing.B)        { benchDecode(b, Qwen3_0_6B(), 1) 
 func BenchmarkDecode0_6BBatch4(b *testing.B)  { benchDecode(b, Qwen3_0_6B(), 4) }
 func BenchmarkDecode0_6BBatch16(b *testing.B) { benchDecode(b, Qwen3_0_6B(), 16) }
 
-// BenchmarkMatmulSkinny compares rowDots with gonum's Sgemm on a Qwen3-0.6B
-// gate_proj [3072,1024] for 4 and 64 input rows.
+// BenchmarkMatmulSkinny compares matmulT with gonum's Sgemm on a Qwen3-0.6B
+// gate_proj [3072,1024] for 1, 4, 8 and 64 input rows.
 func BenchmarkMatmulSkinny(b *testing.B) {
 	const out, in = 3072, 1024
 	w := make([]float32, out*in)
 	for i := range w {
 		w[i] = float32(i%7) * 0.01
 	}
-	for _, rows := range []int{4, 64} {
+	for _, rows := range []int{1, 4, 8, 64} {
 		x, y := make([]float32, rows*in), make([]float32, rows*out)
 		flops := float64(2 * rows * out * in)
-		b.Run("rowDots/"+strconv.Itoa(rows), func(b *testing.B) {
+		b.Run("matmulT/"+strconv.Itoa(rows), func(b *testing.B) {
 			for b.Loop() {
 				matmulT(x, rows, in, w, out, y, false)
 			}
@@ -122,7 +112,10 @@ func BenchmarkMatmulSkinny(b *testing.B) {
 		})
 		b.Run("sgemm/"+strconv.Itoa(rows), func(b *testing.B) {
 			for b.Loop() {
-				gemmT(x, rows, in, w, out, y)
+				blas32.Gemm(blas.NoTrans, blas.Trans, 1,
+					blas32.General{Rows: rows, Cols: in, Stride: in, Data: x},
+					blas32.General{Rows: out, Cols: in, Stride: in, Data: w},
+					0, blas32.General{Rows: rows, Cols: out, Stride: out, Data: y})
 			}
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})

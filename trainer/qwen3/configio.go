@@ -7,7 +7,7 @@ import (
 )
 
 // SequenceClassification is the architectures entry of reward-model
-// checkpoints (trainer.md §3.6).
+// checkpoints (docs/design/qwen3.md, "Sequence classification").
 const SequenceClassification = "Qwen3ForSequenceClassification"
 
 // CausalLM is the architectures entry of ordinary Qwen3 checkpoints.
@@ -114,7 +114,7 @@ func (c Config) KVDim() int { return c.NumKeyValueHeads * c.HeadDim }
 // and value of KVDim per layer.
 func (c Config) KVBytesPerToken() int64 { return int64(c.NumHiddenLayers) * int64(c.KVDim()) * 2 * 4 }
 
-// Qwen3_0_6B returns the config of Qwen/Qwen3-0.6B (trainer.md §1.1).
+// Qwen3_0_6B returns the config of Qwen/Qwen3-0.6B (docs/design/qwen3.md).
 func Qwen3_0_6B() Config {
 	return Config{
 		Architectures: []string{CausalLM}, ModelType: "qwen3", VocabSize: 151936,

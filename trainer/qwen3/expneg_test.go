@@ -25,3 +25,50 @@ func TestExpNegMatchesExp(t *testing.T) {
 		t.Errorf("ExpNeg(0) = %g", ExpNeg(0))
 	}
 }
+
+// ExpNegs gives every value the bits ExpNeg (the scalar loop) gives it,
+// wherever it sits in the slice: the vector code does the same operations
+// in the same order.
+func TestExpNegsVectorEqualsScalar(t *testing.T) {
+	xs := []float64{0, math.Copysign(0, -1), -1e-300, -0.3465, -0.34658, -1, -2.5, -707.9, -708, -708.1, -745, -1e6,
+		math.Inf(-1), math.NaN(), 0.3}
+	for x := 0.0; x > -720; x -= 0.00731 {
+		xs = append(xs, x)
+	}
+	for off := range 4 { // every value at every lane
+		v := append(make([]float64, off), xs...)
+		for i := range off {
+			v[i] = -1
+		}
+		ExpNegs(v)
+		for i, x := range xs {
+			want := ExpNeg(x)
+			if got := v[off+i]; math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("offset %d: ExpNegs(%g) = %v (%#x), ExpNeg %v (%#x)", off, x, got, math.Float64bits(got), want, math.Float64bits(want))
+			}
+		}
+	}
+}
+
+// BenchmarkExpNegs exponentiates a vocabulary-sized row (vector code on
+// AVX2 CPUs against the scalar loop).
+func BenchmarkExpNegs(b *testing.B) {
+	x := make([]float64, 49152)
+	for _, vec := range []bool{true, false} {
+		name := "scalar"
+		if vec {
+			name = "vector"
+		}
+		b.Run(name, func(b *testing.B) {
+			defer func(k bool) { fmaKernels = k }(fmaKernels)
+			fmaKernels = fmaKernels && vec
+			for b.Loop() {
+				for i := range x {
+					x[i] = -float64(i%1000) / 50
+				}
+				ExpNegs(x)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(x)), "ns/value")
+		})
+	}
+}

@@ -15,6 +15,21 @@ type Model struct {
 	embed, norm, head, score *Tensor
 	layers                   []layer
 	adapters                 []Adapter
+	// root is the model New built; its adapter views share its weights
+	// (and may share one pass over them, see Extend).
+	root *Model
+}
+
+// Base is the model whose weights this view uses: the model New built,
+// for it and for all its adapter views. Views of one base can share a
+// pass (Extend).
+func (m *Model) Base() *Model { return m.base() }
+
+func (m *Model) base() *Model {
+	if m.root == nil {
+		return m
+	}
+	return m.root
 }
 
 type layer struct {
@@ -44,6 +59,7 @@ func New(cfg Config, w Weights) (*Model, error) {
 		}
 	}
 	m := &Model{Config: cfg, Weights: w, embed: w[EmbedKey], norm: w[NormKey]}
+	m.root = m
 	switch {
 	case cfg.IsSequenceClassification():
 		m.score = w[ScoreKey]

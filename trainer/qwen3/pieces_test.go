@@ -26,7 +26,7 @@ func TestRoPERotateHalfByHand(t *testing.T) {
 	// d=4, theta=10000: inv_freq = [1, 10000^-0.5 = 0.01]. At position 1
 	// element i pairs with i+2 (not i+1): (x0,x2) turn by 1 rad, (x1,x3)
 	// by 0.01 rad.
-	inv := invFreq(10000, 4)
+	inv := RopeInvFreq(10000, 4)
 	if !near(float64(inv[0]), 1, 0) || !near(float64(inv[1]), 0.01, 1e-9) {
 		t.Fatalf("inv_freq %v", inv)
 	}
@@ -78,6 +78,34 @@ func TestSoftmaxAndLogSoftmax(t *testing.T) {
 	z2 := math.Exp(0.5) + math.Exp(1) + math.Exp(1.5)
 	if !near(float64(lp[2]), 1.5-math.Log(z2), 1e-6) {
 		t.Fatalf("log-softmax at T=2: %v", lp)
+	}
+	// Over a vocabulary-sized row with masked entries, the probabilities
+	// match exp of the log-probs and sum to 1.
+	lg := make([]float32, 3000)
+	for i := range lg {
+		lg[i] = float32((i*7919)%1013)/50 - 10
+		if i%17 == 0 {
+			lg[i] = float32(math.Inf(-1))
+		}
+	}
+	lp2, p := LogSoftmaxProbs(lg, 0.7, nil)
+	if !slices.Equal(lp2, LogSoftmax(lg, 0.7)) {
+		t.Fatal("LogSoftmaxProbs's log-probs differ from LogSoftmax's")
+	}
+	var sum float64
+	for i, v := range p {
+		sum += v
+		if !near(v, math.Exp(float64(lp2[i])), 1e-6) {
+			t.Fatalf("p[%d] = %v, exp(log-prob) = %v", i, v, math.Exp(float64(lp2[i])))
+		}
+	}
+	if !near(sum, 1, 1e-9) {
+		t.Fatalf("probabilities sum to %v", sum)
+	}
+	for _, bad := range [][]float32{{1, float32(math.NaN())}, {float32(math.Inf(1)), 0}, {float32(math.Inf(-1))}} {
+		if lp, p := LogSoftmaxProbs(bad, 1, nil); !math.IsNaN(float64(lp[0])) || !math.IsNaN(p[0]) {
+			t.Errorf("LogSoftmaxProbs(%v) = %v, %v, want NaN", bad, lp, p)
+		}
 	}
 }
 
@@ -140,39 +168,63 @@ func TestParseConfig(t *testing.T) {
 }
 
 // TestMatmulRowInvariant checks that a row's product has the same bits
-// whatever the number of rows (≥ 2) in the call and whichever kernel
-// matmulT picks, with and without accumulation: the prompt-prefix cache
-// relies on it.
+// whatever the number of rows in the call (one included), with and
+// without accumulation, with every kernel family this CPU runs (AVX-512,
+// AVX2/FMA, portable), for inner sizes each family takes (multiples of 16,
+// of 8) and ones they leave to the next, and that the products are right
+// (against float64).
 func TestMatmulRowInvariant(t *testing.T) {
-	const in = 192
-	for _, out := range []int{8, 64, 192, 1536} {
-		w, x, acc := make([]float32, out*in), make([]float32, 300*in), make([]float32, 300*out)
-		for i := range w {
-			w[i] = float32((i*7919)%1013)/1013 - 0.5
+	for _, fma := range kernelFamilies(t) {
+		useKernels(fma)
+		for _, in := range []int{192, 36, 8, 24} {
+			for _, out := range []int{8, 13, 64, 389} {
+				checkRowInvariant(t, fma, in, out)
+			}
 		}
-		for i := range x {
-			x[i] = float32((i*104729)%997)/997 - 0.5
-		}
-		for i := range acc {
-			acc[i] = float32(i%17) / 17
-		}
-		for _, accumulate := range []bool{false, true} {
-			ref := map[int][]float32{}
-			for _, rows := range []int{300, 2, 3, 64, 65, 130, 200} {
-				y := slices.Clone(acc[:rows*out])
-				matmulT(x[:rows*in], rows, in, w, out, y, accumulate)
-				for r := range rows {
-					got := y[r*out : (r+1)*out]
-					want, ok := ref[r]
-					if !ok {
-						ref[r] = got
-						continue
-					}
+	}
+}
+
+func checkRowInvariant(t *testing.T, fma string, in, out int) {
+	t.Helper()
+	const maxRows = 140
+	w, x, acc := make([]float32, out*in), make([]float32, maxRows*in), make([]float32, maxRows*out)
+	for i := range w {
+		w[i] = float32((i*7919)%1013)/1013 - 0.5
+	}
+	for i := range x {
+		x[i] = float32((i*104729)%997)/997 - 0.5
+	}
+	for i := range acc {
+		acc[i] = float32(i%17) / 17
+	}
+	for _, accumulate := range []bool{false, true} {
+		ref := map[int][]float32{}
+		for _, rows := range []int{maxRows, 1, 2, 3, 5, 8, 64, 65, 130} {
+			y := slices.Clone(acc[:rows*out])
+			matmulT(x[:rows*in], rows, in, w, out, y, accumulate)
+			for r := range rows {
+				got := y[r*out : (r+1)*out]
+				want, ok := ref[r]
+				if !ok {
+					ref[r] = got
 					for j := range got {
-						if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
-							t.Fatalf("out %d accumulate %v: row %d col %d is %v in a batch of %d rows, %v in a batch of 300",
-								out, accumulate, r, j, got[j], rows, want[j])
+						var exact float64
+						if accumulate {
+							exact = float64(acc[r*out+j])
 						}
+						for k := range in {
+							exact += float64(x[r*in+k]) * float64(w[j*in+k])
+						}
+						if math.Abs(float64(got[j])-exact) > 1e-4 {
+							t.Fatalf("kernels %s in %d out %d: row %d col %d is %v, want %v", fma, in, out, r, j, got[j], exact)
+						}
+					}
+					continue
+				}
+				for j := range got {
+					if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+						t.Fatalf("kernels %s in %d out %d accumulate %v: row %d col %d is %v in a batch of %d rows, %v in a batch of %d",
+							fma, in, out, accumulate, r, j, got[j], rows, want[j], maxRows)
 					}
 				}
 			}

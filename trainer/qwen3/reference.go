@@ -9,7 +9,7 @@ import (
 // head j the contiguous query heads j·(H/K) .. (j+1)·(H/K)−1.
 func kvHead(h, heads, kvHeads int) int { return h / (heads / kvHeads) }
 
-// Hidden runs the reference forward pass (trainer.md §1.2) over one token
+// Hidden runs the reference forward pass (docs/design/qwen3.md, "Forward") over one token
 // sequence at positions 0..T−1 and returns the final-normed hidden states
 // [T, hidden]. It is written for clarity, step by step as
 // modeling_qwen3.py, and is what the gorgonia graph and the KV-cache
@@ -26,7 +26,7 @@ func (m *Model) Hidden(ids []int) (*Tensor, error) {
 		copy(h[t*D:(t+1)*D], m.embed.Data[id*D:(id+1)*D])
 	}
 	// 2. RoPE tables for positions 0..T−1.
-	inv := invFreq(c.RopeTheta, d)
+	inv := RopeInvFreq(c.RopeTheta, d)
 	cos, sin := make([]float32, T*d), make([]float32, T*d)
 	for t := 0; t < T; t++ {
 		ropeAt(inv, t, cos[t*d:(t+1)*d], sin[t*d:(t+1)*d])
@@ -37,13 +37,14 @@ func (m *Model) Hidden(ids []int) (*Tensor, error) {
 	o, attnOut := make([]float32, T*H*d), make([]float32, T*D)
 	gate, up := make([]float32, T*c.IntermediateSize), make([]float32, T*c.IntermediateSize)
 	scores := make([]float32, T)
+	all := []span{{view: m, lo: 0, hi: T}}
 	// 3. Decoder layers.
 	for li := range m.layers {
 		l := &m.layers[li]
 		rmsNorm(h, l.inNorm, c.RMSNormEps, x)
-		l.project(QProj, x, T, q)
-		l.project(KProj, x, T, k)
-		l.project(VProj, x, T, v)
+		m.project(li, QProj, x, T, q, all)
+		m.project(li, KProj, x, T, k, all)
+		m.project(li, VProj, x, T, v, all)
 		// Per-head q_norm / k_norm over head_dim, then rotate-half RoPE.
 		rmsNorm(q, l.qNorm, c.RMSNormEps, q)
 		rmsNorm(k, l.kNorm, c.RMSNormEps, k)
@@ -80,18 +81,18 @@ func (m *Model) Hidden(ids []int) (*Tensor, error) {
 				}
 			}
 		}
-		l.project(OProj, o, T, attnOut)
+		m.project(li, OProj, o, T, attnOut, all)
 		for i := range h {
 			h[i] += attnOut[i]
 		}
 		// SwiGLU MLP.
 		rmsNorm(h, l.postNorm, c.RMSNormEps, x)
-		l.project(GateProj, x, T, gate)
-		l.project(UpProj, x, T, up)
+		m.project(li, GateProj, x, T, gate, all)
+		m.project(li, UpProj, x, T, up, all)
 		for i := range gate {
 			gate[i] = silu(gate[i]) * up[i]
 		}
-		l.project(DownProj, gate, T, attnOut)
+		m.project(li, DownProj, gate, T, attnOut, all)
 		for i := range h {
 			h[i] += attnOut[i]
 		}

@@ -68,9 +68,8 @@ func (m *Model) scoreFrom(c *Cache, seq []int) []float32 {
 // Scorer is Score with the keys and values of the previous sequence kept:
 // a sequence that shares a prefix with it prefills only the rest (a GRPO
 // group scores several completions of one prompt). The scores are the
-// same, bit for bit, as Score's: at least two rows are always prefilled,
-// and the decoder's several-row kernels give a row the same bits in any
-// batch of two or more. Safe for concurrent use.
+// same, bit for bit, as Score's: the decoder gives a row the same bits in
+// any batch (see Extend). Safe for concurrent use.
 type Scorer struct {
 	m    *Model
 	mu   sync.Mutex
@@ -90,7 +89,7 @@ func (s *Scorer) Score(ids []int) ([]float32, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	keep := 0
-	for keep < min(len(s.last), len(seq)-2) && s.last[keep] == seq[keep] {
+	for keep < min(len(s.last), len(seq)-1) && s.last[keep] == seq[keep] {
 		keep++
 	}
 	if keep == 0 || s.c == nil {

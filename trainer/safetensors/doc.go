@@ -1,5 +1,5 @@
 // Package safetensors reads and writes the Hugging Face safetensors format
-// (trainer.md §2): an 8-byte little-endian header length, a JSON header, then
+// (docs/design/safetensors.md): an 8-byte little-endian header length, a JSON header, then
 // one flat little-endian byte buffer.
 //
 // Layer: trainer, below qwen3 and lora. It knows nothing about models; it

@@ -27,8 +27,9 @@ var dtypeBits = map[DType]int{
 // Bits returns the width of one element in bits, or 0 for an unknown dtype.
 func (d DType) Bits() int { return dtypeBits[d] }
 
-// decode converts little-endian raw bytes of dtype d into dst.
-func decode(d DType, raw []byte, dst []float32) error {
+// Decode converts little-endian raw bytes of dtype d (F32, BF16 or F16)
+// into dst, which holds len(raw)/element-size values.
+func Decode(d DType, raw []byte, dst []float32) error {
 	switch d {
 	case F32:
 		for i := range dst {

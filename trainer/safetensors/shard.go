@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -27,25 +28,88 @@ type Index struct {
 // tensor named in the index must be in its shard, shards must be plain file
 // names inside dir, and no tensor may appear in two shards.
 func ReadDir(dir string) (map[string]*Tensor, error) {
+	out := map[string]*Tensor{}
+	err := EachRaw(dir, func(ti TensorInfo, raw []byte) error {
+		t := &Tensor{Shape: ti.Shape, Data: make([]float32, ti.NumElements())}
+		if err := Decode(ti.DType, raw, t.Data); err != nil {
+			return fmt.Errorf("reading tensor %q: %w", ti.Name, err)
+		}
+		out[ti.Name] = t
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EachRaw calls f with every tensor of a checkpoint directory (the same
+// files and checks as ReadDir) and its raw little-endian bytes, which are
+// valid only during the call.
+func EachRaw(dir string, f func(ti TensorInfo, raw []byte) error) error {
+	var raw []byte
+	return EachTensor(dir, func(ti TensorInfo, r *io.SectionReader) error {
+		b, err := readRaw(r, ti, &raw)
+		if err != nil {
+			return err
+		}
+		return f(ti, b)
+	})
+}
+
+// EachTensor calls f with every tensor of a checkpoint directory (the same
+// files and checks as ReadDir) and a reader of its raw little-endian
+// bytes, so that a loader reads only the tensors it wants, in chunks of
+// its choice: trainer/net puts a BF16 checkpoint on a compute backend
+// holding a few megabytes of it at a time, never a float32 copy nor even
+// one whole tensor. The reader is valid only during the call.
+func EachTensor(dir string, f func(ti TensorInfo, r *io.SectionReader) error) error {
+	files, idx, err := shardFiles(dir)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, file := range files {
+		err := eachInFile(filepath.Join(dir, file), func(ti TensorInfo, r *io.SectionReader) error {
+			if seen[ti.Name] {
+				return fmt.Errorf("reading shard %s: %w: tensor %q is in two shards", file, ErrInvalid, ti.Name)
+			}
+			seen[ti.Name] = true
+			return f(ti, r)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for name, file := range idx {
+		if !seen[name] {
+			return fmt.Errorf("reading shard %s: %w: tensor %q listed in the index is missing", file, ErrInvalid, name)
+		}
+	}
+	return nil
+}
+
+// shardFiles returns the safetensors files of dir, sorted, and the index's
+// weight map (nil for a single file).
+func shardFiles(dir string) ([]string, map[string]string, error) {
 	ib, err := os.ReadFile(filepath.Join(dir, IndexFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		ts, _, err := ReadFile(filepath.Join(dir, SingleFile))
-		return ts, err
+		return []string{SingleFile}, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading shard index: %w", err)
+		return nil, nil, fmt.Errorf("reading shard index: %w", err)
 	}
 	var idx Index
 	if err := json.Unmarshal(ib, &idx); err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", IndexFile, err)
+		return nil, nil, fmt.Errorf("parsing %s: %w", IndexFile, err)
 	}
 	if len(idx.WeightMap) == 0 {
-		return nil, fmt.Errorf("parsing %s: %w: empty weight_map", IndexFile, ErrInvalid)
+		return nil, nil, fmt.Errorf("parsing %s: %w: empty weight_map", IndexFile, ErrInvalid)
 	}
 	shards := map[string]bool{}
 	for name, file := range idx.WeightMap {
 		if file == "" || file != filepath.Base(file) || file == "." || file == ".." {
-			return nil, fmt.Errorf("parsing %s: %w: tensor %q names shard %q outside the directory", IndexFile, ErrInvalid, name, file)
+			return nil, nil, fmt.Errorf("parsing %s: %w: tensor %q names shard %q outside the directory", IndexFile, ErrInvalid, name, file)
 		}
 		shards[file] = true
 	}
@@ -54,23 +118,5 @@ func ReadDir(dir string) (map[string]*Tensor, error) {
 		files = append(files, f)
 	}
 	sort.Strings(files)
-	out := map[string]*Tensor{}
-	for _, f := range files {
-		ts, _, err := ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			return nil, err
-		}
-		for name, t := range ts {
-			if _, dup := out[name]; dup {
-				return nil, fmt.Errorf("reading shard %s: %w: tensor %q is in two shards", f, ErrInvalid, name)
-			}
-			out[name] = t
-		}
-	}
-	for name, f := range idx.WeightMap {
-		if _, ok := out[name]; !ok {
-			return nil, fmt.Errorf("reading shard %s: %w: tensor %q listed in the index is missing", f, ErrInvalid, name)
-		}
-	}
-	return out, nil
+	return files, idx.WeightMap, nil
 }

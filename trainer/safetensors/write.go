@@ -21,13 +21,37 @@ type writeInfo struct {
 // Tensors are laid out sorted by name; the header is space-padded to a
 // multiple of 8 bytes.
 func Write(w io.Writer, tensors map[string]*Tensor, dtype DType, meta map[string]string) error {
+	shapes := make(map[string][]int, len(tensors))
+	for n, t := range tensors {
+		elems := 1
+		for _, d := range t.Shape {
+			elems *= d
+		}
+		if elems != len(t.Data) {
+			return fmt.Errorf("writing tensor %q: shape %v holds %d elements, data has %d", n, t.Shape, elems, len(t.Data))
+		}
+		shapes[n] = t.Shape
+	}
+	return WriteStream(w, shapes, dtype, meta, func(name string, off int, dst []float32) {
+		copy(dst, tensors[name].Data[off:])
+	})
+}
+
+// streamChunk is how many elements WriteStream asks gen for at once.
+const streamChunk = 1 << 20
+
+// WriteStream is Write for tensors that are never held whole: gen fills
+// dst with elements [off, off+len(dst)) of the tensor name, a chunk at a
+// time, so a benchmark can write a multi-gigabyte random checkpoint
+// holding a few megabytes.
+func WriteStream(w io.Writer, shapes map[string][]int, dtype DType, meta map[string]string, gen func(name string, off int, dst []float32)) error {
 	switch dtype {
 	case F32, F16, BF16:
 	default:
 		return fmt.Errorf("writing safetensors: unsupported dtype %s", dtype)
 	}
-	names := make([]string, 0, len(tensors))
-	for n := range tensors {
+	names := make([]string, 0, len(shapes))
+	for n := range shapes {
 		if n == "__metadata__" {
 			return fmt.Errorf("writing safetensors: tensor name %q is reserved", n)
 		}
@@ -39,17 +63,15 @@ func Write(w io.Writer, tensors map[string]*Tensor, dtype DType, meta map[string
 		hdr["__metadata__"] = meta
 	}
 	var at int64
+	elems := map[string]int{}
 	for _, n := range names {
-		t := tensors[n]
-		elems := 1
-		for _, d := range t.Shape {
-			elems *= d
+		e := 1
+		for _, d := range shapes[n] {
+			e *= d
 		}
-		if elems != len(t.Data) {
-			return fmt.Errorf("writing tensor %q: shape %v holds %d elements, data has %d", n, t.Shape, elems, len(t.Data))
-		}
-		size := int64(elems) * int64(dtype.Bits()/8)
-		shape := t.Shape
+		elems[n] = e
+		size := int64(e) * int64(dtype.Bits()/8)
+		shape := shapes[n]
 		if shape == nil {
 			shape = []int{}
 		}
@@ -73,10 +95,15 @@ func Write(w io.Writer, tensors map[string]*Tensor, dtype DType, meta map[string
 		return fmt.Errorf("writing safetensors header: %w", err)
 	}
 	var buf []byte
+	chunk := make([]float32, min(streamChunk, max(1, at)))
 	for _, n := range names {
-		buf = encode(dtype, tensors[n].Data, buf[:0])
-		if _, err := bw.Write(buf); err != nil {
-			return fmt.Errorf("writing tensor %q: %w", n, err)
+		for off := 0; off < elems[n]; off += len(chunk) {
+			c := chunk[:min(len(chunk), elems[n]-off)]
+			gen(n, off, c)
+			buf = encode(dtype, c, buf[:0])
+			if _, err := bw.Write(buf); err != nil {
+				return fmt.Errorf("writing tensor %q: %w", n, err)
+			}
 		}
 	}
 	if err := bw.Flush(); err != nil {

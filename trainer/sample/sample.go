@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 
 	"mascot.dev/mascot/trainer/qwen3"
 )
@@ -70,7 +68,7 @@ func GenerateN(ctx context.Context, m *qwen3.Model, prompt []int, n int, p Param
 		return nil, fmt.Errorf("sampling: n must be positive, got %d", n)
 	}
 	c := m.NewCache()
-	logits, err := m.Prefill(c, prompt)
+	logits, err := prefill(ctx, m, c, prompt)
 	if err != nil {
 		return nil, fmt.Errorf("sampling: %w", err)
 	}
@@ -90,13 +88,36 @@ func GenerateBatch(ctx context.Context, m *qwen3.Model, prompts [][]int, p Param
 	first := make([][]float32, len(prompts))
 	for i, pr := range prompts {
 		caches[i] = m.NewCache()
-		lg, err := m.Prefill(caches[i], pr)
+		lg, err := prefill(ctx, m, caches[i], pr)
 		if err != nil {
 			return nil, fmt.Errorf("sampling prompt %d: %w", i, err)
 		}
 		first[i] = lg
 	}
 	return decode(ctx, m, caches, first, p)
+}
+
+// PrefillChunk is how many prompt tokens one prefill call takes: a longer
+// prompt is prefilled in chunks with the context checked between them, so
+// that a cancelled rollout of a long prompt on a large model stops within
+// a chunk's time; a prompt up to it is prefilled in one call.
+const PrefillChunk = 512
+
+func prefill(ctx context.Context, m *qwen3.Model, c *qwen3.Cache, ids []int) ([]float32, error) {
+	if len(ids) == 0 {
+		return m.Prefill(c, ids) // its error
+	}
+	var logits []float32
+	for lo := 0; lo < len(ids); lo += PrefillChunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var err error
+		if logits, err = m.Prefill(c, ids[lo:min(lo+PrefillChunk, len(ids))]); err != nil {
+			return nil, err
+		}
+	}
+	return logits, nil
 }
 
 // decode runs the sampling loop over sequences whose next-token logits are
@@ -166,70 +187,4 @@ func decode(ctx context.Context, m *qwen3.Model, caches []*qwen3.Cache, logits [
 func choose(logits []float32, p Params, r *rand.Rand) (int, float32, error) {
 	tok, lp, _, err := Choose(logits, p, r)
 	return tok, lp, err
-}
-
-// Choose is one sampling step, for engines that interleave the steps of
-// many requests: temperature 0 is argmax, otherwise top-k, then top-p over
-// the renormalised survivors, then one draw from r. It returns the token,
-// its log-prob under the temperature-scaled distribution (T = 1 when
-// greedy) and that whole distribution (for top log-probs).
-func Choose(logits []float32, p Params, r *rand.Rand) (int, float32, []float32, error) {
-	t := p.Temperature
-	if t == 0 {
-		best := -1
-		for i, v := range logits {
-			if !math.IsInf(float64(v), -1) && !math.IsNaN(float64(v)) && (best < 0 || v > logits[best]) {
-				best = i
-			}
-		}
-		if best < 0 {
-			return 0, 0, nil, ErrNoToken
-		}
-		lp := qwen3.LogSoftmax(logits, 1)
-		return best, lp[best], lp, nil
-	}
-	lp := qwen3.LogSoftmax(logits, t)
-	idx := make([]int, 0, len(lp))
-	for i, v := range lp {
-		if !math.IsInf(float64(v), -1) && !math.IsNaN(float64(v)) {
-			idx = append(idx, i)
-		}
-	}
-	if len(idx) == 0 {
-		return 0, 0, nil, ErrNoToken
-	}
-	if (p.TopK > 0 && p.TopK < len(idx)) || (p.TopP > 0 && p.TopP < 1) {
-		sort.SliceStable(idx, func(a, b int) bool { return lp[idx[a]] > lp[idx[b]] })
-		if p.TopK > 0 && p.TopK < len(idx) {
-			idx = idx[:p.TopK]
-		}
-		if p.TopP > 0 && p.TopP < 1 {
-			// Like HF's and vLLM's warpers, top-p sees the top-k survivors
-			// renormalised.
-			var kept, mass float64
-			for _, i := range idx {
-				kept += math.Exp(float64(lp[i]))
-			}
-			for n, i := range idx {
-				mass += math.Exp(float64(lp[i]))
-				if mass >= float64(p.TopP)*kept {
-					idx = idx[:n+1]
-					break
-				}
-			}
-		}
-	}
-	var total float64
-	for _, i := range idx {
-		total += math.Exp(float64(lp[i]))
-	}
-	u := r.Float64() * total
-	for _, i := range idx {
-		u -= math.Exp(float64(lp[i]))
-		if u < 0 {
-			return i, lp[i], lp, nil
-		}
-	}
-	last := idx[len(idx)-1]
-	return last, lp[last], lp, nil
 }

@@ -2,6 +2,7 @@ package sample
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -225,5 +226,36 @@ func TestTopKTopP(t *testing.T) {
 	_, lp, _ := choose(slices.Clone(lg), Params{Temperature: 1, TopK: 1}, rand.New(rand.NewPCG(0, 0)))
 	if math.Abs(float64(lp)-math.Log(0.5)) > 1e-6 {
 		t.Fatalf("log-prob %v", lp)
+	}
+}
+
+// A prompt longer than PrefillChunk is prefilled in chunks: the logits
+// equal one whole prefill's, and a cancelled context stops it before any
+// token is sampled.
+func TestLongPromptPrefillsInChunks(t *testing.T) {
+	m := model(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	prompt := make([]int, 2*PrefillChunk+17)
+	for i := range prompt {
+		prompt[i] = rng.IntN(m.Config.VocabSize)
+	}
+	c := m.NewCache()
+	want, err := m.Prefill(c, prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := prefill(context.Background(), m, m.NewCache(), prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if math.Abs(float64(got[i]-want[i])) > 1e-4 {
+			t.Fatalf("logit %d: chunked %v, whole %v", i, got[i], want[i])
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := GenerateN(ctx, m, prompt, 2, Params{MaxTokens: 4}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled sampling returned %v", err)
 	}
 }

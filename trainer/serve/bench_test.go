@@ -3,92 +3,43 @@ package serve
 import (
 	"fmt"
 	"os"
-	"runtime"
-	"sync"
 	"testing"
 	"time"
 
+	"mascot.dev/mascot/internal/membw"
 	"mascot.dev/mascot/trainer/qwen3"
 )
 
 // Decode benchmarks: tokens per second of the KV-cache decoder the engine
 // runs, single stream and batched, each next to the memory-bandwidth bound
 // of reading the weights once per decoding step (float32 weights; the
-// tied head reads the whole embedding matrix). The Qwen3-0.6B-shaped model
-// (2.4 GB of float32) runs only with MASCOT_BENCH_QWEN06B=1:
+// tied head reads the whole embedding matrix; the bandwidth is that of
+// reading the model's own weights with membw). The Qwen3-0.6B-shaped
+// model (2.4 GB of float32) runs only with MASCOT_BENCH_QWEN06B=1. The
+// engine suite (engine_bench_linux_test.go) is the one whose figures the
+// docs quote:
 //
 //	go test -run '^$' -bench 'Bandwidth|Decode' -benchtime 2s ./trainer/serve/
 //	MASCOT_BENCH_QWEN06B=1 go test -run '^$' -bench Decode/qwen3 -benchtime 8x ./trainer/serve/
 
-// BenchmarkBandwidth copies a 256 MiB buffer (one core): bytes read plus
-// written per second.
-func BenchmarkBandwidth(b *testing.B) {
-	src := make([]float32, 64<<20)
-	dst := make([]float32, len(src))
-	for i := range src {
-		src[i] = float32(i)
-	}
-	b.SetBytes(int64(2 * 4 * len(src)))
-	for b.Loop() {
-		copy(dst, src)
-	}
-}
-
-// BenchmarkReadBandwidth sums a 256 MiB buffer on every core: bytes read
+// BenchmarkReadBandwidth reads a 256 MiB buffer on every core: bytes read
 // per second, the resource a decoding step spends on its weights.
 func BenchmarkReadBandwidth(b *testing.B) {
 	buf := make([]float32, 64<<20)
 	b.SetBytes(int64(4 * len(buf)))
 	for b.Loop() {
-		readAll(buf)
+		membw.Read([][]float32{buf}, 1)
 	}
 }
 
-var sink float32
-
-// readAll reads buf once, split over GOMAXPROCS goroutines.
-func readAll(buf []float32) {
-	p := runtime.GOMAXPROCS(0)
-	var wg sync.WaitGroup
-	sums := make([]float32, p)
-	chunk := (len(buf) + p - 1) / p
-	for w := range p {
-		part := buf[min(w*chunk, len(buf)):min((w+1)*chunk, len(buf))]
-		wg.Go(func() {
-			var a, b, c, d float32
-			for i := 0; i+3 < len(part); i += 4 {
-				a += part[i]
-				b += part[i+1]
-				c += part[i+2]
-				d += part[i+3]
-			}
-			sums[w] = a + b + c + d
-		})
+// weightBufs lists m's weight tensors, each once (a tied head is the
+// embedding matrix).
+func weightBufs(m *qwen3.Model) [][]float32 {
+	var bufs [][]float32
+	for _, w := range m.Weights {
+		bufs = append(bufs, w.Data)
 	}
-	wg.Wait()
-	sink = sums[0]
-}
-
-var (
-	bwOnce sync.Once
-	bw     float64
-)
-
-// bandwidth is the best of a few parallel reads of 256 MiB, in bytes per
-// second.
-func bandwidth() float64 {
-	bwOnce.Do(func() {
-		buf := make([]float32, 64<<20)
-		for i := range buf {
-			buf[i] = 1
-		}
-		for range 5 {
-			t := time.Now()
-			readAll(buf)
-			bw = max(bw, float64(4*len(buf))/time.Since(t).Seconds())
-		}
-	})
-	return bw
+	return bufs
 }
 
 func BenchmarkDecode(b *testing.B) {
@@ -152,7 +103,7 @@ func decodeBench(b *testing.B, m *qwen3.Model, batch int) {
 	}
 	weights := 4 * float64(m.Config.NumParams())
 	tps := float64(b.N*batch) / elapsed.Seconds()
-	bound := float64(batch) * bandwidth() / weights
+	bound := float64(batch) * membw.Read(weightBufs(m), 3) / weights
 	b.ReportMetric(tps, "tok/s")
 	b.ReportMetric(bound, "bound-tok/s")
 	b.ReportMetric(100*tps/bound, "%bound")

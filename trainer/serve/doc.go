@@ -14,19 +14,29 @@
 // Errors use vLLM's {"error":{message,type,param,code}} JSON.
 //
 // Choices:
-//   - One scheduler goroutine owns decoding (engine.go). Requests wait in a
-//     bounded queue (Options.MaxQueue; one more gets 503 with Retry-After)
-//     and are admitted while their choices fit Options.MaxBatch; every step
-//     samples one token for each admitted sequence and runs one StepBatch
-//     per model view (base, or each adapter), so concurrent requests share
-//     a pass over the weights. Prompts are prefilled on admission, and the
-//     n choices of a request share one prefill.
-//   - Sampling mirrors trainer/sample step for step (choose.go: sample only
-//     exposes whole-sequence calls while the scheduler interleaves
-//     requests): choice i draws from PCG(seed, i), so a seed gives the same
-//     text whether a request runs alone or batched, and the same tokens as
-//     sample.GenerateN. Reported log-probs are sample's (temperature-scaled,
-//     before top-k/top-p; T = 1 when greedy). Without a seed one is drawn.
+//   - Continuous batching: one scheduler goroutine owns decoding
+//     (engine.go, schedule.go). Requests wait in a bounded queue
+//     (Options.MaxQueue; one more gets 503 with Retry-After) and join the
+//     batch at step boundaries while their choices fit Options.MaxBatch.
+//     Every step samples one token for each decoding sequence and runs one
+//     qwen3 Extend pass per base model over all of them (adapter views
+//     included, so each weight is read once per step) plus at most
+//     Options.PrefillChunk tokens of the prompts being prefilled, oldest
+//     first: a long prompt costs the others a bounded amount of work per
+//     step instead of stalling them. A prompt's n choices share its
+//     prefill and start once its last block ran. Finished requests leave
+//     at the next boundary; a client that goes away leaves the queue at
+//     once (a context watch) or the batch at the next boundary.
+//   - Batch invariance: a request's tokens and log-probs have the same
+//     bits alone or beside any others, whatever the arrival times, prefill
+//     blocks or prefix-cache hits (docs/design/batch-invariance.md).
+//   - Sampling mirrors trainer/sample step for step (sample.Choose; the
+//     scheduler interleaves requests, so it calls the step itself): choice
+//     i draws from PCG(seed, i), so a seed gives the same text whatever
+//     else runs, and the same tokens as sample.GenerateN. A request
+//     without a seed gets a fresh random one (crypto/rand). The draws of
+//     one step run in parallel. Reported log-probs are sample's
+//     (temperature-scaled, before top-k/top-p; T = 1 when greedy).
 //   - response_format json_schema is enforced by trainer/serve/constrain:
 //     each step masks the tokens whose bytes the schema's state machine
 //     rejects, or that leave the document impossible to finish within

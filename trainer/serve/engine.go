@@ -3,8 +3,6 @@ package serve
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -36,10 +34,14 @@ type job struct {
 	schema      *constrain.Schema
 	out         *outbox
 
+	// Owned by the engine's goroutine once submitted.
 	stopSet map[int]bool
 	eos     map[int]bool
 	left    int // choices not finished
 	failed  bool
+	// stopWatch ends the context watch that wakes the engine when the
+	// client goes away.
+	stopWatch func() bool
 }
 
 // tokenOut is one generated token with its log-prob and the most likely
@@ -95,25 +97,14 @@ func (o *outbox) take() []event {
 	return evs
 }
 
-// seq is one choice being decoded.
-type seq struct {
-	j       *job
-	index   int
-	cache   *qwen3.Cache
-	logits  []float32
-	rng     *rand.Rand
-	ntok    int
-	pending []tokenOut
-	text    []byte
-	sent    int
-	machine *constrain.Machine
-}
-
-// engine is the scheduler: a bounded queue of jobs and one goroutine that
-// decodes every admitted sequence together, one token per step, batching
-// the sequences of each model view into one StepBatch call.
+// engine is the continuous-batching scheduler: a bounded queue of jobs and
+// one goroutine that runs every admitted sequence together, one pass over
+// the weights per step (schedule.go). Jobs join at step boundaries, while
+// their choices fit maxBatch; their prompts are prefilled in blocks of at
+// most prefillChunk tokens per step beside the decoding sequences; finished
+// or cancelled jobs leave at the next boundary.
 type engine struct {
-	maxQueue, maxBatch int
+	maxQueue, maxBatch, prefillChunk int
 
 	mu     sync.Mutex
 	queue  []*job
@@ -127,16 +118,19 @@ type engine struct {
 	running              atomic.Int64
 	promptTok, genTok    atomic.Int64
 	finishedOK, finished atomic.Int64
+	// gone counts the requests whose client went away before they ended.
+	gone atomic.Int64
 
-	// beforeStep, when set (tests), runs before every decoding step;
-	// observe receives the number of sequences in each step.
+	// beforeStep, when set (tests), runs before every step; observe
+	// receives the number of sequences in each step's pass (decoding
+	// ones, plus the choices of each prompt being prefilled).
 	beforeStep func()
 	observe    func(n int)
 }
 
-func newEngine(maxQueue, maxBatch int, prefixBytes int64) *engine {
-	e := &engine{maxQueue: maxQueue, maxBatch: maxBatch, prefixes: newPrefixCache(prefixBytes), wake: make(chan struct{}, 1),
-		quit: make(chan struct{}), done: make(chan struct{})}
+func newEngine(maxQueue, maxBatch, prefillChunk int, prefixBytes int64) *engine {
+	e := &engine{maxQueue: maxQueue, maxBatch: maxBatch, prefillChunk: prefillChunk, prefixes: newPrefixCache(prefixBytes),
+		wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	go e.run()
 	return e
 }
@@ -161,12 +155,35 @@ func (e *engine) submit(j *job) error {
 		return errQueueFull
 	}
 	e.queue = append(e.queue, j)
+	// A client that goes away frees its place at once: a queued job leaves
+	// the queue now, a running one at the next step boundary.
+	j.stopWatch = context.AfterFunc(j.ctx, func() { e.cancelled(j) })
 	e.mu.Unlock()
+	e.poke()
+	return nil
+}
+
+// cancelled takes j out of the queue if it is still there and wakes the
+// engine, which drops j's sequences if it is running.
+func (e *engine) cancelled(j *job) {
+	e.gone.Add(1)
+	e.mu.Lock()
+	i := slices.Index(e.queue, j)
+	if i >= 0 {
+		e.queue = slices.Delete(e.queue, i, i+1)
+	}
+	e.mu.Unlock()
+	if i >= 0 {
+		j.out.put(event{err: j.ctx.Err()})
+	}
+	e.poke()
+}
+
+func (e *engine) poke() {
 	select {
 	case e.wake <- struct{}{}:
 	default:
 	}
-	return nil
 }
 
 func (e *engine) waiting() int {
@@ -187,7 +204,7 @@ func (e *engine) close() {
 
 func (e *engine) run() {
 	defer close(e.done)
-	var active []*seq
+	var b batch
 	for {
 		select {
 		case <-e.quit:
@@ -196,16 +213,18 @@ func (e *engine) run() {
 			e.queue = nil
 			e.mu.Unlock()
 			for _, j := range q {
+				j.stopWatch()
 				j.out.put(event{err: errClosed})
 			}
-			for _, s := range active {
-				e.fail(s.j, errClosed)
+			for _, j := range b.jobs() {
+				e.fail(j, errClosed)
 			}
 			return
 		default:
 		}
-		active = e.admit(active)
-		if len(active) == 0 {
+		e.dropCancelled(&b)
+		e.admit(&b)
+		if b.empty() {
 			select {
 			case <-e.wake:
 			case <-e.quit:
@@ -214,58 +233,14 @@ func (e *engine) run() {
 		}
 		if e.beforeStep != nil {
 			e.beforeStep()
+			e.dropCancelled(&b)
+			e.admit(&b)
 		}
-		active = e.admit(active)
 		if e.observe != nil {
-			e.observe(len(active))
+			e.observe(b.slots())
 		}
-		active = e.step(active)
+		e.step(&b)
 	}
-}
-
-// admit moves queued jobs into the batch while their choices fit.
-func (e *engine) admit(active []*seq) []*seq {
-	for {
-		e.mu.Lock()
-		if len(e.queue) == 0 || (len(active) > 0 && len(active)+e.queue[0].n > e.maxBatch) {
-			e.mu.Unlock()
-			return active
-		}
-		j := e.queue[0]
-		e.queue = e.queue[1:]
-		e.mu.Unlock()
-		if err := j.ctx.Err(); err != nil {
-			j.out.put(event{err: err})
-			continue
-		}
-		e.running.Add(1)
-		seqs, err := e.prefill(j)
-		if err != nil {
-			e.fail(j, err)
-			continue
-		}
-		e.promptTok.Add(int64(len(j.prompt)))
-		active = append(active, seqs...)
-	}
-}
-
-func (e *engine) prefill(j *job) ([]*seq, error) {
-	c, lg, err := e.prefixes.prefill(j.model, j.prompt)
-	if err != nil {
-		return nil, err
-	}
-	seqs := make([]*seq, j.n)
-	for i := range seqs {
-		s := &seq{j: j, index: i, cache: c, logits: lg, rng: rand.New(rand.NewPCG(j.params.Seed, uint64(i)))}
-		if i > 0 {
-			s.cache, s.logits = c.Clone(), slices.Clone(lg)
-		}
-		if j.schema != nil {
-			s.machine = j.schema.Start()
-		}
-		seqs[i] = s
-	}
-	return seqs, nil
 }
 
 // fail ends a job with err (once).
@@ -274,127 +249,21 @@ func (e *engine) fail(j *job, err error) {
 		return
 	}
 	j.failed = true
+	j.stopWatch()
 	e.running.Add(-1)
 	e.finished.Add(1)
 	j.out.put(event{err: err})
 }
 
-// step samples one token for every active sequence and runs the model once
-// per view over those that go on.
-func (e *engine) step(active []*seq) []*seq {
-	type group struct {
-		model  *qwen3.Model
-		seqs   []*seq
-		caches []*qwen3.Cache
-		toks   []int
-	}
-	var groups []*group
-	var keep []*seq
-	for _, s := range active {
-		if s.j.failed {
-			continue
-		}
-		if err := s.j.ctx.Err(); err != nil {
-			e.fail(s.j, err)
-			continue
-		}
-		tok, ok := e.sampleOne(s)
-		if !ok {
-			continue
-		}
-		var g *group
-		for _, x := range groups {
-			if x.model == s.j.model {
-				g = x
-			}
-		}
-		if g == nil {
-			g = &group{model: s.j.model}
-			groups = append(groups, g)
-		}
-		g.seqs, g.caches, g.toks = append(g.seqs, s), append(g.caches, s.cache), append(g.toks, tok)
-		keep = append(keep, s)
-	}
-	for _, g := range groups {
-		lg, err := g.model.StepBatch(g.caches, g.toks)
-		for i, s := range g.seqs {
-			if err != nil {
-				e.fail(s.j, fmt.Errorf("decoding: %w", err))
-				continue
-			}
-			s.logits = lg[i]
-		}
-	}
-	return slices.DeleteFunc(keep, func(s *seq) bool { return s.j.failed })
-}
-
-// sampleOne draws the next token of s, reports it, and says whether the
-// sequence goes on.
-func (e *engine) sampleOne(s *seq) (int, bool) {
-	j := s.j
-	if s.machine != nil {
-		j.b.jsonVocab().Mask(s.machine, j.params.MaxTokens-s.ntok, j.b.stops, s.logits)
-	}
-	tok, lp, dist, err := choose(s.logits, j.params, s.rng)
-	if err != nil {
-		e.fail(j, fmt.Errorf("sampling: %w", err))
-		return 0, false
-	}
-	s.ntok++
-	e.genTok.Add(1)
-	out := tokenOut{ID: tok, LogProb: lp}
-	for _, id := range topK(dist, j.topLogprobs) {
-		out.Top = append(out.Top, idLP{id, dist[id]})
-	}
-	s.pending = append(s.pending, out)
-	var finish string
-	var reason any
-	switch {
-	case j.eos[tok] || j.stopSet[tok]:
-		finish = sample.FinishStop
-		if !j.eos[tok] {
-			reason = tok
-		}
-	default:
-		b := j.b.spell(tok)
-		from := len(s.text)
-		s.text = append(s.text, b...)
-		if s.machine != nil {
-			s.machine.FeedBytes(b)
-		}
-		if at, str := findStop(s.text, from, j.stopStrs); at >= 0 {
-			finish, reason = sample.FinishStop, str
-			if !j.includeStop {
-				s.text = s.text[:at]
-			} else {
-				s.text = s.text[:at+len(str)]
-			}
-		} else if s.ntok >= j.params.MaxTokens || s.cache.Len()+1 >= j.b.maxLen {
-			finish = sample.FinishLength
-		}
-	}
-	safe := len(s.text)
-	if finish == "" {
-		safe = safePrefix(s.text, j.stopStrs)
-	}
-	ev := event{index: s.index, tokens: s.pending, finish: finish, stopReason: reason}
-	if safe > s.sent {
-		ev.text = string(s.text[s.sent:safe])
-		s.sent = safe
-	}
-	s.pending = nil
-	if finish == "" {
-		j.out.put(ev)
-		return tok, true
-	}
-	// The gauges change before the last event goes out, so a client that
-	// reads /metrics after its response sees its request finished.
+// finishChoice counts one finished choice of j, and j itself when it was
+// the last. The gauges change before the last event goes out, so a client
+// that reads /metrics after its response sees its request finished.
+func (e *engine) finishChoice(j *job) {
 	j.left--
 	if j.left == 0 {
+		j.stopWatch()
 		e.running.Add(-1)
 		e.finished.Add(1)
 		e.finishedOK.Add(1)
 	}
-	j.out.put(ev)
-	return 0, false
 }

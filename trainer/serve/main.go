@@ -18,7 +18,7 @@ import (
 // when the model cannot be served, 2 on bad flags).
 //
 //	mascot serve --model DIR [--lora NAME=DIR ...] [--addr 127.0.0.1:PORT]
-//	             [--served-model-name NAME] [--max-queue N] [--max-batch N]
+//	             [--served-model-name NAME] [--max-queue N] [--max-batch N] [--prefill-chunk N]
 //	             [--max-model-len N] [--max-n N] [--max-body-bytes B] [--max-request-tokens T]
 //	             [--prefix-cache-bytes B]
 func Main(args []string, stdout, stderr io.Writer) int {
@@ -55,6 +55,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.ModelID, "served-model-name", "", "name of the base model in the API (default: the --model path)")
 	fs.IntVar(&o.MaxQueue, "max-queue", 64, "requests allowed to wait; more are answered 503")
 	fs.IntVar(&o.MaxBatch, "max-batch", 8, "sequences decoded together")
+	fs.IntVar(&o.PrefillChunk, "prefill-chunk", DefaultPrefillChunk, "prompt tokens prefilled per step beside the decoding sequences")
 	fs.IntVar(&o.MaxN, "max-n", DefaultMaxN, "largest n (choices per prompt) a request may ask for")
 	fs.Int64Var(&o.MaxBodyBytes, "max-body-bytes", DefaultMaxBodyBytes, "largest request body in bytes")
 	fs.IntVar(&o.MaxRequestTokens, "max-request-tokens", 0, fmt.Sprintf("cache tokens one request may hold, n × (prompt + max_tokens) over its prompts (default: %d × the context length)", DefaultRequestContexts))

@@ -20,8 +20,14 @@ type Options struct {
 	// answered 503. Default 64.
 	MaxQueue int
 	// MaxBatch bounds the sequences decoded together (a request with n
-	// choices counts n). Default 8.
+	// choices counts n, from the step its prompt starts prefilling).
+	// Default 8.
 	MaxBatch int
+	// PrefillChunk is how many prompt tokens one step prefills, beside
+	// the sequences decoding, so that a long prompt delays the others'
+	// next tokens by a bounded amount of work per step. Default
+	// DefaultPrefillChunk.
+	PrefillChunk int
 	// ModelID is the served name of the base model; default ModelDir, as
 	// vLLM names a model after its --model argument.
 	ModelID string
@@ -65,6 +71,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBatch <= 0 {
 		o.MaxBatch = 8
+	}
+	if o.PrefillChunk <= 0 {
+		o.PrefillChunk = DefaultPrefillChunk
 	}
 	if o.MaxN <= 0 {
 		o.MaxN = DefaultMaxN

@@ -14,12 +14,12 @@ import (
 // KV cache (Options.PrefixCacheBytes).
 const DefaultPrefixCacheBytes = 8 << 20
 
-// minSuffix is the fewest prompt tokens prefilled after a cached prefix,
-// and the shortest prompt kept. The decoder's row kernels give a row the
-// same bits in any batch of two or more rows, while a single row goes
-// through Sgemv, so every prefill that feeds or extends the cache must
-// hold at least two rows for the result to equal a prefill from scratch.
-const minSuffix = 2
+// minSuffix is the fewest prompt tokens prefilled after a cached prefix
+// (the logits after the prompt's last token come from prefilling it), and
+// the shortest prompt kept. The decoder gives a row the same bits however
+// its sequence is cut into blocks, so a prompt that reuses a prefix gets
+// the bits of a prefill from scratch.
+const minSuffix = 1
 
 // prefixCache keeps the KV caches of recently prefilled prompts, least
 // recently used first out, within a memory budget. A new prompt reuses the
@@ -52,19 +52,34 @@ func newPrefixCache(budget int64) *prefixCache {
 
 // prefill returns a cache of prompt on model and the logits after its last
 // token, reusing the longest cached prefix, and keeps the result. The
-// returned cache is the caller's to extend.
+// returned cache is the caller's to extend. (The engine does the same in
+// blocks: start, then Extend passes, then finish.)
 func (p *prefixCache) prefill(model *qwen3.Model, prompt []int) (*qwen3.Cache, []float32, error) {
-	p.queried.Add(int64(len(prompt)))
-	c, reused := p.lookup(model, prompt)
+	c, reused := p.start(model, prompt)
 	lg, err := model.Prefill(c, prompt[reused:])
 	if err != nil {
 		return nil, nil, fmt.Errorf("prefilling the prompt: %w", err)
 	}
+	return p.finish(model, prompt, c), lg, nil
+}
+
+// start returns a fresh cache for prompt on model holding the longest
+// usable cached prefix, and that prefix's length; the rest of the prompt
+// (at least minSuffix tokens) is the caller's to prefill.
+func (p *prefixCache) start(model *qwen3.Model, prompt []int) (*qwen3.Cache, int) {
+	p.queried.Add(int64(len(prompt)))
+	c, reused := p.lookup(model, prompt)
 	p.hit.Add(int64(reused))
+	return c, reused
+}
+
+// finish offers c, now holding all of prompt, to the cache, and returns the
+// cache the caller goes on extending (a copy when c is kept).
+func (p *prefixCache) finish(model *qwen3.Model, prompt []int, c *qwen3.Cache) *qwen3.Cache {
 	if !p.keep(model, prompt, c) {
-		return c, lg, nil
+		return c
 	}
-	return c.ClonePrefix(c.Len()), lg, nil
+	return c.ClonePrefix(c.Len())
 }
 
 // lookup returns a fresh cache holding the longest usable cached prefix of

@@ -64,7 +64,7 @@ func newServer(opts Options, b *bundle) (*Server, error) {
 		}
 		s.adapters[n] = a
 	}
-	s.eng = newEngine(opts.MaxQueue, opts.MaxBatch, opts.PrefixCacheBytes)
+	s.eng = newEngine(opts.MaxQueue, opts.MaxBatch, opts.PrefillChunk, opts.PrefixCacheBytes)
 	s.mux = s.routes()
 	return s, nil
 }

@@ -1,7 +1,7 @@
 package tokenizer
 
 // qwen3Added lists the Qwen3 added tokens in id order, with their special
-// flag (trainer.md §4.4).
+// flag (docs/design/qwen3-tokenizer.md).
 var qwen3Added = []struct {
 	content string
 	special bool

@@ -8,26 +8,40 @@ import (
 	"os"
 	"path/filepath"
 
-	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/optim"
 )
 
 // CheckpointFile is the training-state file inside Options.CheckpointDir.
 const CheckpointFile = "trainer_state.gob"
 
+// checkpointVersion is the format of trainer_state.gob: 2 keeps the
+// optimizer's moments in float32, as the backend optimizer holds them.
+// Version 1 (no Version field; float64 moments from the host optimizer)
+// is read too, its moments rounded to float32.
+const checkpointVersion = 2
+
 // checkpoint is the resumable state of a run: trainable parameters and
 // the optimizer (its step count, which is also the run's).
 type checkpoint struct {
-	Kind   string
-	Step   int
-	Params map[string][]float32
-	Optim  optim.State
+	Version int
+	Kind    string
+	Step    int
+	Params  map[string][]float32
+	Moments optim.DeviceState
+	// Optim is version 1's optimizer state (float64 moments).
+	Optim optim.State
 }
 
-func saveCheckpoint(dir, kind string, step int, m *autodiff.Model, opt *optim.Optimizer) error {
-	c := checkpoint{Kind: kind, Step: step, Params: map[string][]float32{}, Optim: opt.State}
-	for _, p := range m.Params.Trainable() {
-		c.Params[p.Name] = p.F32()
+func saveCheckpoint(dir, kind string, step int, m Network, opt *optim.Device) error {
+	c := checkpoint{Version: checkpointVersion, Kind: kind, Step: step, Params: map[string][]float32{}, Moments: opt.State()}
+	be := m.Backend()
+	for _, p := range m.TrainParams() {
+		v := make([]float32, p.Value.Len())
+		be.Download(v, p.Value)
+		c.Params[p.Name] = v
+	}
+	if err := be.Sync(); err != nil {
+		return fmt.Errorf("writing checkpoint: %w", err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("writing checkpoint: %w", err)
@@ -56,7 +70,7 @@ func saveCheckpoint(dir, kind string, step int, m *autodiff.Model, opt *optim.Op
 
 // loadCheckpoint restores a checkpoint if dir holds one and returns its
 // step (0 when there is none).
-func loadCheckpoint(dir, kind string, m *autodiff.Model, opt *optim.Optimizer) (int, error) {
+func loadCheckpoint(dir, kind string, m Network, opt *optim.Device) (int, error) {
 	f, err := os.Open(filepath.Join(dir, CheckpointFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
@@ -69,18 +83,39 @@ func loadCheckpoint(dir, kind string, m *autodiff.Model, opt *optim.Optimizer) (
 	if err := gob.NewDecoder(f).Decode(&c); err != nil {
 		return 0, fmt.Errorf("reading checkpoint %s: %w", f.Name(), err)
 	}
+	switch c.Version {
+	case 0: // version 1: float64 moments
+		c.Moments = optim.DeviceState{Step: c.Optim.Step, M: narrow(c.Optim.M), V: narrow(c.Optim.V)}
+	case checkpointVersion:
+	default:
+		return 0, fmt.Errorf("reading checkpoint %s: format version %d is newer than this mascot's %d", f.Name(), c.Version, checkpointVersion)
+	}
 	if c.Kind != kind {
 		return 0, fmt.Errorf("reading checkpoint %s: it belongs to a %s run, not %s", f.Name(), c.Kind, kind)
 	}
-	for _, p := range m.Params.Trainable() {
+	be := m.Backend()
+	for _, p := range m.TrainParams() {
 		v, ok := c.Params[p.Name]
-		if !ok || len(v) != p.Len() {
+		if !ok || len(v) != p.Value.Len() {
 			return 0, fmt.Errorf("reading checkpoint %s: parameter %s missing or resized", f.Name(), p.Name)
 		}
-		copy(p.F32(), v)
+		be.Upload(p.Value, v)
 	}
-	if err := opt.Restore(c.Optim); err != nil {
+	if err := opt.Restore(c.Moments); err != nil {
 		return 0, fmt.Errorf("reading checkpoint %s: %w", f.Name(), err)
 	}
 	return c.Step, nil
+}
+
+// narrow rounds version-1 moments to float32.
+func narrow(in map[string][]float64) map[string][]float32 {
+	out := make(map[string][]float32, len(in))
+	for k, v := range in {
+		f := make([]float32, len(v))
+		for i, x := range v {
+			f[i] = float32(x)
+		}
+		out[k] = f
+	}
+	return out
 }

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/optim"
+	"mascot.dev/mascot/trainer/pass"
 )
 
 // TestRewardModelAndDPOTrainWithoutDropout checks TRL's disable_dropout
@@ -19,7 +19,7 @@ func TestRewardModelAndDPOTrainWithoutDropout(t *testing.T) {
 	pairs := syntheticPairs(rand.New(rand.NewPCG(4, 4)), 16)
 	run := func(kind string, dropout float64) Result {
 		o := Options{Steps: 3, BatchSize: 4, Seed: 9, Optim: optim.Config{LR: 1e-2},
-			LoRA: &autodiff.LoRAConfig{R: 4, Alpha: 8, Dropout: dropout}, OutputDir: filepath.Join(t.TempDir(), kind)}
+			LoRA: &pass.LoRAConfig{R: 4, Alpha: 8, Dropout: dropout}, OutputDir: filepath.Join(t.TempDir(), kind)}
 		var res Result
 		var err error
 		if kind == "dpo" {
@@ -64,7 +64,7 @@ func TestDPOTruncatesOverLongPairs(t *testing.T) {
 	var steps int
 	_, err := TrainDPO(context.Background(), DPOJob{
 		Options: Options{Steps: 2, BatchSize: 4, Seed: 1, Optim: optim.Config{LR: 1e-2}, MaxLength: 8,
-			LoRA: &autodiff.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(t.TempDir(), "dpo"),
+			LoRA: &pass.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(t.TempDir(), "dpo"),
 			OnStep: func(Metrics) { steps++ }},
 		Base: pretrainedBase(t), Tokenizer: tok, Pairs: syntheticPairs(rand.New(rand.NewPCG(5, 5)), 8),
 	})

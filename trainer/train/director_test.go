@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/optim"
+	"mascot.dev/mascot/trainer/pass"
 )
 
 // directorRollout builds two-turn episodes: a policy directive (trained),
@@ -51,7 +51,7 @@ func TestGRPODirectorModeTrainsOnlyDirectives(t *testing.T) {
 	job := func(steps int, trainNothing bool, sink *[]Metrics) GRPOJob {
 		return GRPOJob{
 			Options: Options{Steps: steps, BatchSize: 2, Seed: 6, Optim: optim.Config{LR: 2e-2},
-				LoRA: &autodiff.LoRAConfig{R: 8, Alpha: 16}, OutputDir: filepath.Join(t.TempDir(), "director"),
+				LoRA: &pass.LoRAConfig{R: 8, Alpha: 16}, OutputDir: filepath.Join(t.TempDir(), "director"),
 				OnStep: func(m Metrics) { *sink = append(*sink, m) }},
 			Base: pretrainedBase(t), Tokenizer: charTok{}, Prompts: []string{"the", "is the"},
 			GroupSize: 8, Rollout: directorRollout(trainNothing), MaxCompletionTokens: 6,

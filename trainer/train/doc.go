@@ -3,27 +3,33 @@
 // runner's stage kinds (pretrain, train-sft, train-reward-model,
 // train-dpo, train-grpo) only translate their configs and call in.
 //
-// Layer: trainer. It composes trainer/autodiff (the gorgonia graph),
-// trainer/loss, trainer/optim, trainer/qwen3 (checkpoints and the KV-cache
-// model used for rollouts) and trainer/lora (PEFT adapter IO). It never
-// imports runner; the runner sees metrics through Options.OnStep and the
-// artifacts through Result.
+// Layer: trainer. It drives a Network — trainer/net on a compute.Backend
+// (the default; a CPU backend unless Options.Backend names another) or
+// trainer/autodiff's gorgonia graph (Options.Network "autodiff", kept for
+// cross-checks) — and composes trainer/loss, trainer/optim (AdamW on the
+// backend), trainer/qwen3 (checkpoints and the KV-cache model used for
+// rollouts) and trainer/lora (PEFT adapter IO). It never imports runner;
+// the runner sees metrics through Options.OnStep and the artifacts through
+// Result.
 //
 // Every loop follows the same shape: a deterministic batch schedule (the
 // examples of optimizer step k and micro-batch j depend only on the seed,
-// k and j, so a resumed run sees the same data), GradAccum backward passes
-// whose losses are normalised over the whole accumulated batch, one AdamW
-// step with global-norm clipping and the linear schedule, an OnStep
-// callback with Metrics, and a checkpoint (trainable parameters +
-// optimizer state) every CheckpointEvery steps. A run whose CheckpointDir
-// holds a checkpoint resumes from it.
+// k and j, so a resumed run sees the same data; bucketed by length, each
+// batch padded to its own longest row), GradAccum backward passes whose
+// losses are normalised over the whole accumulated batch, one AdamW step
+// on the backend with global-norm clipping and the linear schedule, an
+// OnStep callback with Metrics, and a checkpoint (trainable parameters +
+// float32 optimizer moments) every CheckpointEvery steps. A run whose
+// CheckpointDir holds a checkpoint resumes from it. Every pass takes the
+// loop's context, so a cancelled run stops within a fraction of a pass.
 //
 // Choices (ours):
 //   - Sequences are right-padded; positions are 0..T-1 per row.
 //   - Prompt and completion are encoded separately and concatenated, so the
 //     trained tokens are exactly those a sampler would emit after the
 //     prompt; an EOS is appended to completions that lack one (TRL appends
-//     eos for plain-text data).
+//     eos for plain-text data). EncodeScored is that tokenisation, and the
+//     runner's reward-model scorer uses it too.
 //   - Reward-model pairs longer than MaxLength are dropped (TRL's
 //     RewardTrainer); DPO sequences and SFT examples keep their first
 //     MaxLength tokens (TRL's truncation_mode "keep_start"); pretraining
@@ -35,7 +41,10 @@
 //   - GRPO: one generation batch (BatchSize prompts × GroupSize
 //     completions) feeds NumIterations optimizer steps, each over GradAccum
 //     micro-batches (TRL's steps_per_generation = gradient_accumulation_steps);
-//     checkpoints are written only at generation boundaries.
+//     checkpoints are written only at generation boundaries. MaxLength
+//     bounds prompt + completion: a prompt keeps its last
+//     MaxLength − MaxCompletionTokens tokens (TRL cuts prompts from the
+//     left), and a rollout function's longer episode its last MaxLength.
 //   - GRPO and DPO need LoRA: their reference policy is the base with the
 //     adapter disabled (PEFT's disable_adapter), never a second copy.
 //   - Rollouts come from the trainer's own KV-cache sampler (trainer/qwen3

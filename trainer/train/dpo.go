@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/loss"
+	"mascot.dev/mascot/trainer/pass"
 	"mascot.dev/mascot/trainer/qwen3"
 )
 
@@ -13,7 +13,10 @@ import (
 // the reference is the base with the adapter disabled.
 type DPOJob struct {
 	Options
-	Base      *qwen3.Model
+	Base *qwen3.Model
+	// BaseDir, read when Base is nil, is the base's checkpoint directory,
+	// loaded straight onto the backend.
+	BaseDir   string
 	Tokenizer Tokenizer
 	Pairs     []Pair
 	// Beta is DPO's β (default 0.1, TRL's).
@@ -29,23 +32,28 @@ func TrainDPO(ctx context.Context, job DPOJob) (Result, error) {
 	if job.Beta == 0 {
 		job.Beta = 0.1
 	}
-	if job.Base == nil {
+	if job.Base == nil && job.BaseDir == "" {
 		return Result{}, fmt.Errorf("training dpo: no base model")
 	}
 	pairs := encodePairs(job.Tokenizer, job.Pairs, o.MaxLength, keepStart)
 	if len(pairs) == 0 {
 		return Result{}, fmt.Errorf("training dpo: no pair with a non-empty prompt")
 	}
-	m, err := newPolicy(job.Base, o, false)
+	base := baseSource{job.Base, job.BaseDir}
+	cfg, err := base.config()
+	if err != nil {
+		return Result{}, fmt.Errorf("training dpo: %w", err)
+	}
+	m, err := newPolicy(base, o, false)
 	if err != nil {
 		return Result{}, fmt.Errorf("training dpo: %w", err)
 	}
 	defer m.Close()
-	s, err := newSession("dpo", o, m)
+	s, err := newSession("dpo", o, m, cfg)
 	if err != nil {
 		return Result{}, err
 	}
-	T := pairsLen(pairs)
+	defer s.close()
 	// The reference never changes: compute each pair's once.
 	refC, refR := make([]float64, len(pairs)), make([]float64, len(pairs))
 	known := make([]bool, len(pairs))
@@ -56,15 +64,19 @@ func TrainDPO(ctx context.Context, job DPOJob) (Result, error) {
 		var met Metrics
 		extra := map[string]float64{}
 		for j := 0; j < o.GradAccum; j++ {
-			idx := s.pick(len(pairs), k, j)
-			b := pairBatch(pairs, idx, T)
+			idx := s.pick(len(pairs), k, j, pairLen(pairs))
+			b := pairBatch(pairs, idx)
 			n := len(idx)
+			from := make([]int, 2*n) // log-probs of the completions only
+			for r, i := range idx {
+				from[r], from[n+r] = pairs[i].start-1, pairs[i].start-1
+			}
 			var missing bool
 			for _, i := range idx {
 				missing = missing || !known[i]
 			}
 			if missing {
-				ref, err := m.Forward(b, autodiff.RunOptions{DisableAdapter: true})
+				ref, err := m.Forward(ctx, b, pass.RunOptions{DisableAdapter: true, LogPFrom: from})
 				if err != nil {
 					return s.res, fmt.Errorf("dpo step %d: reference: %w", k+1, err)
 				}
@@ -75,8 +87,8 @@ func TrainDPO(ctx context.Context, job DPOJob) (Result, error) {
 				}
 				met.Tokens += 2 * n * ref.T
 			}
-			ro := autodiff.RunOptions{} // no LoRA dropout: TRL's disable_dropout=True
-			out, err := m.Forward(b, ro)
+			ro := pass.RunOptions{LogPFrom: from} // no LoRA dropout: TRL's disable_dropout=True
+			out, err := m.Forward(ctx, b, ro)
 			if err != nil {
 				return s.res, fmt.Errorf("dpo step %d: %w", k+1, err)
 			}
@@ -96,7 +108,7 @@ func TrainDPO(ctx context.Context, job DPOJob) (Result, error) {
 				seed[r] = completionSeed(pairs[i].start, len(pairs[i].chosen), out.T, d.DChosen[r]/ga)
 				seed[n+r] = completionSeed(pairs[i].start, len(pairs[i].rejected), out.T, d.DRejected[r]/ga)
 			}
-			if _, err := m.Backward(b, ro, seed, nil); err != nil {
+			if _, err := m.Backward(ctx, b, ro, seed, nil); err != nil {
 				return s.res, fmt.Errorf("dpo step %d: %w", k+1, err)
 			}
 			met.Loss += d.Loss / ga

@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"math"
 
-	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/loss"
+	"mascot.dev/mascot/trainer/pass"
 	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/reward"
 	"mascot.dev/mascot/trainer/sample"
 )
 
-// GRPOJob trains a LoRA policy with GRPO (trainer.md §5.1).
+// GRPOJob trains a LoRA policy with GRPO (docs/design/trl-losses.md, "GRPO").
 type GRPOJob struct {
 	// Options.BatchSize is the number of prompts per generation batch;
 	// GradAccum splits its BatchSize·GroupSize episodes into micro-batches.
@@ -82,19 +82,26 @@ func TrainGRPO(ctx context.Context, job GRPOJob) (Result, error) {
 		lc.LossType = loss.LossDAPO
 	}
 	lc.MaxCompletionLength, lc.GradAccum = job.MaxCompletionTokens, o.GradAccum
+	maxPrompt := 0 // no limit
+	if o.MaxLength > 0 {
+		if maxPrompt = o.MaxLength - job.MaxCompletionTokens; maxPrompt < 1 {
+			return Result{}, fmt.Errorf("training grpo: max length %d leaves no room for a prompt beside %d completion tokens", o.MaxLength, job.MaxCompletionTokens)
+		}
+	}
 	rollout := job.Rollout
 	if rollout == nil {
-		rollout = defaultRollout(job.Tokenizer, job.MaskTruncatedCompletions)
+		rollout = defaultRollout(job.Tokenizer, job.MaskTruncatedCompletions, maxPrompt)
 	}
-	m, err := newPolicy(job.Base, o, false)
+	m, err := newPolicy(baseSource{model: job.Base}, o, false)
 	if err != nil {
 		return Result{}, fmt.Errorf("training grpo: %w", err)
 	}
 	defer m.Close()
-	s, err := newSession("grpo", o, m)
+	s, err := newSession("grpo", o, m, job.Base.Config)
 	if err != nil {
 		return Result{}, err
 	}
+	defer s.close()
 	s.ckptMultiple = job.NumIterations
 	g := &grpoRun{job: job, o: o, lc: lc, m: m, s: s, rollout: rollout}
 	for k := s.start; k < o.Steps; k++ {
@@ -106,7 +113,7 @@ func TrainGRPO(ctx context.Context, job GRPOJob) (Result, error) {
 				return s.res, fmt.Errorf("grpo step %d: %w", k+1, err)
 			}
 		}
-		met, err := g.optimize(k)
+		met, err := g.optimize(ctx, k)
 		if err != nil {
 			return s.res, fmt.Errorf("grpo step %d: %w", k+1, err)
 		}
@@ -125,7 +132,7 @@ type grpoRun struct {
 	job     GRPOJob
 	o       Options
 	lc      loss.GRPOConfig
-	m       *autodiff.Model
+	m       Network
 	s       *session
 	rollout RolloutFunc
 
@@ -133,8 +140,10 @@ type grpoRun struct {
 	adv        []float64
 	rewards    []float64
 	masks      [][]float64 // per episode, per logp position
+	from       []int       // per episode, the first position with a mask
 	old, ref   [][]float64 // per episode logp at generation time (nil when unused)
 	T          int
+	truncated  int // episodes cut to MaxLength
 	genTokens  int
 	activeToks float64
 }
@@ -148,8 +157,8 @@ func (g *grpoRun) generate(ctx context.Context, gen int) error {
 	if err != nil {
 		return fmt.Errorf("building sampling view: %w", err)
 	}
-	prompts := g.s.pickAt(len(job.Prompts), gen)
-	g.batch, g.rewards = nil, nil
+	prompts := g.s.pickAt(len(job.Prompts), gen, nil)
+	g.batch, g.rewards, g.truncated = nil, nil, 0
 	for pi, idx := range prompts {
 		pol := &Policy{Model: view, Params: sample.Params{Temperature: float32(job.Temperature), TopP: float32(job.TopP),
 			TopK: job.TopK, MaxTokens: job.MaxCompletionTokens, StopTokens: []int{job.Tokenizer.EOS()},
@@ -164,6 +173,10 @@ func (g *grpoRun) generate(ctx context.Context, gen int) error {
 		for _, ep := range eps {
 			if len(ep.Trainable) != len(ep.IDs) || len(ep.IDs) < 2 {
 				return fmt.Errorf("rollout of prompt %d: episode with %d ids and %d trainable flags", idx, len(ep.IDs), len(ep.Trainable))
+			}
+			if cut, ok := keepLast(ep, g.o.MaxLength); ok {
+				ep = cut
+				g.truncated++
 			}
 			r := math.NaN()
 			switch {
@@ -186,7 +199,7 @@ func (g *grpoRun) generate(ctx context.Context, gen int) error {
 		return err
 	}
 	g.T, g.activeToks, g.genTokens = 0, 0, 0
-	g.masks = make([][]float64, len(g.batch))
+	g.masks, g.from = make([][]float64, len(g.batch)), make([]int, len(g.batch))
 	for i, ep := range g.batch {
 		g.T = max(g.T, len(ep.IDs))
 		g.masks[i] = make([]float64, len(ep.IDs))
@@ -196,20 +209,22 @@ func (g *grpoRun) generate(ctx context.Context, gen int) error {
 				g.activeToks++
 			}
 		}
+		g.from[i] = firstSet(g.masks[i])
 	}
-	// Round T up so that most generation batches share one compiled graph.
+	// Round T up so that most generation batches share one compiled graph
+	// of trainer/autodiff (trainer/net pads each group to its own rows).
 	g.T = (g.T + 15) / 16 * 16
 	for i := range g.masks {
 		g.masks[i] = pad(g.masks[i], g.T)
 	}
 	g.old, g.ref = nil, nil
 	if job.NumIterations > 1 {
-		if g.old, err = g.logps(autodiff.RunOptions{Temperature: job.Temperature}); err != nil {
+		if g.old, err = g.logps(ctx, pass.RunOptions{Temperature: job.Temperature}); err != nil {
 			return err
 		}
 	}
 	if g.lc.Beta != 0 {
-		if g.ref, err = g.logps(autodiff.RunOptions{Temperature: job.Temperature, DisableAdapter: true}); err != nil {
+		if g.ref, err = g.logps(ctx, pass.RunOptions{Temperature: job.Temperature, DisableAdapter: true}); err != nil {
 			return err
 		}
 	}
@@ -227,23 +242,29 @@ func (g *grpoRun) micro(j int) []int {
 	return idx
 }
 
-func (g *grpoRun) rows(idx []int) autodiff.Batch {
-	b := autodiff.Batch{T: g.T}
-	for _, i := range idx {
+// rows returns the episodes idx as a batch and the first position of each
+// whose log-prob the loss reads.
+func (g *grpoRun) rows(idx []int) (pass.Batch, []int) {
+	b := pass.Batch{T: g.T}
+	from := make([]int, len(idx))
+	for r, i := range idx {
 		b.IDs = append(b.IDs, g.batch[i].IDs)
+		from[r] = g.from[i]
 	}
-	return b
+	return b, from
 }
 
 // logps runs forward passes over the whole generation batch.
-func (g *grpoRun) logps(ro autodiff.RunOptions) ([][]float64, error) {
+func (g *grpoRun) logps(ctx context.Context, ro pass.RunOptions) ([][]float64, error) {
 	out := make([][]float64, len(g.batch))
 	for j := 0; j < g.o.GradAccum; j++ {
 		idx := g.micro(j)
 		if len(idx) == 0 {
 			continue
 		}
-		res, err := g.m.Forward(g.rows(idx), ro)
+		b, from := g.rows(idx)
+		ro.LogPFrom = from
+		res, err := g.m.Forward(ctx, b, ro)
 		if err != nil {
 			return nil, err
 		}
@@ -267,7 +288,7 @@ func pickRows(all [][]float64, idx []int) [][]float64 {
 }
 
 // optimize runs the GradAccum micro-batches of optimizer step k.
-func (g *grpoRun) optimize(k int) (Metrics, error) {
+func (g *grpoRun) optimize(ctx context.Context, k int) (Metrics, error) {
 	var met Metrics
 	met.Tokens, g.genTokens = g.genTokens, 0
 	met.RewardMean, met.RewardStd = loss.MeanStd(g.rewards)
@@ -279,8 +300,8 @@ func (g *grpoRun) optimize(k int) (Metrics, error) {
 		if len(idx) == 0 {
 			continue
 		}
-		b := g.rows(idx)
-		ro := autodiff.RunOptions{Temperature: g.job.Temperature, Dropout: true, DropoutSeed: g.s.dropoutSeed(k, j)}
+		b, from := g.rows(idx)
+		ro := pass.RunOptions{Temperature: g.job.Temperature, Dropout: true, DropoutSeed: g.s.dropoutSeed(k, j), LogPFrom: from}
 		in := loss.GRPOInput{OldLogP: pickRows(g.old, idx), RefLogP: pickRows(g.ref, idx), Mask: pickRows(g.masks, idx)}
 		for _, i := range idx {
 			in.Advantages = append(in.Advantages, g.adv[i])
@@ -289,7 +310,7 @@ func (g *grpoRun) optimize(k int) (Metrics, error) {
 		// (ratio ≡ 1), so the separate forward pass is skipped.
 		needForward := in.OldLogP != nil || cfg.Beta != 0
 		if needForward {
-			out, err := g.m.Forward(b, ro)
+			out, err := g.m.Forward(ctx, b, ro)
 			if err != nil {
 				return met, err
 			}
@@ -305,7 +326,7 @@ func (g *grpoRun) optimize(k int) (Metrics, error) {
 		if err != nil {
 			return met, err
 		}
-		out, err := g.m.Backward(b, ro, res.DLogP, nil)
+		out, err := g.m.Backward(ctx, b, ro, res.DLogP, nil)
 		if err != nil {
 			return met, err
 		}
@@ -330,11 +351,14 @@ func (g *grpoRun) optimize(k int) (Metrics, error) {
 		met.KL, met.ClipFraction = klTok/g.activeToks, clipTok/g.activeToks
 	}
 	var compLen float64
-	for _, row := range g.masks {
+	maxLen := 0
+	for i, row := range g.masks {
 		for _, v := range row {
 			compLen += v
 		}
+		maxLen = max(maxLen, len(g.batch[i].IDs))
 	}
-	met.Extra = map[string]float64{"completion_length": compLen / float64(len(g.masks))}
+	met.Extra = map[string]float64{"completion_length": compLen / float64(len(g.masks)),
+		"sequence_length_max": float64(maxLen), "truncated_episodes": float64(g.truncated)}
 	return met, nil
 }

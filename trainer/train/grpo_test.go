@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/loss"
 	"mascot.dev/mascot/trainer/optim"
+	"mascot.dev/mascot/trainer/pass"
 )
 
 // aShare is the rule-based reward: the share of letters that are 'a'.
@@ -25,7 +25,7 @@ func TestGRPORaisesRuleReward(t *testing.T) {
 	var kls []float64
 	res, err := TrainGRPO(context.Background(), GRPOJob{
 		Options: Options{Steps: 30, BatchSize: 4, GradAccum: 2, Seed: 4, Optim: optim.Config{LR: 2e-2},
-			LoRA: &autodiff.LoRAConfig{R: 8, Alpha: 16}, OutputDir: filepath.Join(t.TempDir(), "grpo"),
+			LoRA: &pass.LoRAConfig{R: 8, Alpha: 16}, OutputDir: filepath.Join(t.TempDir(), "grpo"),
 			OnStep: func(m Metrics) { rewards = append(rewards, m.RewardMean); kls = append(kls, m.KL) }},
 		Base: pretrainedBase(t), Tokenizer: charTok{}, Prompts: []string{"the", "a cat", "is the", "dog"},
 		GroupSize: 8, Reward: aShare, MaxCompletionTokens: 8,
@@ -54,7 +54,7 @@ func TestGRPONumIterationsReusesGeneration(t *testing.T) {
 	var ms []Metrics
 	_, err := TrainGRPO(context.Background(), GRPOJob{
 		Options: Options{Steps: 4, BatchSize: 2, Seed: 9, Optim: optim.Config{LR: 5e-2},
-			LoRA: &autodiff.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(t.TempDir(), "mu"),
+			LoRA: &pass.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(t.TempDir(), "mu"),
 			OnStep: func(m Metrics) { ms = append(ms, m) }},
 		Base: pretrainedBase(t), Tokenizer: charTok{}, Prompts: []string{"the", "a cat"},
 		GroupSize: 4, Reward: aShare, MaxCompletionTokens: 6, NumIterations: 2,

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/loss"
+	"mascot.dev/mascot/trainer/pass"
 	"mascot.dev/mascot/trainer/qwen3"
 )
 
@@ -48,7 +48,7 @@ func Pretrain(ctx context.Context, job PretrainJob) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("pretraining: %w", err)
 	}
-	m, err := autodiff.New(job.Config, base.Weights, autodiff.Options{Train: autodiff.TrainAll, Seed: o.Seed})
+	m, err := newNetwork(o, baseSource{model: base}, pass.TrainAll, false)
 	if err != nil {
 		return Result{}, fmt.Errorf("pretraining: %w", err)
 	}
@@ -60,14 +60,17 @@ func Pretrain(ctx context.Context, job PretrainJob) (Result, error) {
 			masks[i][t] = 1
 		}
 	}
-	return runNLL(ctx, "pretrain", o, m, rows, masks)
+	return runNLL(ctx, "pretrain", o, m, job.Config, rows, masks)
 }
 
 // SFTJob fine-tunes Base on prompt → completion examples with the
 // cross-entropy of the completion tokens only.
 type SFTJob struct {
 	Options
-	Base      *qwen3.Model
+	Base *qwen3.Model
+	// BaseDir, read when Base is nil, is the base's checkpoint directory,
+	// loaded straight onto the backend (BF16 stays BF16).
+	BaseDir   string
 	Tokenizer Tokenizer
 	Examples  []Example
 }
@@ -76,7 +79,7 @@ type SFTJob struct {
 // LoRA, else a full model directory.
 func TrainSFT(ctx context.Context, job SFTJob) (Result, error) {
 	o := job.Options.withDefaults()
-	if job.Base == nil || len(job.Examples) == 0 {
+	if (job.Base == nil && job.BaseDir == "") || len(job.Examples) == 0 {
 		return Result{}, fmt.Errorf("training sft: a base model and examples are required")
 	}
 	var rows [][]int
@@ -100,25 +103,17 @@ func TrainSFT(ctx context.Context, job SFTJob) (Result, error) {
 	if len(rows) == 0 {
 		return Result{}, fmt.Errorf("training sft: no example has both a prompt and a completion token within max length")
 	}
-	m, err := newPolicy(job.Base, o, false)
+	base := baseSource{job.Base, job.BaseDir}
+	cfg, err := base.config()
+	if err != nil {
+		return Result{}, fmt.Errorf("training sft: %w", err)
+	}
+	m, err := newPolicy(base, o, false)
 	if err != nil {
 		return Result{}, fmt.Errorf("training sft: %w", err)
 	}
 	defer m.Close()
-	return runNLL(ctx, "sft", o, m, rows, masks)
-}
-
-// newPolicy builds the trainable model: adapters when o.LoRA is set,
-// else every weight.
-func newPolicy(base *qwen3.Model, o Options, score bool) (*autodiff.Model, error) {
-	ao := autodiff.Options{LoRA: o.LoRA, Train: autodiff.TrainAll, ScoreHead: score, Seed: o.Seed, InitLoRA: o.InitAdapter}
-	if o.LoRA != nil {
-		ao.Train = autodiff.TrainLoRA
-		if score {
-			ao.Train = autodiff.TrainLoRAAndScore
-		}
-	}
-	return autodiff.New(base.Config, base.Weights, ao)
+	return runNLL(ctx, "sft", o, m, cfg, rows, masks)
 }
 
 func withEOS(ids []int, eos int) []int {
@@ -128,21 +123,16 @@ func withEOS(ids []int, eos int) []int {
 	return ids
 }
 
-func rowLen(rows [][]int) int {
-	n := 0
-	for _, r := range rows {
-		n = max(n, len(r))
-	}
-	return n
-}
-
 // runNLL is the masked next-token cross-entropy loop of Pretrain and SFT.
-func runNLL(ctx context.Context, kind string, o Options, m *autodiff.Model, rows [][]int, masks [][]float64) (Result, error) {
-	s, err := newSession(kind, o, m)
+// Batches are bucketed by length and padded to their own longest row; the
+// LM head runs from each row's first masked position on.
+func runNLL(ctx context.Context, kind string, o Options, m Network, cfg qwen3.Config, rows [][]int, masks [][]float64) (Result, error) {
+	s, err := newSession(kind, o, m, cfg)
 	if err != nil {
 		return Result{}, err
 	}
-	T := rowLen(rows)
+	defer s.close()
+	length := func(i int) int { return len(rows[i]) }
 	for k := s.start; k < o.Steps; k++ {
 		if err := s.begin(ctx); err != nil {
 			return s.res, err
@@ -150,7 +140,7 @@ func runNLL(ctx context.Context, kind string, o Options, m *autodiff.Model, rows
 		picks := make([][]int, o.GradAccum)
 		var norm float64
 		for j := range picks {
-			picks[j] = s.pick(len(rows), k, j)
+			picks[j] = s.pick(len(rows), k, j, length)
 			for _, i := range picks[j] {
 				for _, v := range masks[i] {
 					norm += v
@@ -159,17 +149,23 @@ func runNLL(ctx context.Context, kind string, o Options, m *autodiff.Model, rows
 		}
 		var met Metrics
 		for j, idx := range picks {
-			b := autodiff.Batch{T: T}
-			var mk [][]float64
+			b := pass.Batch{}
 			for _, i := range idx {
 				b.IDs = append(b.IDs, rows[i])
+			}
+			T := b.Len()
+			var mk [][]float64
+			from := make([]int, len(idx))
+			for r, i := range idx {
 				mk = append(mk, pad(masks[i], T))
+				from[r] = firstSet(masks[i])
 			}
 			seeds, err := loss.MaskedNLL(mk, mk, norm) // seeds are −mask/norm; logp unused here
 			if err != nil {
 				return s.res, err
 			}
-			out, err := m.Backward(b, autodiff.RunOptions{Dropout: true, DropoutSeed: s.dropoutSeed(k, j)}, seeds.DLogP, nil)
+			ro := pass.RunOptions{Dropout: true, DropoutSeed: s.dropoutSeed(k, j), LogPFrom: from}
+			out, err := m.Backward(ctx, b, ro, seeds.DLogP, nil)
 			if err != nil {
 				return s.res, fmt.Errorf("%s step %d: %w", kind, k+1, err)
 			}
@@ -188,6 +184,16 @@ func runNLL(ctx context.Context, kind string, o Options, m *autodiff.Model, rows
 		return s.res, err
 	}
 	return s.res, nil
+}
+
+// firstSet is the first position with a nonzero mask (len(mask) if none).
+func firstSet(mask []float64) int {
+	for t, v := range mask {
+		if v != 0 {
+			return t
+		}
+	}
+	return len(mask)
 }
 
 // pad extends v with zeros to length T.

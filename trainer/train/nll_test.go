@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/lora"
 	"mascot.dev/mascot/trainer/optim"
+	"mascot.dev/mascot/trainer/pass"
 	"mascot.dev/mascot/trainer/qwen3"
 )
 
@@ -57,7 +57,7 @@ func TestSFTLowersLossAndResumes(t *testing.T) {
 	dir := t.TempDir()
 	opts := func(steps int, out, ckpt string, sink *[]float64) Options {
 		return Options{Steps: steps, BatchSize: 4, GradAccum: 2, Seed: 5,
-			Optim: optim.Config{LR: 2e-2, TotalSteps: 30}, LoRA: &autodiff.LoRAConfig{R: 4, Alpha: 8, Dropout: 0.05},
+			Optim: optim.Config{LR: 2e-2, TotalSteps: 30}, LoRA: &pass.LoRAConfig{R: 4, Alpha: 8, Dropout: 0.05},
 			OutputDir: out, CheckpointDir: ckpt, CheckpointEvery: 5, BaseModelName: "Org/tiny",
 			BaseRevision: "r1", BaseFingerprint: "stage:abc",
 			OnStep: func(m Metrics) { *sink = append(*sink, m.Loss) }}

@@ -9,14 +9,13 @@ import (
 	"path/filepath"
 	"sort"
 
-	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/lora"
 	"mascot.dev/mascot/trainer/qwen3"
 )
 
 // adapterOf returns the model's current LoRA adapter in PEFT form.
-func adapterOf(m *autodiff.Model, o Options) *lora.Adapter {
-	lc := m.Options.LoRA
+func adapterOf(m Network, o Options) *lora.Adapter {
+	lc := o.LoRA
 	c := lora.NewConfig(o.BaseModelName, lc.R, lc.Alpha, lc.TargetList())
 	if o.BaseRevision != "" {
 		rev := o.BaseRevision
@@ -31,7 +30,7 @@ func adapterOf(m *autodiff.Model, o Options) *lora.Adapter {
 // has one, else the full model as a checkpoint directory.
 func (s *session) writeOutput() error {
 	m := s.model
-	if m.Options.LoRA != nil {
+	if s.o.LoRA != nil {
 		if err := adapterOf(m, s.o).Save(s.o.OutputDir); err != nil {
 			return fmt.Errorf("saving adapter: %w", err)
 		}
@@ -42,7 +41,7 @@ func (s *session) writeOutput() error {
 		}
 		s.res.Kind = "adapter"
 	} else {
-		qm, err := qwen3.New(m.Config, m.Weights())
+		qm, err := qwen3.New(s.cfg, m.Weights())
 		if err != nil {
 			return fmt.Errorf("saving model: %w", err)
 		}

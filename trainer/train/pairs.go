@@ -1,8 +1,8 @@
 package train
 
 import (
-	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/loss"
+	"mascot.dev/mascot/trainer/pass"
 )
 
 // encodedPair is a tokenised preference pair: full sequences and the
@@ -25,16 +25,27 @@ const (
 	keepStart
 )
 
-// encodePairs tokenises pairs, appending EOS to completions, and drops or
-// truncates sequences longer than maxLen (0 = no limit). Pairs with an
-// empty prompt are dropped, since position start−1 must exist.
+// EncodeScored is the one tokenisation of a prompt and a completion that
+// reward models are trained and scored on: the prompt and the completion
+// encoded separately (so the tokens are those a sampler emits after the
+// prompt) and concatenated, with the tokenizer's EOS appended when the
+// completion lacks it (TRL appends eos for plain-text data). It returns
+// the ids and the prompt's length. Training (TrainRewardModel) and the
+// runner's reward-model scorer both call it.
+func EncodeScored(tok Tokenizer, prompt, completion string) ([]int, int) {
+	pr := tok.Encode(prompt)
+	return append(append([]int(nil), pr...), withEOS(tok.Encode(completion), tok.EOS())...), len(pr)
+}
+
+// encodePairs tokenises pairs with EncodeScored and drops or truncates
+// sequences longer than maxLen (0 = no limit). Pairs with an empty prompt
+// are dropped, since position start−1 must exist.
 func encodePairs(tok Tokenizer, pairs []Pair, maxLen int, long overLong) []encodedPair {
 	var out []encodedPair
 	for _, p := range pairs {
-		pr := tok.Encode(p.Prompt)
-		c := append(append([]int(nil), pr...), withEOS(tok.Encode(p.Chosen), tok.EOS())...)
-		r := append(append([]int(nil), pr...), withEOS(tok.Encode(p.Rejected), tok.EOS())...)
-		if len(pr) == 0 {
+		c, np := EncodeScored(tok, p.Prompt, p.Chosen)
+		r, _ := EncodeScored(tok, p.Prompt, p.Rejected)
+		if np == 0 {
 			continue
 		}
 		if maxLen > 0 && (len(c) > maxLen || len(r) > maxLen) {
@@ -43,14 +54,15 @@ func encodePairs(tok Tokenizer, pairs []Pair, maxLen int, long overLong) []encod
 			}
 			c, r = c[:min(len(c), maxLen)], r[:min(len(r), maxLen)]
 		}
-		out = append(out, encodedPair{chosen: c, rejected: r, start: len(pr), margin: p.Margin})
+		out = append(out, encodedPair{chosen: c, rejected: r, start: np, margin: p.Margin})
 	}
 	return out
 }
 
-// pairBatch stacks [chosen...; rejected...] rows.
-func pairBatch(ps []encodedPair, idx []int, T int) autodiff.Batch {
-	b := autodiff.Batch{T: T}
+// pairBatch stacks [chosen...; rejected...] rows, padded to their own
+// longest.
+func pairBatch(ps []encodedPair, idx []int) pass.Batch {
+	var b pass.Batch
 	for _, i := range idx {
 		b.IDs = append(b.IDs, ps[i].chosen)
 	}
@@ -60,12 +72,9 @@ func pairBatch(ps []encodedPair, idx []int, T int) autodiff.Batch {
 	return b
 }
 
-func pairsLen(ps []encodedPair) int {
-	n := 0
-	for _, p := range ps {
-		n = max(n, len(p.chosen), len(p.rejected))
-	}
-	return n
+// pairLen is the bucketing length of pair i: its longer sequence.
+func pairLen(ps []encodedPair) func(i int) int {
+	return func(i int) int { return max(len(ps[i].chosen), len(ps[i].rejected)) }
 }
 
 // completionLogP sums row's completion log-probs (positions start−1 .. len−2).

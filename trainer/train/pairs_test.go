@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/optim"
+	"mascot.dev/mascot/trainer/pass"
 	"mascot.dev/mascot/trainer/qwen3"
 )
 
@@ -40,7 +40,7 @@ func TestRewardModelLearnsHeldOutPairs(t *testing.T) {
 	dir := t.TempDir()
 	res, err := TrainRewardModel(context.Background(), RMJob{
 		Options: Options{Steps: 40, BatchSize: 8, Seed: 2, Optim: optim.Config{LR: 1e-2},
-			LoRA: &autodiff.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(dir, "rm")},
+			LoRA: &pass.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(dir, "rm")},
 		Base: pretrainedBase(t), Tokenizer: charTok{}, Pairs: train, EvalPairs: eval, CenterRewardsCoefficient: 0.01,
 	})
 	if err != nil {
@@ -77,7 +77,7 @@ func TestDPORaisesMargin(t *testing.T) {
 	var margins []float64
 	res, err := TrainDPO(context.Background(), DPOJob{
 		Options: Options{Steps: 25, BatchSize: 8, Seed: 3, Optim: optim.Config{LR: 1e-2},
-			LoRA: &autodiff.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(t.TempDir(), "dpo"),
+			LoRA: &pass.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(t.TempDir(), "dpo"),
 			OnStep: func(m Metrics) { margins = append(margins, m.Extra["margin"]) }},
 		Base: pretrainedBase(t), Tokenizer: charTok{}, Pairs: syntheticPairs(rng, 32), Beta: 0.1,
 	})

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/loss"
+	"mascot.dev/mascot/trainer/pass"
 	"mascot.dev/mascot/trainer/qwen3"
 )
 
@@ -14,7 +14,11 @@ type RMJob struct {
 	Options
 	// Base is the causal-LM backbone; its LM head is dropped and a score
 	// head [1, hidden] is added.
-	Base      *qwen3.Model
+	Base *qwen3.Model
+	// BaseDir, read when Base is nil, is the base's checkpoint directory,
+	// loaded one tensor at a time straight onto the backend (a BF16
+	// checkpoint stays BF16): no float32 copy of the base is ever held.
+	BaseDir   string
 	Tokenizer Tokenizer
 	Pairs     []Pair
 	// EvalPairs, when given, are scored after training (Result.Eval
@@ -29,23 +33,26 @@ type RMJob struct {
 // checkpoint (num_labels 1, pad_token_id = the tokenizer's pad).
 func TrainRewardModel(ctx context.Context, job RMJob) (Result, error) {
 	o := job.Options.withDefaults()
-	if job.Base == nil {
-		return Result{}, fmt.Errorf("training reward model: no base model")
+	base := baseSource{job.Base, job.BaseDir}
+	cfg, err := base.config()
+	if err != nil {
+		return Result{}, fmt.Errorf("training reward model: %w", err)
 	}
 	pairs := encodePairs(job.Tokenizer, job.Pairs, o.MaxLength, dropOverLong)
 	if len(pairs) == 0 {
 		return Result{}, fmt.Errorf("training reward model: no pair fits within max length %d", o.MaxLength)
 	}
-	m, err := newPolicy(job.Base, o, true)
+	m, err := newPolicy(base, o, true)
 	if err != nil {
 		return Result{}, fmt.Errorf("training reward model: %w", err)
 	}
 	defer m.Close()
-	s, err := newSession("reward-model", o, m)
+	s, err := newSession("reward-model", o, m, cfg)
 	if err != nil {
 		return Result{}, err
 	}
-	T, pad := pairsLen(pairs), job.Tokenizer.Pad()
+	defer s.close()
+	pad := job.Tokenizer.Pad()
 	for k := s.start; k < o.Steps; k++ {
 		if err := s.begin(ctx); err != nil {
 			return s.res, err
@@ -53,20 +60,19 @@ func TrainRewardModel(ctx context.Context, job RMJob) (Result, error) {
 		var met Metrics
 		var acc, margin, chosenMean float64
 		for j := 0; j < o.GradAccum; j++ {
-			idx := s.pick(len(pairs), k, j)
-			b := pairBatch(pairs, idx, T)
-			ro := autodiff.RunOptions{} // no LoRA dropout: TRL's disable_dropout=True
+			idx := s.pick(len(pairs), k, j, pairLen(pairs))
+			b := pairBatch(pairs, idx)
+			at := pooled(b, pad)
+			// No LoRA dropout: TRL's disable_dropout=True. The score head
+			// runs at the pooled tokens only.
+			ro := pass.RunOptions{ScoreAt: at}
 			n, ga := len(idx), float64(o.GradAccum)
 			rc := make([]float64, n)
 			var bt loss.BTResult
 			// The loss's seeds come from the scores of the backward's own
 			// forward half: no separate Forward pass.
-			_, err := m.BackwardScores(b, ro, func(score [][]float64) ([][]float64, error) {
+			_, err := m.BackwardScores(ctx, b, ro, func(score [][]float64) ([][]float64, error) {
 				rr, mg := make([]float64, n), make([]float64, n)
-				at := make([]int, 2*n)
-				for r, row := range b.IDs {
-					at[r] = loss.LastNonPad(row, pad)
-				}
 				for i := range idx {
 					rc[i], rr[i], mg[i] = score[i][at[i]], score[n+i][at[n+i]], pairs[idx[i]].margin
 				}
@@ -88,7 +94,7 @@ func TrainRewardModel(ctx context.Context, job RMJob) (Result, error) {
 				return s.res, fmt.Errorf("reward model step %d: %w", k+1, err)
 			}
 			met.Loss += bt.Loss / ga
-			met.Tokens += 2 * 2 * n * b.T // one backward pass (forward and backward halves)
+			met.Tokens += 2 * 2 * n * b.Len() // one backward pass (forward and backward halves)
 			acc += bt.Accuracy / ga
 			margin += bt.Margin / ga
 			chosenMean += mean(rc) / ga
@@ -100,36 +106,35 @@ func TrainRewardModel(ctx context.Context, job RMJob) (Result, error) {
 		}
 	}
 	if eval := encodePairs(job.Tokenizer, job.EvalPairs, o.MaxLength, dropOverLong); len(eval) > 0 {
-		acc, margin, err := evalRM(m, eval, pad, o.BatchSize)
+		acc, margin, err := evalRM(ctx, m, eval, pad, o.BatchSize)
 		if err != nil {
 			return s.res, err
 		}
 		s.res.Eval = map[string]float64{"accuracy": acc, "margin": margin, "pairs": float64(len(eval))}
 	}
-	if err := saveRewardModel(s, job.Base.Config, pad); err != nil {
+	if err := saveRewardModel(s, cfg, pad); err != nil {
 		return s.res, err
 	}
 	return s.res, nil
 }
 
 // evalRM returns accuracy and mean margin of the model on pairs.
-func evalRM(m *autodiff.Model, pairs []encodedPair, pad, batch int) (float64, float64, error) {
+func evalRM(ctx context.Context, m Network, pairs []encodedPair, pad, batch int) (float64, float64, error) {
 	var acc, margin float64
-	T := pairsLen(pairs)
 	for lo := 0; lo < len(pairs); lo += batch {
 		var idx []int
 		for i := lo; i < min(lo+batch, len(pairs)); i++ {
 			idx = append(idx, i)
 		}
-		b := pairBatch(pairs, idx, T)
-		out, err := m.Forward(b, autodiff.RunOptions{})
+		b := pairBatch(pairs, idx)
+		at := pooled(b, pad)
+		out, err := m.Forward(ctx, b, pass.RunOptions{ScoreAt: at})
 		if err != nil {
 			return 0, 0, fmt.Errorf("evaluating reward model: %w", err)
 		}
 		n := len(idx)
 		for i := range idx {
-			c := out.Score[i][loss.LastNonPad(b.IDs[i], pad)]
-			r := out.Score[n+i][loss.LastNonPad(b.IDs[n+i], pad)]
+			c, r := out.Score[i][at[i]], out.Score[n+i][at[n+i]]
 			if c > r {
 				acc++
 			}
@@ -137,6 +142,15 @@ func evalRM(m *autodiff.Model, pairs []encodedPair, pad, batch int) (float64, fl
 		}
 	}
 	return acc / float64(len(pairs)), margin / float64(len(pairs)), nil
+}
+
+// pooled is each row's pooled position: its last non-pad token.
+func pooled(b pass.Batch, pad int) []int {
+	at := make([]int, len(b.IDs))
+	for r, row := range b.IDs {
+		at[r] = loss.LastNonPad(row, pad)
+	}
+	return at
 }
 
 // saveRewardModel writes the merged sequence-classification checkpoint.

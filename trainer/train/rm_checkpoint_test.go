@@ -9,14 +9,14 @@ import (
 	"slices"
 	"testing"
 
-	"mascot.dev/mascot/trainer/autodiff"
 	"mascot.dev/mascot/trainer/optim"
+	"mascot.dev/mascot/trainer/pass"
 	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/safetensors"
 )
 
 // TestRewardModelCheckpointFormat checks the merged reward-model
-// checkpoint trainer.md §3.6 describes: config architectures
+// checkpoint docs/design/qwen3.md describes: config architectures
 // ["Qwen3ForSequenceClassification"], num_labels 1, pad_token_id the
 // tokenizer's pad; no lm_head; score.weight [1, hidden]; LoRA folded into
 // the backbone (no adapter tensors), loadable as a scorer.
@@ -25,7 +25,7 @@ func TestRewardModelCheckpointFormat(t *testing.T) {
 	base := pretrainedBase(t)
 	res, err := TrainRewardModel(context.Background(), RMJob{
 		Options: Options{Steps: 2, BatchSize: 4, Seed: 2, Optim: optim.Config{LR: 1e-2},
-			LoRA: &autodiff.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(t.TempDir(), "rm")},
+			LoRA: &pass.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(t.TempDir(), "rm")},
 		Base: base, Tokenizer: charTok{}, Pairs: syntheticPairs(rng, 8),
 	})
 	if err != nil {

@@ -51,11 +51,17 @@ func (p *Policy) Sample(ctx context.Context, prompt []int, n int) ([][]int, erro
 }
 
 // defaultRollout is single-turn: the policy completes the encoded prompt.
-func defaultRollout(tok Tokenizer, maskTruncated bool) RolloutFunc {
+// A prompt longer than maxPrompt tokens (0: no limit) keeps its last
+// maxPrompt, as TRL's max_prompt_length truncation does (it cuts from the
+// left), so that prompt and completion fit within max_length.
+func defaultRollout(tok Tokenizer, maskTruncated bool, maxPrompt int) RolloutFunc {
 	return func(ctx context.Context, prompt string, n int, policy *Policy) ([]Episode, error) {
 		ptoks := tok.Encode(prompt)
 		if len(ptoks) == 0 {
 			return nil, fmt.Errorf("rolling out: prompt %q encodes to no tokens", prompt)
+		}
+		if maxPrompt > 0 && len(ptoks) > maxPrompt {
+			ptoks = ptoks[len(ptoks)-maxPrompt:]
 		}
 		comps, err := policy.Sample(ctx, ptoks, n)
 		if err != nil {
@@ -77,4 +83,20 @@ func defaultRollout(tok Tokenizer, maskTruncated bool) RolloutFunc {
 		}
 		return eps, nil
 	}
+}
+
+// keepLast cuts an episode longer than maxLen (0: no limit) to its last
+// maxLen tokens, the way the default rollout cuts prompts: whatever a
+// rollout function returns (director trajectories included) is trained
+// within max_length. The first kept token has no predecessor, so it is
+// not trainable. ok reports whether the episode was cut.
+func keepLast(ep Episode, maxLen int) (Episode, bool) {
+	if maxLen <= 0 || len(ep.IDs) <= maxLen {
+		return ep, false
+	}
+	cut := len(ep.IDs) - maxLen
+	ep.IDs = ep.IDs[cut:]
+	ep.Trainable = append([]bool(nil), ep.Trainable[cut:]...)
+	ep.Trainable[0] = false
+	return ep, true
 }

@@ -3,11 +3,11 @@ package train
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
-	"mascot.dev/mascot/trainer/autodiff"
+	"mascot.dev/mascot/trainer/net"
 	"mascot.dev/mascot/trainer/optim"
+	"mascot.dev/mascot/trainer/qwen3"
 )
 
 // session is the machinery every loop shares: the model, the optimizer,
@@ -15,11 +15,15 @@ import (
 type session struct {
 	kind  string
 	o     Options
-	model *autodiff.Model
-	opt   *optim.Optimizer
+	model Network
+	cfg   qwen3.Config // the base's (for writing a full model)
+	opt   *optim.Device
 	start int
 	began time.Time
-	res   Result
+	// flops0 are the network's counters when the step began.
+	flops0 net.Counters
+	res    Result
+	orders orderCache
 	// ckptMultiple restricts checkpoints to steps that are multiples of it
 	// (GRPO generation boundaries).
 	ckptMultiple int
@@ -41,25 +45,22 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-func newSession(kind string, o Options, m *autodiff.Model) (*session, error) {
+func newSession(kind string, o Options, m Network, cfg qwen3.Config) (*session, error) {
 	if o.Steps <= 0 {
 		return nil, fmt.Errorf("starting %s: steps must be positive", kind)
 	}
 	if o.OutputDir == "" {
 		return nil, fmt.Errorf("starting %s: no output directory", kind)
 	}
-	var ps []optim.Param
-	for _, p := range m.Params.Trainable() {
-		ps = append(ps, optim.Param{Name: p.Name, Value: p.F32(), Grad: p.Grad, Decay: p.Decay})
-	}
-	opt, err := optim.New(o.Optim, ps)
+	opt, err := optim.NewDevice(o.Optim, m.Backend(), m.TrainParams())
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", kind, err)
 	}
-	s := &session{kind: kind, o: o, model: m, opt: opt}
+	s := &session{kind: kind, o: o, model: m, cfg: cfg, opt: opt}
 	if o.CheckpointDir != "" {
 		step, err := loadCheckpoint(o.CheckpointDir, kind, m, opt)
 		if err != nil {
+			opt.Close()
 			return nil, fmt.Errorf("starting %s: %w", kind, err)
 		}
 		s.start = step
@@ -68,45 +69,39 @@ func newSession(kind string, o Options, m *autodiff.Model) (*session, error) {
 	return s, nil
 }
 
-// pick returns the example indices of micro-batch j of step k: the
-// examples are read in epochs, each a fresh permutation seeded by
-// (seed, epoch), so the schedule depends only on the seed, k and j.
-func (s *session) pick(n, k, j int) []int {
-	return s.pickAt(n, k*s.o.GradAccum+j)
-}
-
-// pickAt returns the BatchSize example indices of batch slot number slot.
-func (s *session) pickAt(n, slot int) []int {
-	b := s.o.BatchSize
-	out := make([]int, b)
-	var perm []int
-	epoch := -1
-	for i := range out {
-		g := slot*b + i
-		if e := g / n; e != epoch {
-			epoch = e
-			perm = rand.New(rand.NewPCG(s.o.Seed, uint64(e)+1)).Perm(n)
-		}
-		out[i] = perm[g%n]
-	}
-	return out
-}
+// close frees the optimizer state.
+func (s *session) close() { s.opt.Close() }
 
 // dropoutSeed is the LoRA dropout stream of micro-batch j of step k.
 func (s *session) dropoutSeed(k, j int) uint64 {
 	return s.o.Seed ^ uint64(k)<<20 ^ uint64(j)<<8 ^ 0xd50
 }
 
+// counting is a Network that counts its FLOPs (trainer/net).
+type counting interface{ Counters() net.Counters }
+
+func (s *session) counters() net.Counters {
+	if c, ok := s.model.(counting); ok {
+		return c.Counters()
+	}
+	return net.Counters{}
+}
+
 // begin marks the start of step k.
 func (s *session) begin(ctx context.Context) error {
-	s.began = time.Now()
+	s.began, s.flops0 = time.Now(), s.counters()
 	return ctx.Err()
 }
 
 // finish applies the optimizer step, reports metrics and checkpoints.
 func (s *session) finish(k int, m Metrics) error {
-	st := s.opt.Step()
+	st, err := s.opt.Step()
+	if err != nil {
+		return err
+	}
 	m.Step, m.GradNorm, m.LR = k+1, st.GradNorm, st.LR
+	c := s.counters()
+	m.HardwareFLOPs, m.ModelFLOPs = c.Hardware-s.flops0.Hardware, c.Model-s.flops0.Model
 	if el := time.Since(s.began).Seconds(); el > 0 {
 		m.TokensPerSec = float64(m.Tokens) / el
 	}

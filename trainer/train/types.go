@@ -1,8 +1,9 @@
 package train
 
 import (
-	"mascot.dev/mascot/trainer/autodiff"
+	"mascot.dev/mascot/trainer/compute"
 	"mascot.dev/mascot/trainer/optim"
+	"mascot.dev/mascot/trainer/pass"
 	"mascot.dev/mascot/trainer/qwen3"
 )
 
@@ -27,7 +28,7 @@ type Options struct {
 	// defaults to Steps (linear decay to 0 at the end).
 	Optim optim.Config
 	// LoRA adapts the base; nil trains every weight where the loop allows it.
-	LoRA *autodiff.LoRAConfig
+	LoRA *pass.LoRAConfig
 	// InitAdapter, when set, starts the adapter from these PEFT tensors
 	// (lora.Adapter.Weights, e.g. GRPO after SFT) instead of PEFT's init;
 	// its rank and targets must match LoRA.
@@ -54,7 +55,30 @@ type Options struct {
 	CheckpointEvery int
 	// OnStep receives every step's metrics.
 	OnStep func(Metrics)
+	// Network picks the network: NetworkNet (default, trainer/net on
+	// Backend) or NetworkAutodiff (the gorgonia graph, for cross-checks).
+	Network string
+	// Backend runs the network (trainer/net) and the optimizer; nil opens
+	// a CPU backend (cpu.New with Threads).
+	Backend compute.Backend
+	// Threads is the CPU backend's thread count when Backend is nil (0:
+	// GOMAXPROCS). Training is bit-for-bit reproducible for a given count.
+	Threads int
+	// BaseDType stores the frozen base as compute.F32 or compute.BF16 (0:
+	// as the source has it; see net.Options.BaseDType).
+	BaseDType compute.DType
+	// KeepActivations keeps activations instead of recomputing each layer
+	// in backward (net.Options.KeepActivations); ChunkTokens bounds a row
+	// group (net.Options.ChunkTokens).
+	KeepActivations bool
+	ChunkTokens     int
 }
+
+// The networks Options.Network names.
+const (
+	NetworkNet      = "net"
+	NetworkAutodiff = "autodiff"
+)
 
 // Metrics describe one optimizer step.
 type Metrics struct {
@@ -76,6 +100,10 @@ type Metrics struct {
 	// divides them by the step's wall time.
 	Tokens       int
 	TokensPerSec float64
+	// HardwareFLOPs and ModelFLOPs count the step's floating-point work as
+	// trainer/net does (net.Counters: issued, recompute included; and what
+	// the mathematics needs); 0 on the autodiff network.
+	HardwareFLOPs, ModelFLOPs float64
 	// Extra holds loop-specific values (accuracy, margin, ...).
 	Extra map[string]float64
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -47,7 +48,7 @@ func printJSON(w io.Writer, v any) error {
 }
 
 func newResults() *cobra.Command {
-	c := &cobra.Command{Use: "results", Short: "List, show and compare stored runs"}
+	c := &cobra.Command{Use: "results", Short: "List, show, compare, diff, tag and remove stored runs"}
 	var f storeFlags
 	var filter results.RunFilter
 	ls := &cobra.Command{
@@ -84,6 +85,7 @@ func newResults() *cobra.Command {
 	ls.Flags().StringVar(&filter.Name, "name", "", "only runs whose name contains this")
 	ls.Flags().StringVar(&filter.Sort, "sort", "started", "started | name | status | duration | config")
 	ls.Flags().BoolVar(&filter.TopLevel, "top", false, "hide sweep children")
+	ls.Flags().StringVar(&filter.Tag, "tag", "", "only runs with this tag (see results tag)")
 
 	var sf storeFlags
 	show := &cobra.Command{
@@ -118,6 +120,11 @@ func newResults() *cobra.Command {
 					st.UnitsDone, st.UnitsCached, st.UnitsFailed)
 			}
 			tw.Flush()
+			if tags, err := s.RunTags(c.Context(), d.Run.ID); err != nil {
+				return err
+			} else if len(tags) > 0 {
+				fmt.Fprintf(w, "tags: %s\n", strings.Join(tags, ", "))
+			}
 			if len(d.Counters) > 0 {
 				fmt.Fprintln(w, "counters:")
 				keys := make([]string, 0, len(d.Counters))
@@ -134,40 +141,7 @@ func newResults() *cobra.Command {
 	}
 	sf.add(show)
 
-	var cf storeFlags
-	var format string
-	compare := &cobra.Command{
-		Use:     "compare RUN_A RUN_B",
-		Short:   "Per-criterion deltas and paired per-sample differences between two runs",
-		Example: "  mascot results compare RUN_A RUN_B --format markdown",
-		Args:    exactArgs(2),
-		RunE: func(c *cobra.Command, args []string) error {
-			s, err := cf.open(c)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			a, err := s.ResolveRun(c.Context(), args[0])
-			if err != nil {
-				return invalid("%v", err)
-			}
-			b, err := s.ResolveRun(c.Context(), args[1])
-			if err != nil {
-				return invalid("%v", err)
-			}
-			cmp, err := report.Compare(c.Context(), s, a.ID, b.ID, report.Options{})
-			if err != nil {
-				return err
-			}
-			if cf.jsonOut {
-				format = "json"
-			}
-			return report.RenderComparison(c.OutOrStdout(), cmp, format)
-		},
-	}
-	cf.add(compare)
-	compare.Flags().StringVar(&format, "format", "terminal", "terminal | markdown | csv | json")
-	c.AddCommand(ls, show, compare)
+	c.AddCommand(ls, show, newCompare(), newDiff(), newTag(), newRemove())
 	return c
 }
 
@@ -176,6 +150,7 @@ func newReport() *cobra.Command {
 	var format string
 	var stages []string
 	var opts report.Options
+	var plotDir string
 	c := &cobra.Command{
 		Use:   "report RUN...",
 		Short: "Paper-style tables: per system x split x criterion mean ± std with bootstrap CIs",
@@ -188,7 +163,9 @@ the named stages recorded, training stages and mascot judge's included.`,
 		Example: `  mascot report latest
   mascot report RUN_A RUN_B --format markdown --split-by valence
   mascot report latest --stages judge_eval_agent,metrics_eval
-  mascot report latest --include-training`,
+  mascot report latest --include-training
+  mascot report latest --format html > report.html
+  mascot report RUN_A RUN_B --format latex --plot plots/`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return invalid("report needs at least one RUN (see mascot results ls)")
@@ -223,11 +200,15 @@ the named stages recorded, training stages and mascot judge's included.`,
 			if f.jsonOut {
 				format = "json"
 			}
+			if plotDir != "" || format == report.FormatHTML {
+				return reportWithPlots(c, s, rep, ids, format, plotDir)
+			}
 			return report.Render(c.OutOrStdout(), rep, format)
 		},
 	}
 	f.add(c)
-	c.Flags().StringVar(&format, "format", "terminal", "terminal | markdown | csv | json")
+	c.Flags().StringVar(&format, "format", "terminal", "terminal | markdown | csv | json | html (one self-contained page with the plots) | latex (booktabs tables)")
+	c.Flags().StringVar(&plotDir, "plot", "", "also write the plots as SVG files into this directory: criteria bars, forest plots against the first run, a sweep's axes, training curves")
 	c.Flags().StringVar(&opts.SplitBy, "split-by", "auto", "auto | valence | domain | none")
 	c.Flags().IntVar(&opts.Resamples, "resamples", 1000, "bootstrap resamples (negative: no CIs)")
 	c.Flags().Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")

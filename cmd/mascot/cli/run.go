@@ -13,7 +13,6 @@ import (
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	_ "mascot.dev/mascot/runner/stages/all" // registers every stage kind
-	"mascot.dev/mascot/schema"
 )
 
 // runFlags are the flags of run, plan and sweep.
@@ -26,10 +25,12 @@ type runFlags struct {
 	strict  bool
 	trace   bool
 	jsonOut bool
+	multi   multirunFlags
 }
 
 func (f *runFlags) add(c *cobra.Command, execution bool) {
 	f.specFlags.add(c)
+	f.multi.add(c)
 	c.Flags().StringVar(&f.db, "db", results.DefaultPath, "results database (SQLite)")
 	if execution {
 		c.Flags().StringVar(&f.runsDir, "runs-dir", "runs", "directory for run_config.json, run_summary.json and artifacts")
@@ -67,18 +68,34 @@ results database with its fingerprint, so rerunning the same command resumes: do
 are reused, failed ones are retried. A changed config reports which stages are
 invalidated before any work starts.
 
+-m path=a,b,c (repeatable) makes the run a multirun: a grid over the axes (--zip pairs
+them instead), recorded as a sweep like one declared in a file, whose variants share
+every unit they have in common. An axis replaces the value the spec's own file writes at
+the path (where --set unifies, and so conflicts with a concrete value); an axis "@NAME"
+sets the @tag NAME per variant.
+
 Stage kinds:
 ` + runner.Default.KindsHelp(),
 		Example: `  mascot run demo
+  mascot run tour.cue -m stages.eval.turns=2,3 -m endpoints.speaker.sampling.temperature=0.7,1.0
   mascot run paper/qmsum -t vllm=http://gpu01:8008/v1 -t judge=http://gpu02:8008/v1
   mascot run my.cue --set stages.candidates.k=4 --only candidates --strict`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if len(f.multi.axes) == 0 && (f.multi.zip || f.multi.maxParallel > 0) {
+				return invalid("--zip and --max-parallel shape a multirun: give its axes with -m path=a,b")
+			}
 			opts, closeFn, err := f.options(c.Context(), args[0], c)
 			if err != nil {
 				return err
 			}
 			defer closeFn()
+			if len(f.multi.axes) > 0 {
+				if detach {
+					return invalid("--detach runs one experiment; it does not take -m")
+				}
+				return f.sweep(c, args[0], opts, nil)
+			}
 			if detach {
 				return runDetached(c, opts)
 			}
@@ -105,8 +122,13 @@ func newPlan() *cobra.Command {
 	var format string
 	c := &cobra.Command{
 		Use:   "plan NAME|FILE",
-		Short: "Show the stage graph with units total / done / to run",
+		Short: "Show the stage graph with units total / done / to run (of every variant, for a sweep)",
+		Long: `plan shows the stage graph in execution order with the units each stage has, how many
+are done already (cached) and how many will run. For a sweep (a spec with a sweep block,
+or -m axes) it lists every variant, the stages all variants share (they run once) and the
+units each variant adds.`,
 		Example: `  mascot plan demo
+  mascot plan tour.cue -m stages.eval.turns=2,3
   mascot plan paper/qmsum -t vllm=http://gpu01:8008/v1 -t judge=http://gpu02:8008/v1 --format mermaid`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -115,6 +137,9 @@ func newPlan() *cobra.Command {
 				return err
 			}
 			defer closeFn()
+			if len(f.multi.axes) > 0 || opts.Loaded.Experiment.Sweep != nil {
+				return f.planSweep(c, args[0], opts, format)
+			}
 			plan, err := runner.Plan(c.Context(), opts)
 			if err != nil {
 				return err
@@ -173,41 +198,3 @@ func printArtifacts(c *cobra.Command, store *results.Store, runID string) error 
 }
 
 func init() { extraCommands = append(extraCommands, newRun) }
-
-func newSweep() *cobra.Command {
-	var f runFlags
-	c := &cobra.Command{
-		Use:   "sweep NAME|FILE",
-		Short: "Run every variant of the experiment's sweep as child runs; shared upstream stages run once",
-		Long: `sweep expands the experiment's sweep (grid or zip over config paths, times seeds) into
-child runs of one parent run. Variants share every unit whose fingerprint they have in
-common, so a sweep over a training hyperparameter reuses generation, judging and reward
-models. Rerunning the same sweep resumes, like run. Axis paths must name fields the spec
-leaves open or at a default.`,
-		Example: `  mascot sweep paper/model-size -t vllm=http://gpu01:8008/v1 -t judge=http://gpu02:8009/v1
-  mascot sweep my-sweep.cue --json`,
-		Args: exactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			opts, closeFn, err := f.options(c.Context(), args[0], c)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			sum, err := runner.Sweep(c.Context(), runner.SweepOptions{Arg: args[0],
-				Load: schema.Options{Tags: f.tags, Sets: f.sets}, Run: opts})
-			if sum != nil {
-				if f.jsonOut {
-					_ = printJSON(c.OutOrStdout(), sum)
-				} else {
-					runner.PrintSweep(c.OutOrStdout(), sum)
-				}
-			}
-			return err
-		},
-	}
-	f.add(c, true)
-	c.Flags().BoolVar(&f.jsonOut, "json", false, "print the sweep summary as JSON")
-	return c
-}
-
-func init() { extraCommands = append(extraCommands, newSweep) }

@@ -16,8 +16,11 @@ func newServe() *cobra.Command {
 tokenizer.json) as an OpenAI-compatible server: /v1/models, /v1/chat/completions (n, seed,
 streaming, json_schema enforced by constrained decoding), /v1/completions,
 /v1/load_lora_adapter, /v1/unload_lora_adapter, /health and /metrics. It binds loopback
-unless --addr says otherwise. Flags: --model, --lora NAME=DIR, --addr, --served-model-name,
---max-queue, --max-batch, --max-model-len, --prefix-cache-bytes.`,
+unless --addr says otherwise. Requests are batched continuously (one pass over the weights
+per step for every running request, prompts prefilled in blocks beside them), and a seeded
+request decodes to the same tokens whatever else runs. Flags: --model, --lora NAME=DIR,
+--addr, --served-model-name, --max-queue, --max-batch, --prefill-chunk, --max-model-len,
+--max-n, --max-body-bytes, --max-request-tokens, --prefix-cache-bytes.`,
 		Example: `  mascot serve --model runs/RUN/pretrain --addr 127.0.0.1:8008
   mascot serve --model ./qwen3-tiny --lora speaker=runs/RUN/speaker_grpo/adapter`,
 		DisableFlagParsing: true,

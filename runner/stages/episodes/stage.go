@@ -98,7 +98,7 @@ func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
 				in["example_pool"] = poolIDs
 			}
 			units = append(units, runner.Unit{Key: fmt.Sprintf("%s/s%d", smp.ID, k), Inputs: in,
-				Payload: payload{index: i, sampleIdx: k}})
+				Payload: payload{index: i, sampleIdx: k}, Context: smp.ID})
 		}
 	}
 	return units, nil

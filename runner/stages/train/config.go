@@ -1,10 +1,14 @@
 package train
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 
-	"mascot.dev/mascot/trainer/autodiff"
+	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/trainer/optim"
+	"mascot.dev/mascot/trainer/pass"
 	"mascot.dev/mascot/trainer/train"
 )
 
@@ -21,6 +25,8 @@ type Optim struct {
 	MaxLength       int     `json:"max_length"`
 	Seed            int64   `json:"seed"`
 	CheckpointEvery int     `json:"checkpoint_every"`
+	// Device is the compute backend: "cpu" or "cuda".
+	Device string `json:"device"`
 }
 
 // LoRA is #LoRA.
@@ -48,8 +54,9 @@ func (o Optim) steps(n int) int {
 }
 
 // options converts the settings for n examples; seed is the stage seed
-// used when the config leaves seed 0.
-func (o Optim) options(n int, seed int64, out string, l *LoRA) train.Options {
+// used when the config leaves seed 0; ckpt is the unit's checkpoint
+// directory (checkpointDir).
+func (o Optim) options(n int, seed int64, out, ckpt string, l *LoRA) train.Options {
 	steps := o.steps(n)
 	s := o.Seed
 	if s == 0 {
@@ -59,11 +66,28 @@ func (o Optim) options(n int, seed int64, out string, l *LoRA) train.Options {
 		Optim: optim.Config{LR: o.LR, WeightDecay: o.WeightDecay, MaxGradNorm: o.MaxGradNorm,
 			WarmupSteps: int(o.WarmupRatio * float64(steps)), TotalSteps: steps},
 		MaxLength: o.MaxLength, Seed: uint64(s), OutputDir: out,
-		// Checkpoints sit beside the output in the run directory, so a Slurm
-		// job requeued before its time limit resumes where it stopped.
-		CheckpointDir: out + "-checkpoint", CheckpointEvery: o.CheckpointEvery}
+		CheckpointDir: ckpt, CheckpointEvery: o.CheckpointEvery}
 	if l != nil && l.R > 0 {
-		opt.LoRA = &autodiff.LoRAConfig{R: l.R, Alpha: l.Alpha, UseRSLoRA: l.RSLoRA, Dropout: l.Dropout, Targets: l.Targets}
+		opt.LoRA = &pass.LoRAConfig{R: l.R, Alpha: l.Alpha, UseRSLoRA: l.RSLoRA, Dropout: l.Dropout, Targets: l.Targets}
 	}
 	return opt
+}
+
+// checkpointDir is where a training unit keeps its resumable state:
+// RunsDir/checkpoints/<unit fingerprint>, the same for every run of the
+// same unit, so rerunning an interrupted command (a new run directory)
+// or a Slurm job requeued before its time limit resumes from the last
+// checkpoint instead of step 0. A unit that finishes removes it
+// (doneTraining).
+func checkpointDir(env *runner.Env, u runner.Unit) string {
+	return filepath.Join(filepath.Dir(env.RunDir), "checkpoints", u.Fingerprint)
+}
+
+// doneTraining removes a finished unit's checkpoint: its result is about
+// to be committed, and a later run of the unit is a cache hit.
+func doneTraining(ckpt string) error {
+	if err := os.RemoveAll(ckpt); err != nil {
+		return fmt.Errorf("removing the finished checkpoint: %w", err)
+	}
+	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	"mascot.dev/mascot/runner"
-	"mascot.dev/mascot/trainer/qwen3"
+	"mascot.dev/mascot/trainer/serve"
 	"mascot.dev/mascot/trainer/tokenizer"
 	"mascot.dev/mascot/trainer/train"
 )
@@ -89,17 +89,20 @@ type pairPayload struct {
 }
 
 // pairJob is what the pair-trained kinds (reward model, DPO) start from:
-// the stored pairs, the base model with its tokenizer, and the stage's
-// output directory.
+// the stored pairs, the base model's directory and tokenizer, and the
+// stage's output directory. The base is not loaded here: the trainer reads
+// it from baseDir straight onto its backend (a BF16 checkpoint stays
+// BF16, with no float32 copy).
 type pairJob struct {
-	pairs []train.Pair
-	base  *qwen3.Model
-	tok   *tokenizer.Tokenizer
-	dir   string
+	pairs   []train.Pair
+	baseDir string
+	tok     *tokenizer.Tokenizer
+	dir     string
 }
 
 // loadPairJob reads the pairs of p's units (an empty pairs stage is an
-// error naming it), loads the base model and creates the output directory.
+// error naming it), loads the base's tokenizer and creates the output
+// directory.
 func loadPairJob(ctx context.Context, env *runner.Env, key, pairsStage string, p pairPayload) (pairJob, error) {
 	var j pairJob
 	var err error
@@ -109,9 +112,10 @@ func loadPairJob(ctx context.Context, env *runner.Env, key, pairsStage string, p
 	if len(j.pairs) == 0 {
 		return j, fmt.Errorf("stage %s: pairs stage %s holds no pairs", key, pairsStage)
 	}
-	if j.base, j.tok, err = loadBase(p.base.Dir); err != nil {
+	if j.tok, err = serve.LoadTokenizer(p.base.Dir); err != nil {
 		return j, err
 	}
+	j.baseDir = p.base.Dir
 	j.dir, err = stageDir(env, key)
 	return j, err
 }

@@ -19,7 +19,7 @@ type DPOConfig struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "train-dpo", Version: "2", Definition: traindecl.DPO.Definition,
+	runner.Register(runner.Kind{Name: "train-dpo", Version: "2", Definition: traindecl.DPO.Definition, Preflight: devicePreflight,
 		Summary: "DPO LoRA adapter on stored preference pairs", New: newDPO})
 }
 
@@ -46,11 +46,19 @@ func (s *dpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 		return nil, err
 	}
 	pairs := job.pairs
-	opts := s.cfg.options(len(pairs), s.env.Seed(s.key), job.dir, &s.cfg.LoRA)
+	opts := s.cfg.options(len(pairs), s.env.Seed(s.key), job.dir, checkpointDir(s.env, u), &s.cfg.LoRA)
+	release, err := s.cfg.useDevice(&opts)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	p.base.describe(&opts)
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-dpo", u, opts.Steps, 0)
-	res, err := train.TrainDPO(ctx, train.DPOJob{Options: opts, Base: job.base, Tokenizer: tok{job.tok}, Pairs: pairs, Beta: s.cfg.Beta})
+	res, err := train.TrainDPO(ctx, train.DPOJob{Options: opts, BaseDir: job.baseDir, Tokenizer: tok{job.tok}, Pairs: pairs, Beta: s.cfg.Beta})
 	if err != nil {
+		return nil, err
+	}
+	if err := doneTraining(opts.CheckpointDir); err != nil {
 		return nil, err
 	}
 	a := artifact("adapter", res, map[string]any{"base": p.base.ID, "base_dir": p.base.Dir})

@@ -42,7 +42,7 @@ type GRPOConfig struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "train-grpo", Version: "1", Definition: traindecl.GRPO.Definition,
+	runner.Register(runner.Kind{Name: "train-grpo", Version: "1", Definition: traindecl.GRPO.Definition, Preflight: devicePreflight,
 		Summary: "GRPO LoRA policy (speaker or director) on stored prompts with weighted rewards", New: newGRPO})
 }
 
@@ -149,7 +149,12 @@ func (s *grpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, erro
 	if err != nil {
 		return nil, err
 	}
-	opts := s.cfg.options(len(p.train), s.env.Seed(s.key), dir, &s.cfg.LoRA)
+	opts := s.cfg.options(len(p.train), s.env.Seed(s.key), dir, checkpointDir(s.env, u), &s.cfg.LoRA)
+	release, err := s.cfg.useDevice(&opts)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	p.base.describe(&opts)
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-grpo", u, opts.Steps, 0)
 	opts.MaxLength = 0
@@ -171,6 +176,9 @@ func (s *grpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, erro
 			LossType: s.cfg.LossType, Sequence: s.cfg.ImportanceSamplingLevel == "sequence"},
 		ScaleRewards: s.cfg.ScaleRewards, NumIterations: max(1, s.cfg.NumIterations)})
 	if err != nil {
+		return nil, err
+	}
+	if err := doneTraining(opts.CheckpointDir); err != nil {
 		return nil, err
 	}
 	if len(p.heldout) > 0 {

@@ -35,7 +35,7 @@ type PretrainConfig struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "pretrain", Version: "1", Definition: traindecl.Pretrain.Definition,
+	runner.Register(runner.Kind{Name: "pretrain", Version: "1", Definition: traindecl.Pretrain.Definition, Preflight: devicePreflight,
 		Summary: "pretrain a tiny byte-level Qwen3 model from text (demo base)", New: newPretrain})
 }
 
@@ -92,12 +92,20 @@ func (s *pretrain) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 		return nil, err
 	}
 	seqLen := min(max(8, s.cfg.MaxLength), 256)
-	opts := s.cfg.options(len(lines), s.env.Seed(s.key), dir, nil)
+	opts := s.cfg.options(len(lines), s.env.Seed(s.key), dir, checkpointDir(s.env, u), nil)
+	release, err := s.cfg.useDevice(&opts)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "pretrain", u, opts.Steps, 0)
 	bt := tokenizer.NewByteLevel()
 	res, err := train.Pretrain(ctx, train.PretrainJob{Options: opts, Config: s.modelConfig(seqLen),
 		Tokenizer: tok{bt}, Texts: lines, SeqLen: seqLen})
 	if err != nil {
+		return nil, err
+	}
+	if err := doneTraining(opts.CheckpointDir); err != nil {
 		return nil, err
 	}
 	if err := serve.WriteByteTokenizerMarker(res.Dir); err != nil {

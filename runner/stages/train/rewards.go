@@ -9,6 +9,7 @@ import (
 	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/reward"
 	"mascot.dev/mascot/trainer/serve"
+	"mascot.dev/mascot/trainer/train"
 )
 
 // rewardSpec is one resolved reward term with its identity for the
@@ -91,7 +92,8 @@ func buildReward(specs []rewardSpec) (reward.Func, error) {
 }
 
 // loadScorer loads a merged sequence-classification checkpoint and scores
-// prompt+completion with its score head.
+// a completion with its score head on the tokens train.EncodeScored gives,
+// the tokenisation the reward model was trained on.
 func loadScorer(dir string) (func(ctx context.Context, prompt, completion string) (float64, error), error) {
 	m, err := qwen3.Load(dir)
 	if err != nil {
@@ -106,10 +108,8 @@ func loadScorer(dir string) (func(ctx context.Context, prompt, completion string
 	}
 	sc := m.NewScorer() // a group's completions share their prompt's prefill
 	return func(_ context.Context, prompt, completion string) (float64, error) {
-		ids := tk.Encode(prompt + completion)
-		if eos := tk.Specials().EOS; eos >= 0 {
-			ids = append(ids, eos)
-		}
+		// The tokens the reward model was trained on (train.EncodeScored).
+		ids, _ := train.EncodeScored(tok{tk}, prompt, completion)
 		s, err := sc.Score(ids)
 		if err != nil {
 			return 0, err

@@ -20,7 +20,7 @@ type RMConfig struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "train-reward-model", Version: "2", Definition: traindecl.RewardModel.Definition,
+	runner.Register(runner.Kind{Name: "train-reward-model", Version: "2", Definition: traindecl.RewardModel.Definition, Preflight: devicePreflight,
 		Summary: "Bradley-Terry reward model on stored pairs (merged sequence-classification checkpoint)", New: newRM})
 }
 
@@ -52,12 +52,20 @@ func (s *rmStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error)
 			pairs[i].Margin = 0
 		}
 	}
-	opts := s.cfg.options(len(pairs), s.env.Seed(s.key), job.dir, s.cfg.LoRA)
+	opts := s.cfg.options(len(pairs), s.env.Seed(s.key), job.dir, checkpointDir(s.env, u), s.cfg.LoRA)
+	release, err := s.cfg.useDevice(&opts)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	p.base.describe(&opts)
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-reward-model", u, opts.Steps, len(pairs)/max(1, opts.BatchSize*opts.GradAccum))
-	res, err := train.TrainRewardModel(ctx, train.RMJob{Options: opts, Base: job.base, Tokenizer: tok{job.tok}, Pairs: pairs,
+	res, err := train.TrainRewardModel(ctx, train.RMJob{Options: opts, BaseDir: job.baseDir, Tokenizer: tok{job.tok}, Pairs: pairs,
 		EvalPairs: pairs, CenterRewardsCoefficient: s.cfg.CenterRewardsCoefficient})
 	if err != nil {
+		return nil, err
+	}
+	if err := doneTraining(opts.CheckpointDir); err != nil {
 		return nil, err
 	}
 	if err := copyTokenizer(p.base.Dir, res); err != nil {

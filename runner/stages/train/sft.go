@@ -23,7 +23,7 @@ type SFTConfig struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "train-sft", Version: "1", Definition: traindecl.SFT.Definition,
+	runner.Register(runner.Kind{Name: "train-sft", Version: "1", Definition: traindecl.SFT.Definition, Preflight: devicePreflight,
 		Summary: "supervised LoRA fine-tuning on dataset turns", New: newSFT})
 }
 
@@ -115,11 +115,19 @@ func (s *sftStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 	if err != nil {
 		return nil, err
 	}
-	opts := s.cfg.options(len(p.examples), s.env.Seed(s.key), dir, &s.cfg.LoRA)
+	opts := s.cfg.options(len(p.examples), s.env.Seed(s.key), dir, checkpointDir(s.env, u), &s.cfg.LoRA)
+	release, err := s.cfg.useDevice(&opts)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	p.base.describe(&opts)
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-sft", u, opts.Steps, 0)
 	res, err := train.TrainSFT(ctx, train.SFTJob{Options: opts, Base: base, Tokenizer: tok{tk}, Examples: p.examples})
 	if err != nil {
+		return nil, err
+	}
+	if err := doneTraining(opts.CheckpointDir); err != nil {
 		return nil, err
 	}
 	a := artifact("adapter", res, map[string]any{"base": p.base.ID, "base_dir": p.base.Dir})

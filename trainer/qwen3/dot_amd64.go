@@ -1,0 +1,47 @@
+//go:build amd64
+
+package qwen3
+
+import "golang.org/x/sys/cpu"
+
+// fmaKernels says whether the AVX2/FMA kernels of dot_amd64.s run on this
+// CPU, and zmmKernels whether the AVX-512 ones of dotz_amd64.s do; tests
+// turn them off to check the others.
+var (
+	fmaKernels = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	zmmKernels = fmaKernels && cpu.X86.HasAVX512F
+)
+
+// dot4x3 sets (or, with acc, adds to) y[r·ldy+j·ycs] the dot product of
+// input row r (x + r·ldx) with weight row j (w + j·ldw), r < 4, j < 3,
+// over n floats (a multiple of 8). See dot_amd64.s for the arithmetic.
+//
+//go:noescape
+func dot4x3(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, ycs int, acc bool)
+
+// dot1x8 is dot4x3 for one input row and eight weight rows ldw apart
+// (w + k·ldw), writing y[k·ldy], k < 8.
+//
+//go:noescape
+func dot1x8(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bool)
+
+// dot1x1 is dot4x3 for one input row and one weight row.
+//
+//go:noescape
+func dot1x1(x *float32, w *float32, n int, y *float32, acc bool)
+
+// dot4x4z is dot4x3 with sixteen lanes for four weight rows (n a
+// multiple of 16; see dotz_amd64.s).
+//
+//go:noescape
+func dot4x4z(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, ycs int, acc bool)
+
+// dot1x8z is dot1x8 with sixteen lanes.
+//
+//go:noescape
+func dot1x8z(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bool)
+
+// dot1x1z is dot1x1 with sixteen lanes.
+//
+//go:noescape
+func dot1x1z(x *float32, w *float32, n int, y *float32, acc bool)

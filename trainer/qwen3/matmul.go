@@ -1,0 +1,186 @@
+package qwen3
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// matmulT computes y[rows,out] = x[rows,in] · wᵀ (+ y when accumulate),
+// with w a row-major [out,in] matrix: the nn.Linear convention.
+//
+// Every output is one dot product over the whole inner dimension, summed
+// in a fixed order that depends only on in (dotsT), never on how many rows
+// share the call, how the rows are tiled or how the outputs are split over
+// the CPUs. A row's result therefore has the same bits alone, beside other
+// sequences in a batch, or as one row of a prefill chunk of any size: the
+// engine's batch invariance (docs/design/batch-invariance.md) rests on it,
+// and TestMatmulRowInvariant checks it bit for bit.
+func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accumulate bool) {
+	if rows == 0 || out == 0 {
+		return
+	}
+	if len(x) < rows*in || len(w) < out*in || len(y) < rows*out {
+		panic(fmt.Sprintf("qwen3: matmulT %d×%d by [%d,%d] with %d, %d and %d floats", rows, in, out, in, len(x), len(w), len(y)))
+	}
+	parallelFor(out, rows*out*in, colAlign, func(lo, hi int) {
+		dotsT(x, rows, in, w, lo, hi, y, out, accumulate)
+	})
+}
+
+// colAlign keeps the CPUs' column ranges whole blocks of the kernels'
+// eight (one row) and three (four rows) weight rows.
+const colAlign = 24
+
+// rowTile is how many input rows are worked on while a block of three
+// weight rows stays in L1 (the rows themselves stay in L2).
+const rowTile = 64
+
+// dotsT sets (or adds to) y[r·ldy+j] = x_r · w_j for r < rows and
+// lo ≤ j < hi. Each output takes one family's fixed arithmetic: the
+// AVX-512 kernels' (dotz_amd64.s) on an AVX-512 CPU when in is a multiple
+// of 16, else the AVX2/FMA kernels' (dot_amd64.s) when in is a multiple of
+// 8, else dotPortable. Which family runs depends on the CPU and in alone.
+func dotsT(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy int, acc bool) {
+	if zmmKernels && in%16 == 0 && in > 0 {
+		dotsTz(x, rows, in, w, lo, hi, y, ldy, acc)
+		return
+	}
+	if !fmaKernels || in%8 != 0 || in == 0 {
+		for r := range rows {
+			xr, yr := x[r*in:(r+1)*in], y[r*ldy:]
+			for j := lo; j < hi; j++ {
+				d := dotPortable(xr, w[j*in:(j+1)*in])
+				if acc {
+					yr[j] += d
+				} else {
+					yr[j] = d
+				}
+			}
+		}
+		return
+	}
+	for r0 := 0; r0 < rows; r0 += rowTile {
+		r1 := min(r0+rowTile, rows)
+		quad := r0 + (r1-r0)&^3
+		if quad > r0 {
+			// Outputs lo+k, lo+k+g, lo+k+2g together: three long streams
+			// through the range (see dot4x3).
+			g := (hi - lo) / 3
+			for k := range g {
+				for r := r0; r < quad; r += 4 {
+					dot4x3(&x[r*in], in, &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], ldy, g, acc)
+				}
+			}
+			for j := lo + 3*g; j < hi; j++ {
+				for r := r0; r < quad; r++ {
+					dot1x1(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
+				}
+			}
+		}
+		for r := quad; r < r1; r++ {
+			// Outputs lo+k, lo+k+g, …, lo+k+7g together: eight long
+			// streams through the range (see dot1x8).
+			g := (hi - lo) / 8
+			for k := range g {
+				dot1x8(&x[r*in], &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], g, acc)
+			}
+			for j := lo + 8*g; j < hi; j++ {
+				dot1x1(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
+			}
+		}
+	}
+}
+
+// dotsTz is dotsT with the AVX-512 kernels (dotz_amd64.s): four input rows
+// against four weight rows, or one against eight.
+func dotsTz(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy int, acc bool) {
+	for r0 := 0; r0 < rows; r0 += rowTile {
+		r1 := min(r0+rowTile, rows)
+		quad := r0 + (r1-r0)&^3
+		if quad > r0 {
+			g := (hi - lo) / 4
+			for k := range g {
+				for r := r0; r < quad; r += 4 {
+					dot4x4z(&x[r*in], in, &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], ldy, g, acc)
+				}
+			}
+			for j := lo + 4*g; j < hi; j++ {
+				for r := r0; r < quad; r++ {
+					dot1x1z(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
+				}
+			}
+		}
+		for r := quad; r < r1; r++ {
+			g := (hi - lo) / 8
+			for k := range g {
+				dot1x8z(&x[r*in], &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], g, acc)
+			}
+			for j := lo + 8*g; j < hi; j++ {
+				dot1x1z(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
+			}
+		}
+	}
+}
+
+// dotPortable is the dot product where the FMA kernels do not run, with
+// the same lane structure (eight partial sums, then a fixed tree). The
+// explicit conversions forbid the compiler to fuse a multiply and an add,
+// which it may do on some architectures and not others, so the bits
+// depend on this code alone.
+func dotPortable(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3, s4, s5, s6, s7 float32
+	n := len(a) &^ 7
+	for k := 0; k < n; k += 8 {
+		s0 += float32(a[k] * b[k])
+		s1 += float32(a[k+1] * b[k+1])
+		s2 += float32(a[k+2] * b[k+2])
+		s3 += float32(a[k+3] * b[k+3])
+		s4 += float32(a[k+4] * b[k+4])
+		s5 += float32(a[k+5] * b[k+5])
+		s6 += float32(a[k+6] * b[k+6])
+		s7 += float32(a[k+7] * b[k+7])
+	}
+	for k := n; k < len(a); k++ {
+		s0 += float32(a[k] * b[k])
+	}
+	t0, t1, t2, t3 := s0+s4, s1+s5, s2+s6, s3+s7
+	return (t0 + t2) + (t1 + t3)
+}
+
+// minParallelWork is the fewest multiply-adds worth spreading over the
+// CPUs (a goroutine costs about a microsecond, 10⁴–10⁵ multiply-adds).
+const minParallelWork = 1 << 15
+
+// parallelFor runs f over [0,n) in ranges whose bounds are multiples of
+// align. With enough work, the ranges (about four per CPU) are taken from
+// a shared counter by one goroutine per CPU, so a CPU slowed by other
+// processes takes fewer of them instead of holding the others up. Which
+// range computes which output never changes an output's bits.
+func parallelFor(n, work, align int, f func(lo, hi int)) {
+	p := runtime.GOMAXPROCS(0)
+	if p == 1 || work < minParallelWork || n < 2*align {
+		f(0, n)
+		return
+	}
+	size := (n + 4*p - 1) / (4 * p)
+	size = max(align, (size+align-1)/align*align)
+	var next atomic.Int64
+	worker := func() {
+		for {
+			lo := int(next.Add(int64(size))) - size
+			if lo >= n {
+				return
+			}
+			f(lo, min(lo+size, n))
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(p, (n+size-1)/size) - 1 {
+		wg.Go(worker)
+	}
+	worker()
+	wg.Wait()
+}

@@ -1,0 +1,190 @@
+package sample
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+
+	"mascot.dev/mascot/trainer/qwen3"
+)
+
+// Choose is one sampling step, for engines that interleave the steps of
+// many requests: temperature 0 is argmax, otherwise top-k, then top-p over
+// the renormalised survivors, then one draw from r. It returns the token,
+// its log-prob under the temperature-scaled distribution (T = 1 when
+// greedy) and that whole distribution (for top log-probs).
+//
+// Its cost is a few passes over the vocabulary, whatever the settings:
+// the vocabulary is exponentiated once (LogSoftmaxProbs); top-k selects the k most
+// likely tokens without sorting the vocabulary; top-p alone sorts only the
+// tokens above a threshold that holds enough mass. Ties go to the lower
+// token id, as a stable sort by probability would.
+func Choose(logits []float32, p Params, r *rand.Rand) (int, float32, []float32, error) {
+	t := p.Temperature
+	if t == 0 {
+		best := -1
+		for i, v := range logits {
+			if !math.IsInf(float64(v), -1) && !math.IsNaN(float64(v)) && (best < 0 || v > logits[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return 0, 0, nil, ErrNoToken
+		}
+		lp := qwen3.LogSoftmax(logits, 1)
+		return best, lp[best], lp, nil
+	}
+	sp := scratch.Get().(*[]float64)
+	defer scratch.Put(sp)
+	lp, e := qwen3.LogSoftmaxProbs(logits, t, *sp) // e[i] = p(i)
+	*sp = e
+	if math.IsNaN(float64(lp[0])) { // a NaN or +Inf logit, or no finite one
+		return 0, 0, nil, ErrNoToken
+	}
+	if !(p.TopK > 0 && p.TopK < len(lp)) && !(p.TopP > 0 && p.TopP < 1) {
+		// Every token is a candidate; a masked one has probability 0 and
+		// changes neither the total nor the draw.
+		var total float64
+		for _, v := range e {
+			total += v
+		}
+		u := r.Float64() * total
+		last := 0
+		for i, v := range e {
+			if v == 0 {
+				continue
+			}
+			last = i
+			if u -= v; u < 0 {
+				return i, lp[i], lp, nil
+			}
+		}
+		return last, lp[last], lp, nil
+	}
+	idx := make([]int, 0, len(lp))
+	for i, v := range lp {
+		if !math.IsInf(float64(v), -1) {
+			idx = append(idx, i)
+		}
+	}
+	idx = truncate(lp, e, idx, p)
+	var total float64
+	for _, i := range idx {
+		total += e[i]
+	}
+	u := r.Float64() * total
+	for _, i := range idx {
+		u -= e[i]
+		if u < 0 {
+			return i, lp[i], lp, nil
+		}
+	}
+	last := idx[len(idx)-1]
+	return last, lp[last], lp, nil
+}
+
+// scratch holds the probability vectors of Choose calls (a vocabulary of
+// float64s each), reused rather than allocated per token.
+var scratch = sync.Pool{New: func() any { return new([]float64) }}
+
+// truncate applies top-k, then top-p, to the candidates idx (ascending
+// ids) and returns the survivors, most likely first when either applies.
+func truncate(lp []float32, e []float64, idx []int, p Params) []int {
+	topP := p.TopP > 0 && p.TopP < 1
+	switch {
+	case p.TopK > 0 && p.TopK < len(idx):
+		idx = mostLikely(lp, idx, p.TopK)
+		if topP {
+			idx = nucleus(e, idx, p.TopP)
+		}
+	case topP:
+		idx = nucleusOfAll(lp, e, idx, p.TopP)
+	}
+	return idx
+}
+
+// mostLikely returns the k most likely of idx (ascending ids), most likely
+// first, ties to the lower id.
+func mostLikely(lp []float32, idx []int, k int) []int {
+	top := make([]int, 0, k)
+	for _, i := range idx {
+		v := lp[i]
+		if len(top) == k && !(v > lp[top[k-1]]) {
+			continue
+		}
+		if len(top) < k {
+			top = append(top, i)
+		} else {
+			top[k-1] = i
+		}
+		for j := len(top) - 1; j > 0 && lp[top[j]] > lp[top[j-1]]; j-- {
+			top[j], top[j-1] = top[j-1], top[j]
+		}
+	}
+	return top
+}
+
+// nucleus keeps the shortest most-likely-first prefix of sorted whose mass
+// reaches topP of the mass of all of sorted (at least one token), as HF's
+// and vLLM's top-p warpers do after top-k.
+func nucleus(e []float64, sorted []int, topP float32) []int {
+	var kept, mass float64
+	for _, i := range sorted {
+		kept += e[i]
+	}
+	for n, i := range sorted {
+		mass += e[i]
+		if mass >= float64(topP)*kept {
+			return sorted[:n+1]
+		}
+	}
+	return sorted
+}
+
+// nucleusOfAll is nucleus over every candidate without sorting them all:
+// only the candidates at or above a threshold are sorted, the threshold
+// halving until they hold the nucleus. Every candidate below it is less
+// likely than every one above, so the sorted prefix is the same.
+func nucleusOfAll(lp []float32, e []float64, idx []int, topP float32) []int {
+	var kept float64
+	for _, i := range idx {
+		kept += e[i]
+	}
+	top := 0.0
+	for _, i := range idx {
+		top = max(top, e[i])
+	}
+	for tau := top / 2; ; tau /= 2 {
+		var above []int
+		mass := 0.0
+		for _, i := range idx {
+			if e[i] >= tau {
+				above = append(above, i)
+				mass += e[i]
+			}
+		}
+		if mass < float64(topP)*kept && len(above) < len(idx) && tau > 0 {
+			continue
+		}
+		slices.SortStableFunc(above, func(a, b int) int {
+			switch {
+			case lp[a] > lp[b]:
+				return -1
+			case lp[a] < lp[b]:
+				return 1
+			}
+			return 0
+		})
+		var run float64
+		for n, i := range above {
+			run += e[i]
+			if run >= float64(topP)*kept {
+				return above[:n+1]
+			}
+		}
+		if len(above) == len(idx) || tau == 0 {
+			return above
+		}
+	}
+}
