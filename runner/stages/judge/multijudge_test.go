@@ -382,7 +382,11 @@ func spearmanByRanks(items [][2]float64) float64 {
 // agreement table, CSV its lines, JSON the values.
 func checkFormats(t *testing.T, rep *report.Report) {
 	t.Helper()
-	{ var b bytes.Buffer; _ = report.Render(&b, rep, report.FormatText); t.Log(b.String()) }
+	{
+		var b bytes.Buffer
+		_ = report.Render(&b, rep, report.FormatText)
+		t.Log(b.String())
+	}
 	for _, f := range []string{report.FormatText, report.FormatMarkdown, report.FormatHTML} {
 		var b bytes.Buffer
 		if err := report.Render(&b, rep, f); err != nil {
