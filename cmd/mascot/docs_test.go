@@ -100,6 +100,10 @@ func TestDocExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	repoTestdata, err := filepath.Abs("../../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ran := 0
 	for _, page := range pages {
 		blocks, err := docBlocks(page)
@@ -117,6 +121,11 @@ func TestDocExamples(t *testing.T) {
 		}
 		t.Run(filepath.Base(page), func(t *testing.T) {
 			dir := t.TempDir()
+			// Pages run "from the repository root": the data the
+			// repository ships is where they say.
+			if err := os.Symlink(repoTestdata, filepath.Join(dir, "testdata")); err != nil {
+				t.Fatal(err)
+			}
 			for _, b := range blocks {
 				lang, attr, _ := strings.Cut(b.info, " ")
 				if name, ok := strings.CutPrefix(attr, "file="); ok && lang == "cue" {
@@ -157,6 +166,11 @@ func TestDocExamples(t *testing.T) {
 						t.Fatalf("%s:%d: %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s",
 							page, b.line+1+i, cmd, got, want, out.String(), lastLines(errb.String(), 30))
 					}
+					if want == 0 {
+						if why := unreadData(out.String() + errb.String()); why != "" {
+							t.Fatalf("%s:%d: %s: exit 0, but %s\nstdout:\n%s", page, b.line+1+i, cmd, why, lastLines(out.String(), 30))
+						}
+					}
 					ran++
 				}
 			}
@@ -165,6 +179,18 @@ func TestDocExamples(t *testing.T) {
 	if ran == 0 {
 		t.Fatal("no runnable example found in README.md or docs/*.md")
 	}
+}
+
+// unreadData says why a documented command that exited 0 did not do what
+// its page says: it could not read a dataset (plan reports that in a note
+// and still exits 0), or "" when it could.
+func unreadData(out string) string {
+	for _, sign := range []string{"not found; mascot looked in", "wrong split"} {
+		if strings.Contains(out, sign) {
+			return "a dataset could not be read (" + sign + ")"
+		}
+	}
+	return ""
 }
 
 // counterName matches a counter name written in backquotes in the README.

@@ -95,7 +95,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		case FaultGarbageDirective:
 			text, fin = p.garbage(i), "stop"
 		default:
-			text, fin = truncateWords(p.generate(i), maxTokens(req))
+			gen, ok := s.reply(req, i)
+			if !ok {
+				gen = p.generate(i)
+			}
+			text, fin = truncateWords(gen, maxTokens(req))
 			if think {
 				text = "<think>\n" + p.reasoning(i) + "\n</think>\n\n" + text
 			}

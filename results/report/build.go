@@ -70,6 +70,9 @@ type Report struct {
 	Runs     []RunInfo `json:"runs"`
 	Tables   []Table   `json:"tables"`
 	WinRates []WinRate `json:"win_rates,omitempty"`
+	// Judges holds, for each judged level that two or more judges
+	// scored, each judge's Overall and the inter-judge agreement.
+	Judges []JudgeTable `json:"judges,omitempty"`
 	// CrossRun holds the human ratings across runs that involve these
 	// runs (nil when there are none, or when Options.Units scopes the
 	// report, since no unit records them).
@@ -117,6 +120,11 @@ func Build(ctx context.Context, st *results.Store, runIDs []string, opts Options
 			return nil, fmt.Errorf("building report: %w", err)
 		}
 		rep.Tables = append(rep.Tables, tables...)
+		judges, err := runJudgeTables(ctx, st, id, opts)
+		if err != nil {
+			return nil, fmt.Errorf("building report: %w", err)
+		}
+		rep.Judges = append(rep.Judges, judges...)
 		training, err := st.CoversTraining(ctx, id, results.Scope{Units: opts.Units, IncludeTraining: opts.IncludeTraining})
 		if err != nil {
 			return nil, fmt.Errorf("building report: %w", err)

@@ -54,7 +54,17 @@
 //     d_z = mean(diff) / sd(diff) (sd with n−1).
 //   - Win rates: wins / appearances per system among comparisons that
 //     showed it; ties are reported separately and count as no win; 95%
-//     Wilson score interval.
+//     Wilson score interval. Sources are the comparison rows' judges (a
+//     plugin's lone model's copy of its pooled verdict is dropped) and,
+//     for comparisons two or more judges decided, their majority (a
+//     system more than half chose, else a tie).
+//   - Several judges (JudgeTable, judges.go): per level, each judge's
+//     Overall per episode (its criterion means over the episode's items,
+//     then their mean), summarised per row as the main tables are; per
+//     criterion and for Overall (an item's mean over the criteria a judge
+//     scored), Krippendorff's interval alpha over the items two or more
+//     judges scored (linear-time form, plugins/stats) and each pair's
+//     Spearman rho (mid-ranks), items in content order (results.JudgeScore.Item).
 //
 // Results are stored (Cached, migration 0010): a run's tables and score
 // groups and a comparison's paired tables are kept with the stamps of

@@ -151,6 +151,11 @@ func renderGrid(w io.Writer, rep *Report, g grid) error {
 			return err
 		}
 	}
+	if err := renderJudgeGrids(rep, func(title string, header []string, rows [][]string) error {
+		return g.table(w, title, header, rows)
+	}); err != nil {
+		return err
+	}
 	if len(rep.WinRates) > 0 {
 		header := []string{"Run", "Source", "Kind", "Criterion", "System", "Shown", "Wins", "Ties", "Win rate"}
 		var rows [][]string
@@ -191,7 +196,7 @@ func csvNum(x float64) string {
 // CSVHeader is the header of Render's CSV output (long format: one line
 // per cell; win-rate lines put source in level, kind in split, shown in n
 // and the rate in mean; population is empty for evaluation episodes, else
-// the training mode).
+// the training mode; the lines of several judges' tables are judgesCSV's).
 var CSVHeader = []string{"table", "run_id", "level", "system", "split", "criterion", "n", "mean", "std",
 	"ci_low", "ci_high", "wins", "ties", "population"}
 
@@ -216,6 +221,9 @@ func renderCSV(w io.Writer, rep *Report) error {
 			wr.Population}); err != nil {
 			return err
 		}
+	}
+	if err := judgesCSV(cw, rep); err != nil {
+		return err
 	}
 	if err := crossRunCSV(cw, rep.CrossRun); err != nil {
 		return err
