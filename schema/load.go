@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,6 +27,10 @@ type Options struct {
 	// Cwd is the directory relative paths and error positions are taken
 	// from; empty means the process's working directory.
 	Cwd string
+	// OpenTags loads a config whose required tags are not all given (show,
+	// validate, plan): each such string tag reads as its OpenValue and is
+	// listed in Loaded.Open instead of being an error.
+	OpenTags bool
 }
 
 // Loaded is a resolved, validated experiment.
@@ -38,7 +43,12 @@ type Loaded struct {
 	Experiment *Experiment
 	// Canonical is the resolved config as JSON with sorted keys.
 	Canonical []byte
-	rw        posRewriter
+	// Tags are the tags the config declares, required ones first.
+	Tags []Tag
+	// Open names the required tags left open (Options.OpenTags), which
+	// read as their OpenValue; a run needs them set.
+	Open []string
+	rw   posRewriter
 }
 
 // Positions returns where the value at the field path was written (file:
@@ -91,7 +101,20 @@ func (l *loader) load(arg string) (*Loaded, error) {
 	if inst.Err != nil {
 		return nil, l.rw.fromCUE(inst.Err)
 	}
-	missing := missingTags(inst, l.opts.Tags, l.rw)
+	tags := instanceTags(inst)
+	given := l.opts.Tags
+	var open []string
+	if l.opts.OpenTags {
+		var inject []string
+		if inject, open = openTagValues(tags, given); len(inject) > 0 {
+			given = append(slices.Clone(given), inject...)
+			cfg.Tags = given
+			if inst = load.Instances(args, cfg)[0]; inst.Err != nil {
+				return nil, l.rw.fromCUE(inst.Err)
+			}
+		}
+	}
+	missing := missingTags(tags, given, l.rw)
 	overrides, oerrs := l.applyOverrides(inst)
 	user := l.ctx.BuildInstance(inst)
 
@@ -142,7 +165,7 @@ func (l *loader) load(arg string) (*Loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding canonical config: %w", err)
 	}
-	return &Loaded{Name: arg, Value: v, Experiment: exp, Canonical: canon, rw: l.rw}, nil
+	return &Loaded{Name: arg, Value: v, Experiment: exp, Canonical: canon, Tags: uniqueTags(tags), Open: open, rw: l.rw}, nil
 }
 
 // config builds the load configuration and arguments for arg.

@@ -3,6 +3,7 @@ package schema_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,6 +52,38 @@ func TestLoadReportsMissingTag(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), `tag "vllm" is not set: pass -t vllm=VALUE`) {
 		t.Errorf("error = %v", err)
+	}
+}
+
+// TestLoadOpenTags: with OpenTags a config whose required tags are not
+// given loads, each open tag reading as its OpenValue and named in Open;
+// a given tag keeps its value, a tag with a default is listed, not open.
+func TestLoadOpenTags(t *testing.T) {
+	l, err := schema.Load("paper/qmsum", schema.Options{Tags: []string{"judge=http://x/v1"}, OpenTags: true})
+	if err != nil {
+		t.Fatalf("Load with open tags: %v", err)
+	}
+	if !slices.Equal(l.Open, []string{"vllm"}) {
+		t.Errorf("Open = %v, want [vllm]", l.Open)
+	}
+	if got := l.Experiment.Endpoints["speaker"].URLs; len(got) != 1 || got[0] != schema.OpenValue("vllm") {
+		t.Errorf("speaker urls = %v, want [%s]", got, schema.OpenValue("vllm"))
+	}
+	if got := l.Experiment.Endpoints["judge"].URLs[0]; got != "http://x/v1" {
+		t.Errorf("judge url = %q, want the given one", got)
+	}
+	var names []string
+	for _, tg := range l.Tags {
+		names = append(names, tg.Name)
+		if tg.Name == "data" && (tg.Required || tg.Default != `"data/qmsum"`) {
+			t.Errorf("data tag = %+v, want optional with its default", tg)
+		}
+	}
+	if !slices.Equal(names, []string{"vllm", "judge", "data"}) {
+		t.Errorf("Tags = %v, want required first: [vllm judge data]", names)
+	}
+	if _, err := schema.Load("paper/qmsum", schema.Options{}); err == nil {
+		t.Error("without OpenTags a missing required tag must stay an error")
 	}
 }
 

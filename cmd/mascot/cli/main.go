@@ -102,6 +102,9 @@ var extraCommands []func() *cobra.Command
 type specFlags struct {
 	tags []string
 	sets []string
+	// open loads with required tags left open (show, validate, plan):
+	// they read as @tag(NAME) and are listed, not refused.
+	open bool
 }
 
 func (f *specFlags) add(c *cobra.Command) {
@@ -110,7 +113,11 @@ func (f *specFlags) add(c *cobra.Command) {
 }
 
 func (f *specFlags) load(arg string) (*schema.Loaded, error) {
-	return schema.Load(arg, schema.Options{Tags: f.tags, Sets: f.sets})
+	return schema.Load(arg, f.loadOptions())
+}
+
+func (f *specFlags) loadOptions() schema.Options {
+	return schema.Options{Tags: f.tags, Sets: f.sets, OpenTags: f.open}
 }
 
 func exactArgs(n int) cobra.PositionalArgs {

@@ -142,6 +142,7 @@ units each variant adds.`,
 				return err
 			}
 			defer closeFn()
+			printOpenTags(c.ErrOrStderr(), opts.Loaded)
 			if len(f.multi.axes) > 0 || opts.Loaded.Experiment.Sweep != nil {
 				return f.planSweep(c, args[0], opts, format)
 			}
@@ -164,6 +165,7 @@ units each variant adds.`,
 		},
 	}
 	f.add(c, false)
+	f.open = true
 	c.Flags().StringVar(&format, "format", "table", "table | json | mermaid | dot")
 	return c
 }

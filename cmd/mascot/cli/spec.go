@@ -13,30 +13,6 @@ import (
 	"mascot.dev/mascot/schema"
 )
 
-func newList() *cobra.Command {
-	return &cobra.Command{
-		Use:   "list",
-		Short: "List the embedded experiments with one-line descriptions",
-		Example: `  mascot list
-  mascot show paper/qmsum`,
-		Args: exactArgs(0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			names, err := schema.EmbeddedNames()
-			if err != nil {
-				return err
-			}
-			width := 0
-			for _, n := range names {
-				width = max(width, len(n))
-			}
-			for _, n := range names {
-				fmt.Fprintf(c.OutOrStdout(), "%-*s  %s\n", width, n, schema.Describe(n))
-			}
-			return nil
-		},
-	}
-}
-
 func newShow() *cobra.Command {
 	var f specFlags
 	var asCUE bool
@@ -51,6 +27,7 @@ func newShow() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			printOpenTags(c.ErrOrStderr(), l)
 			if asCUE {
 				b, err := format.Node(l.Value.Syntax(cue.Final(), cue.Concrete(true)))
 				if err != nil {
@@ -67,6 +44,7 @@ func newShow() *cobra.Command {
 		},
 	}
 	f.add(c)
+	f.open = true
 	c.Flags().BoolVar(&asCUE, "cue", false, "print CUE instead of JSON")
 	return c
 }
@@ -84,7 +62,8 @@ func newValidate() *cobra.Command {
 			}
 			var all schema.Errors
 			for _, a := range args {
-				if _, err := f.load(a); err != nil {
+				l, err := f.load(a)
+				if err != nil {
 					var es schema.Errors
 					if !asErrors(err, &es) {
 						return err
@@ -92,7 +71,7 @@ func newValidate() *cobra.Command {
 					all = append(all, es...)
 					continue
 				}
-				fmt.Fprintf(c.OutOrStdout(), "%s: ok\n", a)
+				fmt.Fprintf(c.OutOrStdout(), "%s: ok%s\n", a, openNote(l))
 			}
 			if len(all) > 0 {
 				return all
@@ -101,6 +80,7 @@ func newValidate() *cobra.Command {
 		},
 	}
 	f.add(c)
+	f.open = true
 	return c
 }
 

@@ -78,7 +78,7 @@ func (f *runFlags) planSweep(c *cobra.Command, arg string, opts runner.Options, 
 		return err
 	}
 	sp, err := runner.PlanSweep(c.Context(), runner.SweepOptions{Arg: arg,
-		Load: schema.Options{Tags: f.tags, Sets: f.sets}, Run: opts, Sweep: def})
+		Load: f.loadOptions(), Run: opts, Sweep: def})
 	if err != nil {
 		return err
 	}
