@@ -297,7 +297,7 @@ func (r *run) schedule(ctx context.Context) error {
 					return nil
 				}
 				if _, bad := failed.Load(d); bad {
-					failed.Store(key, true)
+					failed.Store(key, errSkipped)
 					msg := "input stage " + d + " did not complete"
 					r.record(key, &StageSummary{Key: key, Kind: r.kinds[key].Name, Status: "skipped",
 						Fingerprint: r.fps[key], Error: msg})
@@ -325,11 +325,12 @@ func (r *run) schedule(ctx context.Context) error {
 				defer func() { <-deviceSem }()
 			}
 			if err := r.runStage(gctx, key); err != nil {
-				failed.Store(key, true)
+				failed.Store(key, err)
 				if r.opts.Strict || errors.Is(err, context.Canceled) {
 					return err
 				}
-				r.opts.Log.Error("stage failed", "stage", key, "err", err)
+				// The whole error (a dataset's looked-in list) ends the run.
+				r.opts.Log.Error("stage failed", "stage", key, "err", firstLine(err.Error()))
 			}
 			return nil
 		})
@@ -339,10 +340,10 @@ func (r *run) schedule(ctx context.Context) error {
 		err = ctx.Err()
 	}
 	if err == nil {
-		var bad []string
-		failed.Range(func(k, _ any) bool { bad = append(bad, k.(string)); return true })
+		bad := map[string]error{}
+		failed.Range(func(k, v any) bool { bad[k.(string)] = v.(error); return true })
 		if len(bad) > 0 {
-			return fmt.Errorf("%w: %s (rerun the same command to retry what failed)", ErrStageFailed, strings.Join(sortedStrings(bad), ", "))
+			return stageFailures(r.order, bad)
 		}
 	}
 	return err
