@@ -231,6 +231,12 @@ func writeAtomic(path string, fill func(*bufio.Writer) error) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	defer os.Remove(f.Name())
+	// CreateTemp makes the file 0600; an export is for others to read, as
+	// a file os.Create makes (0644 under the usual umask).
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	if err := fill(w); err != nil {
 		f.Close()
