@@ -236,6 +236,7 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 		Strict: r.opts.Strict, Out: r.opts.Out, Files: r.opts.Files}
 	r.prog = newProgress(r.opts.Progress)
 	r.env.status = r.prog.status
+	r.env.Out = r.prog.above(r.env.Out)
 	runErr := r.startServices(ctx)
 	if runErr == nil {
 		runErr = r.schedule(ctx)

@@ -25,7 +25,7 @@ type bar struct {
 	p                          *progress
 	name                       string
 	total, cached, ran, failed int
-	start                      time.Time
+	start, end                 time.Time
 	finished                   bool
 	lastDecile                 int
 	// detail is the stage's latest Status text; logged is when a detail
@@ -65,12 +65,7 @@ func (p *progress) status(name, text string) {
 }
 
 func newProgress(w io.Writer) *progress {
-	p := &progress{w: w, quit: make(chan struct{}), done: make(chan struct{})}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
-		}
-	}
+	p := &progress{w: w, tty: isTerminal(w), quit: make(chan struct{}), done: make(chan struct{})}
 	if p.tty {
 		go p.loop()
 	} else {
@@ -94,7 +89,7 @@ func (b *bar) inc()  { b.update(func() { b.ran++ }) }
 func (b *bar) fail() { b.update(func() { b.failed++ }) }
 
 func (b *bar) finish() {
-	b.update(func() { b.finished = true })
+	b.update(func() { b.finished, b.end = true, time.Now() })
 	p := b.p
 	if p.w != nil && !p.tty {
 		p.mu.Lock()
@@ -136,6 +131,9 @@ func (b *bar) line() string {
 	if len(extra) > 0 {
 		s += " (" + strings.Join(extra, ", ") + ")"
 	}
+	if b.finished {
+		el = b.end.Sub(b.start).Seconds()
+	}
 	if b.ran > 0 && el > 0 {
 		rate := float64(b.ran) / el
 		s += fmt.Sprintf(" %.1f/s", rate)
@@ -143,8 +141,10 @@ func (b *bar) line() string {
 			s += fmt.Sprintf(" ETA %s", (time.Duration(float64(left)/rate) * time.Second).Round(time.Second))
 		}
 	}
-	if b.finished {
-		s += fmt.Sprintf(" in %s", time.Since(b.start).Round(100*time.Millisecond))
+	// A finished stage shows the time it took, fixed when it finished; one
+	// that ran nothing (every unit cached) shows none, as it took none.
+	if b.finished && b.ran+b.failed > 0 {
+		s += fmt.Sprintf(" in %s", b.end.Sub(b.start).Round(100*time.Millisecond))
 	}
 	return s
 }
@@ -194,4 +194,43 @@ func (p *progress) stop() {
 		close(p.quit)
 	}
 	<-p.done
+}
+
+// above returns a writer for text that must stay on the screen while the
+// bars are redrawn (a report stage's tables on the same terminal): each
+// write first erases the bar block, so the text lands where the bars were
+// and the next draw puts them below it. Without this the redraw moves the
+// cursor up into the text and draws the bars over its last lines.
+func (p *progress) above(w io.Writer) io.Writer {
+	if !p.tty || !isTerminal(w) {
+		return w
+	}
+	return aboveBars{p: p, w: w}
+}
+
+type aboveBars struct {
+	p *progress
+	w io.Writer
+}
+
+func (a aboveBars) Write(b []byte) (int, error) {
+	p := a.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn > 0 {
+		// Up to the block's first line, then erase to the end of the screen.
+		_, _ = fmt.Fprintf(p.w, "\x1b[%dA\x1b[J", p.drawn)
+		p.drawn = 0
+	}
+	return a.w.Write(b)
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
