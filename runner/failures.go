@@ -34,4 +34,3 @@ func stageFailures(order []string, bad map[string]error) error {
 	}
 	return fmt.Errorf("%w:%s\n(rerun the same command to retry what failed)", ErrStageFailed, b.String())
 }
-
