@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -63,7 +64,7 @@ func printError(err error, w io.Writer) int {
 	fmt.Fprintln(w, "mascot:", err)
 	var u usageError
 	var sel runner.SelectionError
-	if errors.As(err, &u) || errors.As(err, &sel) {
+	if errors.As(err, &u) || errors.As(err, &sel) || isUnknownCommand(err) {
 		return ExitInvalid
 	}
 	return ExitFailure
@@ -92,7 +93,33 @@ persona rosters, OpenAI-compatible endpoints, judges, rewards and training stage
 	for _, add := range extraCommands {
 		root.AddCommand(add())
 	}
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes every command that only groups others
+// (results, plugin, schema, ...) refuse an argument that names none of
+// them, as the root does: cobra would print the group's help and exit 0.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if c.Runnable() || !c.HasSubCommands() || !c.HasParent() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return invalid("unknown command %q for %q (see %s --help)", args[0], c.CommandPath(), c.CommandPath())
+		}
+		return c.Help()
+	}
+}
+
+// isUnknownCommand reports cobra's error for a first argument that names
+// no command of the root (it has no type to test for).
+func isUnknownCommand(err error) bool {
+	return strings.HasPrefix(err.Error(), "unknown command ")
 }
 
 // extraCommands are registered by other files of this package.

@@ -178,6 +178,9 @@ the named stages recorded, training stages and mascot judge's included.`,
 			if len(args) == 0 {
 				return invalid("report needs at least one RUN (see mascot results ls)")
 			}
+			if err := report.CheckFormat(format, false); err != nil && !f.jsonOut {
+				return usageError{err}
+			}
 			s, err := f.open(c)
 			if err != nil {
 				return err

@@ -43,6 +43,9 @@ stages differ.`,
 			if len(args) < 2 {
 				return invalid("compare takes at least two runs, got %d (see mascot results ls)", len(args))
 			}
+			if err := report.CheckFormat(format, true); err != nil && !f.jsonOut {
+				return usageError{err}
+			}
 			s, err := f.open(c)
 			if err != nil {
 				return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -137,6 +138,9 @@ units each variant adds.`,
   mascot plan paper/qmsum -t vllm=http://gpu01:8008/v1 -t judge=http://gpu02:8008/v1 --format mermaid`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if !slices.Contains([]string{"table", "json", "mermaid", "dot"}, format) {
+				return invalid("unknown plan format %q (want table, json, mermaid or dot)", format)
+			}
 			opts, closeFn, err := f.options(c.Context(), args[0], c)
 			if err != nil {
 				return err
