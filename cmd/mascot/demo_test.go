@@ -42,6 +42,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	}
 	first, took1 := run()
 	t.Logf("first run: %s", took1)
+	checkArtifactFolders(t, filepath.Join(wd, "..", ".."), dir, first)
 	for _, want := range []string{"Per-agent criteria", "Collective criteria", "Overall", "self_bleu", "database: mascot.db"} {
 		if !bytes.Contains([]byte(first), []byte(want)) {
 			t.Errorf("demo output lacks %q:\n%s", want, first)

@@ -22,7 +22,7 @@ request decodes to the same tokens whatever else runs. Flags: --model, --lora NA
 --addr, --served-model-name, --max-queue, --max-batch, --prefill-chunk, --max-model-len,
 --max-n, --max-body-bytes, --max-request-tokens, --prefix-cache-bytes.`,
 		Example: `  mascot serve --model runs/RUN/pretrain --addr 127.0.0.1:8008
-  mascot serve --model ./qwen3-tiny --lora speaker=runs/RUN/speaker_grpo/adapter`,
+  mascot serve --model ./qwen3-tiny --lora speaker=runs/RUN/speaker_grpo`,
 		DisableFlagParsing: true,
 		RunE: func(c *cobra.Command, args []string) error {
 			for _, a := range args {

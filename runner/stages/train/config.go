@@ -89,5 +89,8 @@ func doneTraining(ckpt string) error {
 	if err := os.RemoveAll(ckpt); err != nil {
 		return fmt.Errorf("removing the finished checkpoint: %w", err)
 	}
+	// The shared checkpoints/ folder goes too once no unit has one there
+	// (Remove refuses a folder that is not empty: another unit's, running).
+	_ = os.Remove(filepath.Dir(ckpt))
 	return nil
 }
