@@ -3,6 +3,7 @@ package figures
 import (
 	"math"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -59,8 +60,53 @@ func LinesSized(id, title, xLabel, yLabel string, series []Line, categories []st
 	}
 	if categories != nil {
 		p.NominalX(categories...)
+	} else {
+		padX(p)
 	}
+	legend := 0
+	if len(series) > 1 {
+		legend = len(series)
+	}
+	padY(p, legend, h)
 	return render(p, id, "lines", vg.Points(w), vg.Points(h))
+}
+
+// padX widens a numeric x axis by 4 % on each side: the autoscaled range
+// ends at the first and last step, whose markers would then be cut in
+// half at the figure's edge.
+func padX(p *plot.Plot) {
+	span := p.X.Max - p.X.Min
+	if span <= 0 {
+		span = 1
+	}
+	p.X.Min -= 0.04 * span
+	p.X.Max += 0.04 * span
+}
+
+// padY gives the y axis a margin and, when a legend is drawn (legend
+// entries, at the top right), a band above the data as tall as the
+// legend, so no curve runs under its names. A constant series gets a
+// range around its value (the autoscaled ±1 would label 0.005 as 0.0).
+// h is the figure's height in points.
+func padY(p *plot.Plot, legend int, h float64) {
+	lo, hi := p.Y.Min, p.Y.Max
+	span := hi - lo
+	if span <= 0 || math.IsInf(span, 0) || math.IsNaN(span) {
+		span = math.Max(math.Abs(lo)*0.2, 1e-9)
+		if lo == 0 {
+			span = 1
+		}
+		lo, hi = lo-span/2, hi+span/2
+	}
+	lo, hi = lo-0.05*span, hi+0.05*span
+	if legend > 0 {
+		// The data area is the figure less its title and x axis (~60 pt);
+		// each legend entry takes ~12 pt of it, plus a gap of 6 pt.
+		area := math.Max(h-60, 60)
+		q := math.Min((float64(legend)*12+6)/area, 0.6)
+		hi += (hi - lo) * q / (1 - q)
+	}
+	p.Y.Min, p.Y.Max = lo, hi
 }
 
 // segments splits x, y into runs of finite points.
