@@ -97,8 +97,9 @@ func (s *server) episodePage(w http.ResponseWriter, r *http.Request) error {
 			d.Episode = append(d.Episode, j)
 		}
 	}
+	d.Episode = scoredOnce(d.Episode)
 	for _, t := range v.Episode.Turns {
-		d.Turns = append(d.Turns, turnView{Turn: t, User: t.TurnType == "user", Judgments: byTurn[t.ID]})
+		d.Turns = append(d.Turns, turnView{Turn: t, User: t.TurnType == "user", Judgments: scoredOnce(byTurn[t.ID])})
 	}
 	for k, n := range v.Episode.AgentsSpoken {
 		d.Personas = append(d.Personas, kvInt{k, n})

@@ -19,7 +19,7 @@ type runsData struct {
 
 type runRow struct {
 	results.RunListEntry
-	Counters []kv
+	Counters runCounters
 }
 
 type kv struct {
@@ -58,7 +58,7 @@ func (s *server) runsList(w http.ResponseWriter, r *http.Request) error {
 		if e.Status == results.RunRunning {
 			refresh = s.opts.Refresh
 		}
-		d.Runs = append(d.Runs, runRow{RunListEntry: e, Counters: sortedKV(e.Counters)})
+		d.Runs = append(d.Runs, runRow{RunListEntry: e, Counters: summarizeCounters(e.Counters)})
 	}
 	return s.render(w, "runs", page{Title: "Runs", Refresh: refresh, Data: d})
 }
