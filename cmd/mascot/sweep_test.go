@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -103,14 +106,18 @@ func TestBuiltinSweepRunsTwiceWithIdenticalSummaries(t *testing.T) {
 	if !strings.Contains(run, ": 2 variants") || strings.Contains(run, "FAILED") {
 		t.Fatalf("run -m:\n%s", run)
 	}
-	var rows []string
-	for _, l := range strings.Split(run, "\n") {
-		if strings.HasPrefix(l, "stages.eval.turns=") {
-			rows = append(rows, runIDs.ReplaceAllString(l, "RUN"))
-		}
+	// The same variants as the sweep's, with the same values: each column
+	// prints with the decimals its values together need (the report's
+	// rule), so a table of two of the variants may show a digit more.
+	rows := variantRows(run)
+	sweepRows := variantRows(table1)
+	if len(rows) != 2 {
+		t.Errorf("run -m printed %d variant rows, want 2:\n%s", len(rows), run)
 	}
-	if len(rows) != 2 || !strings.Contains(table1, rows[0]) || !strings.Contains(table1, rows[1]) {
-		t.Errorf("run -m rows %q are not the sweep's:\n%s", rows, table1)
+	for label, vals := range rows {
+		if err := sameShownValues(vals, sweepRows[label]); err != nil {
+			t.Errorf("run -m row %s is not the sweep's (%v):\n%s\nsweep:\n%s", label, err, run, table1)
+		}
 	}
 
 	// Telling the variants apart: the config field that differs, then the
@@ -150,4 +157,45 @@ func TestBuiltinSweepRunsTwiceWithIdenticalSummaries(t *testing.T) {
 	if rep := mascot(t, "report", second.Children[2].Summary.RunID); !strings.Contains(rep, "Overall") {
 		t.Errorf("the second sweep's report after removing the first:\n%s", rep)
 	}
+}
+
+// variantRows maps each "stages.eval.turns=N" row of a sweep table to its
+// values (the fields after the run id).
+func variantRows(table string) map[string][]string {
+	out := map[string][]string{}
+	for _, l := range strings.Split(table, "\n") {
+		if f := strings.Fields(l); len(f) > 2 && strings.HasPrefix(f[0], "stages.eval.turns=") {
+			out[f[0]] = f[2:]
+		}
+	}
+	return out
+}
+
+// sameShownValues reports whether two rows show the same numbers, each
+// pair equal to the precision of the one printed with fewer decimals.
+func sameShownValues(a, b []string) error {
+	if len(a) != len(b) {
+		return fmt.Errorf("%d values against %d", len(a), len(b))
+	}
+	decimals := func(s string) int {
+		if _, frac, ok := strings.Cut(s, "."); ok {
+			return len(frac)
+		}
+		return 0
+	}
+	for i := range a {
+		if a[i] == b[i] {
+			continue
+		}
+		x, errx := strconv.ParseFloat(a[i], 64)
+		y, erry := strconv.ParseFloat(b[i], 64)
+		if errx != nil || erry != nil {
+			return fmt.Errorf("column %d: %s against %s", i, a[i], b[i])
+		}
+		d := min(decimals(a[i]), decimals(b[i]))
+		if math.Abs(x-y) > 0.5*math.Pow(10, -float64(d))+1e-12 {
+			return fmt.Errorf("column %d: %s against %s", i, a[i], b[i])
+		}
+	}
+	return nil
 }
