@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -98,7 +99,7 @@ func runJudgeTables(ctx context.Context, st *results.Store, id string, opts Opti
 	if opts.Units != nil || opts.NoCache {
 		return compute()
 	}
-	return Cached(ctx, st, CacheKey("judges/1", opts, id), []string{id}, compute)
+	return Cached(ctx, st, CacheKey("judges/2", opts, id), []string{id}, compute)
 }
 
 // judgeColumns decides which row judges are the judges compared and under
@@ -219,7 +220,11 @@ func judgeRows(lv string, groups []results.ScoreGroup, value map[string]map[item
 	type acc struct{ sum, n []float64 }
 	perEp := map[int64]map[string]*acc{} // episode -> criterion -> per-judge sums
 	for crit, byItem := range value {
-		for k, v := range byItem {
+		// Items in content order: a criterion's sum over an episode's
+		// items is then the same float64 however the rows were stored
+		// (and whatever order the map gives).
+		for _, k := range sortedItems(byItem) {
+			v := byItem[k]
 			m := perEp[k.episode]
 			if m == nil {
 				m = map[string]*acc{}
@@ -277,13 +282,12 @@ func judgeRows(lv string, groups []results.ScoreGroup, value map[string]map[item
 	})
 	rows := make([]Row, len(gs))
 	for i, g := range gs {
-		m := make([][]float64, len(g.Episodes))
-		for e, ep := range g.Episodes {
-			m[e] = overall(ep)
-		}
+		m, keys := judgeMatrix(g, overall)
 		rows[i] = Row{System: g.System, Split: g.Split, Population: g.Population, N: len(g.Episodes), Cells: statsOf(m, nj)}
 		if opts.Resamples > 0 {
-			lo, hi := Bootstrap(m, nj, opts.Resamples, opts.Seed, opts.Confidence)
+			// As the main tables: rows in content order, the bootstrap's
+			// stream seeded from the episodes' keys (canonical.go).
+			lo, hi := BootstrapStream(m, nj, opts.Resamples, opts.Seed, drawStream(keys), opts.Confidence)
 			for k := range rows[i].Cells {
 				rows[i].Cells[k].CILow, rows[i].Cells[k].CIHigh = lo[k], hi[k]
 			}
@@ -335,16 +339,7 @@ func agreementOf(value map[string]map[itemKey][]float64, judges []string) []Judg
 }
 
 func agreeOn(crit string, byItem map[itemKey][]float64, judges []string) JudgeAgreement {
-	keys := make([]itemKey, 0, len(byItem))
-	for k := range byItem {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(a, b int) bool {
-		if keys[a].item != keys[b].item {
-			return keys[a].item < keys[b].item
-		}
-		return keys[a].episode < keys[b].episode
-	})
+	keys := sortedItems(byItem)
 	a := JudgeAgreement{Criterion: crit}
 	units := make([][]float64, 0, len(keys))
 	for _, k := range keys {
@@ -385,4 +380,51 @@ func agreeOn(crit string, byItem map[itemKey][]float64, judges []string) JudgeAg
 // judgeTableTitle is a judge table's heading in text and markdown.
 func judgeTableTitle(rep *Report, t JudgeTable) string {
 	return fmt.Sprintf("%s — %s, mean ± std [%.0f%% bootstrap CI]", t.Title, runTitle(rep, t.RunID), 100*rep.Options.Confidence)
+}
+
+// sortedItems returns the items of byItem in content order: by item key,
+// ties (two episodes with the same system, mode, conversation and sample)
+// broken by the judges' scores, never by episode ids, which follow the
+// order rows were stored in. Items tied on both are interchangeable.
+func sortedItems(byItem map[itemKey][]float64) []itemKey {
+	keys := make([]itemKey, 0, len(byItem))
+	for k := range byItem {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b itemKey) int {
+		if c := strings.Compare(a.item, b.item); c != 0 {
+			return c
+		}
+		return slices.CompareFunc(byItem[a], byItem[b], cmpValue)
+	})
+	return keys
+}
+
+// judgeMatrix is a group's per-judge Overall rows in content order: by the
+// episodes' pair keys, ties broken by the rows' values (as canonical
+// orders the main tables' groups), with the keys in that order.
+func judgeMatrix(g results.ScoreGroup, overall func(int64) []float64) ([][]float64, []string) {
+	type row struct {
+		key string
+		v   []float64
+	}
+	rs := make([]row, len(g.Episodes))
+	for e, ep := range g.Episodes {
+		rs[e].v = overall(ep)
+		if e < len(g.Keys) {
+			rs[e].key = g.Keys[e]
+		}
+	}
+	slices.SortStableFunc(rs, func(a, b row) int {
+		if c := strings.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return slices.CompareFunc(a.v, b.v, cmpValue)
+	})
+	m := make([][]float64, len(rs))
+	keys := make([]string, len(rs))
+	for i, r := range rs {
+		m[i], keys[i] = r.v, r.key
+	}
+	return m, keys
 }

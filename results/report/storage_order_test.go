@@ -76,7 +76,13 @@ func addRunOrdered(t *testing.T, s *results.Store, runID string, eps []judged, p
 		r.Shuffle(len(js), func(a, b int) { js[a], js[b] = js[b], js[a] })
 		judge := results.Unit{Fingerprint: runID + "-judge-" + e.conv, Kind: "judge", StageKey: "judge", RunID: runID}
 		if err := s.CommitUnit(ctx, judge, func(tx *results.Tx) error {
-			_, err := tx.InsertJudgments(js)
+			if _, err := tx.InsertJudgments(js); err != nil {
+				return err
+			}
+			// A 0–1 metric whose per-episode values are thirds and sevenths:
+			// its sums, too, depend on the order they are added in.
+			_, err := tx.InsertMetric(results.Metric{EpisodeID: epID, Name: "distinct_1",
+				Value: float64(len(e.empathy))/7 + e.consistency/3 - float64(int(e.consistency/3))})
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -134,8 +140,8 @@ func TestReportIndependentOfStorageOrder(t *testing.T) {
 		}
 		outs = append(outs, render(s))
 	}
-	if !bytes.Contains(outs[0], []byte(`"ci_low"`)) {
-		t.Fatalf("the report has no confidence intervals:\n%.400s", outs[0])
+	if !bytes.Contains(outs[0], []byte(`"ci_low"`)) || !bytes.Contains(outs[0], []byte(`"distinct_1"`)) {
+		t.Fatalf("the report has no confidence intervals or no metric:\n%.400s", outs[0])
 	}
 	for i := 1; i < len(outs); i++ {
 		if !bytes.Equal(outs[0], outs[i]) {

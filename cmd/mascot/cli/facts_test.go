@@ -68,3 +68,94 @@ stages: rep: {kind: "report", inputs: ["eval"]}
 		t.Fatal(err)
 	}
 }
+
+// TestResultsShowListsSkippedStages: a stage skipped because its input
+// failed is a row of `results show`, with the reason, and `results ls`
+// keeps the failed run's own tallies after a successful rerun (a rerun
+// once rewrote them to the rerun's).
+func TestResultsShowListsSkippedStages(t *testing.T) {
+	srv := fakevllm.Start(t, fakevllm.Options{Faults: fakevllm.Faults{ServerError: 1}})
+	dir := t.TempDir()
+	spec := testspec.Write(t, `package spec
+
+import "mascot.dev/experiments/personas"
+
+name: "test/skipped"
+datasets: es: {name: "esconv", path: "`+testspec.ESConv+`", limit: 1}
+rosters: support: personas.emotional_support
+endpoints: speaker: {urls: ["`+srv.URL()+`"], model: "Qwen/Qwen3-8B", retries: 0, timeout: "5s"}
+stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
+stages: more: {kind: "candidates", dataset: "es", roster: "support", k: 2, after: ["cand"]}
+`)
+	db := filepath.Join(dir, "m.db")
+	mascot := func(wantCode int, args ...string) string {
+		t.Helper()
+		var out, errb bytes.Buffer
+		args = append(args, "--db", db)
+		if code := Run(context.Background(), args, &out, &errb); code != wantCode {
+			t.Fatalf("mascot %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, wantCode, out.String(), errb.String())
+		}
+		return out.String()
+	}
+	mascot(1, "run", spec, "--runs-dir", filepath.Join(dir, "runs"))
+	show := mascot(0, "results", "show", "latest")
+	var skippedRow, reason bool
+	for _, l := range strings.Split(show, "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 3 && f[0] == "more" && f[1] == "candidates" && f[2] == "skipped" {
+			skippedRow = true
+		}
+		if strings.HasPrefix(l, "  more skipped: ") {
+			reason = true
+		}
+	}
+	if !skippedRow || !reason {
+		t.Fatalf("results show does not list the skipped stage with its reason:\n%s", show)
+	}
+	type entry struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+		Done   int    `json:"units_done"`
+		Cached int    `json:"units_cached"`
+		Failed int    `json:"units_failed"`
+	}
+	list := func() map[string]entry {
+		var es []entry
+		if err := json.Unmarshal([]byte(mascot(0, "results", "ls", "--json")), &es); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]entry{}
+		for _, e := range es {
+			m[e.ID] = e
+		}
+		return m
+	}
+	before := list()
+	if len(before) != 1 {
+		t.Fatalf("results ls lists %d runs, want the one failed run", len(before))
+	}
+	var failed entry
+	for _, e := range before {
+		failed = e
+	}
+	if failed.Status != "failed" || failed.Failed == 0 {
+		t.Fatalf("the failed run is listed as %+v", failed)
+	}
+
+	// The server answers again: the rerun succeeds, and the failed run's
+	// tallies in results ls stay what they were.
+	srv.SetFaults(fakevllm.Faults{})
+	mascot(0, "run", spec, "--runs-dir", filepath.Join(dir, "runs"))
+	after := list()
+	if len(after) != 2 {
+		t.Fatalf("results ls lists %d runs after the rerun, want 2", len(after))
+	}
+	if got := after[failed.ID]; got != failed {
+		t.Fatalf("the failed run's entry changed after a successful rerun: %+v, was %+v", got, failed)
+	}
+	for id, e := range after {
+		if id != failed.ID && (e.Status != "done" || e.Done == 0 || e.Failed != 0) {
+			t.Fatalf("the rerun is listed as %+v", e)
+		}
+	}
+}

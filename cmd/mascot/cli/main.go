@@ -80,7 +80,8 @@ persona rosters, OpenAI-compatible endpoints, judges, rewards and training stage
   mascot list                                   # paper configs and demos, by name
   mascot run demo                               # the whole pipeline offline
   mascot validate my.cue                        # positioned errors, exit 2
-  mascot plan paper/qmsum -t vllm=http://gpu01:8008/v1 -t judge=http://gpu02:8008/v1`,
+  mascot plan paper/qmsum -t vllm=http://gpu01:8008/v1 -t judge=http://gpu02:8008/v1
+  mascot --version                              # the code version every run records`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// --version: the module version, VCS revision and dirty flag this
@@ -88,6 +89,9 @@ persona rosters, OpenAI-compatible endpoints, judges, rewards and training stage
 		Version: buildinfo.Read().String(),
 	}
 	root.SetVersionTemplate("mascot {{.Version}}\n")
+	// Cobra adds the flag only when the command executes; added here, it is
+	// in the CLI reference too.
+	root.InitDefaultVersionFlag()
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newList(), newShow(), newValidate(), newPlan(), newSchema())
 	for _, add := range extraCommands {
