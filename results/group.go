@@ -79,22 +79,44 @@ func (s *Store) writeGroup(batch []*groupReq) {
 	errs := make([]error, len(batch))
 	err := s.writeTx(context.Background(), func(tx *sql.Tx) error {
 		var total, unit sums
+		if len(batch) == 1 {
+			// Nothing else to keep: a failure rolls back the transaction.
+			r := batch[0]
+			if err := r.ctx.Err(); err != nil {
+				return err
+			}
+			if err := r.fn(context.WithoutCancel(r.ctx), tx, &unit); err != nil {
+				return err
+			}
+			return unit.write(tx)
+		}
+		// The savepoint statements stay prepared in the connection's cache
+		// (tx.Exec without arguments would parse them every time).
+		var sp [3]*sql.Stmt
+		for k, q := range []string{`SAVEPOINT unit`, `ROLLBACK TO unit`, `RELEASE unit`} {
+			st, err := tx.Prepare(q)
+			if err != nil {
+				return fmt.Errorf("preparing savepoints: %w", err)
+			}
+			defer st.Close()
+			sp[k] = st
+		}
 		for i, r := range batch {
 			if errs[i] = r.ctx.Err(); errs[i] != nil {
 				continue
 			}
-			if _, err := tx.Exec(`SAVEPOINT unit`); err != nil {
+			if _, err := sp[0].Exec(); err != nil {
 				return fmt.Errorf("opening a savepoint: %w", err)
 			}
 			unit.reset()
 			if errs[i] = r.fn(context.WithoutCancel(r.ctx), tx, &unit); errs[i] != nil {
-				if _, err := tx.Exec(`ROLLBACK TO unit`); err != nil {
+				if _, err := sp[1].Exec(); err != nil {
 					return fmt.Errorf("rolling back a unit: %w", err)
 				}
 			} else {
 				total.merge(&unit)
 			}
-			if _, err := tx.Exec(`RELEASE unit`); err != nil {
+			if _, err := sp[2].Exec(); err != nil {
 				return fmt.Errorf("releasing a savepoint: %w", err)
 			}
 		}
