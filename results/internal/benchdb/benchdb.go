@@ -1,26 +1,39 @@
 // Package benchdb builds the synthetic results databases the benchmarks of
-// results, results/report and results/web run on, shaped like a real
-// pipeline run (paper/empathetic) and written through the public API, one
-// unit commit at a time, as the runner writes them:
+// results, results/report, results/web and internal/benchsuite run on,
+// shaped like a real run of paper/empathetic (the paper's defaults: 5 agent
+// turns per episode, a simulated user answering about every other turn,
+// one rubric judge whose scores come as a per-model row and a pooled row)
+// and written through the public API, one unit commit at a time, as the
+// runner writes them. Per evaluation episode:
 //
 //   - stage eval (episodes, mode eval): one unit per episode, 4 systems ×
-//     3 valences, 5 turns (3 agent turns with a directive, 2 user turns),
-//     one trace row (llm_calls) per turn;
+//     3 valences, 5 agent turns with a directive and the Director's raw
+//     output, 2 user turns, and a response cache row (llm_calls) per LLM
+//     call: a Director and a Speaker call per agent turn, a User call per
+//     user turn;
 //   - judge_eval_agent: one unit per episode, 5 criteria × 2 judgment rows
-//     (the judge model's and the pooled one) per agent turn, one trace row;
+//     (the judge model's, with its rationale and raw output, and the
+//     pooled one) per agent turn, one cache row per judged turn;
 //   - judge_eval_collective: one unit per episode, 4 criteria × 2 rows on
-//     the episode, one trace row;
-//   - metrics_eval: one unit per 1000 episodes, self-bleu and distinct-2
-//     per episode;
-//   - branching (mode branching, training-time): one episode per 10
-//     evaluation episodes, with judge_branching's collective judgments;
-//   - candidates: one unit per 20 evaluation episodes holding 8 candidates,
-//     each judged on the 5 per-agent criteria × 2 rows (judge_candidates),
-//     and persona_pairs: 4 pairs per candidates unit.
+//     the episode, one cache row;
+//   - metrics_eval: one unit per metric over all episodes, as the metrics
+//     stage commits them (self-bleu: one value per episode; distinct-n:
+//     two), committed after the episodes.
 //
-// Criterion ids come from the rubric (experiments/prompts). A second run,
-// RunB, links every unit of the first (a cached rerun), for comparisons.
-// Databases are cached under the OS temp dir, keyed by size and version.
+// The training side grows with the run, one training context per
+// TrainEvery evaluation episodes (500 at 100,000, the paper config's train
+// limit), per context: 3 candidates units (one per persona) of 8
+// candidates each with their prompt, judged on the 5 per-agent criteria ×
+// 2 rows (judge_candidates, one unit each), persona_pairs with 6 pairs per
+// unit; 4 independent episodes (one unit each) judged collectively
+// (judge_independent), and one branching episode with its judgments.
+//
+// At 100,000 evaluation episodes that is 5.8 million judgment rows and
+// about 311,000 units, the proportions of a real run of that size
+// (docs/benchmarks.md compares them with a run of the demo). Criterion ids
+// come from the rubric (experiments/prompts). A second run, RunB, links
+// every unit of the first (a cached rerun), for comparisons. Databases are
+// cached under the OS temp dir, keyed by size and version.
 package benchdb
 
 import (
@@ -39,18 +52,21 @@ const (
 	RunB  = "bench-b"
 )
 
-const version = 2
+const version = 3
 
 // Shape of the run, per evaluation episode.
 const (
-	AgentTurns      = 3
-	UserTurns       = 2
-	JudgeRows       = 2    // judge model + pooled
-	BranchingEvery  = 10   // one branching episode per this many evaluation episodes
-	CandidatesEvery = 20   // one candidates unit per this many evaluation episodes
-	CandidatesK     = 8    // candidates per candidates unit
-	PairsPerUnit    = 4    // persona pairs per candidates unit
-	MetricsPerUnit  = 1000 // episodes per metrics unit
+	AgentTurns = 5
+	UserTurns  = 2
+	JudgeRows  = 2   // judge model + pooled
+	TrainEvery = 200 // one training context per this many evaluation episodes
+	Personas   = 3   // candidates units per training context
+	// CandidatesK is the candidates per candidates unit.
+	CandidatesK = 8
+	// PairsPerUnit is the persona pairs per candidates unit.
+	PairsPerUnit = 6
+	// IndependentPerContext is the independent episodes per training context.
+	IndependentPerContext = 4
 )
 
 var (
@@ -58,6 +74,10 @@ var (
 	valences = []string{"positive", "negative", "neutral"}
 	judges   = [JudgeRows]string{"rubric/gemma-3-27b-it", "rubric"}
 )
+
+// TrainContexts is the number of training contexts of a database with n
+// evaluation episodes.
+func TrainContexts(n int) int { return (n + TrainEvery - 1) / TrainEvery }
 
 // Path returns (building it first if needed) a database with n evaluation
 // episodes.
@@ -107,25 +127,32 @@ func Build(path string, n int) error {
 	if err := s.CreateRun(ctx, results.Run{ID: RunID, Name: "bench", ConfigName: "paper/empathetic"}); err != nil {
 		return err
 	}
-	for i := range n {
-		if err := b.evalEpisode(i); err != nil {
-			return err
-		}
-		if i%BranchingEvery == 0 {
-			if err := b.branchingEpisode(i / BranchingEvery); err != nil {
-				return err
-			}
-		}
-		if i%CandidatesEvery == 0 {
-			if err := b.candidates(i / CandidatesEvery); err != nil {
+	// Training first, as the pipeline runs it: stage 1, then stage 2.
+	contexts := TrainContexts(n)
+	for c := range contexts {
+		for p := range Personas {
+			if err := b.candidates(c*Personas + p); err != nil {
 				return err
 			}
 		}
 	}
-	for u := 0; u*MetricsPerUnit < n; u++ {
-		if err := b.metrics(u, min(n, (u+1)*MetricsPerUnit)); err != nil {
+	for c := range contexts {
+		for k := range IndependentPerContext {
+			if err := b.trainingEpisode("independent", results.ModeIndependent, c*IndependentPerContext+k); err != nil {
+				return err
+			}
+		}
+		if err := b.trainingEpisode("branching", results.ModeBranching, c); err != nil {
 			return err
 		}
+	}
+	for i := range n {
+		if err := b.evalEpisode(i); err != nil {
+			return err
+		}
+	}
+	if err := b.metrics(); err != nil {
+		return err
 	}
 	if err := s.FinishRun(ctx, RunID, results.RunDone, "{}"); err != nil {
 		return err

@@ -18,7 +18,20 @@ type builder struct {
 	rubric     prompts.Rubric
 	stages     []string
 	stageUnits map[string][]string
+	evalIDs    []int64 // evaluation episode ids, in order
+	evalSys    []string
 }
+
+// Lengths of the texts, in bytes, about those of a run of paper/empathetic
+// with Qwen3-8B agents and a 27B judge.
+const (
+	responseLen  = 200  // an agent turn
+	userLen      = 120  // a user turn
+	directiveLen = 120  // the Director's raw output
+	promptLen    = 2500 // a candidates prompt (system card, context)
+	rationaleLen = 60   // one criterion's rationale
+	judgeRawLen  = 250  // a judge call's raw output (every criterion of an item)
+)
 
 // commit commits one unit of a stage of the benchmark run.
 func (b *builder) commit(stage, kind, fp string, fn func(tx *results.Tx) error) error {
@@ -39,41 +52,114 @@ func text(seed, n int) string {
 	return strings.Repeat(base, n/len(base)+1)[:n]
 }
 
-// trace is a traced chat call of about 1.5 KB of request and 300 B of
-// response.
-func trace(tx *results.Tx, role string, seed int) error {
-	req, err := json.Marshal(map[string]any{"model": "Qwen/Qwen3-8B", "temperature": 0.7,
-		"messages": []map[string]string{{"role": "system", "content": text(seed, 900)}, {"role": "user", "content": text(seed+1, 500)}}})
+// cached writes the response cache row of one LLM call of the unit (the
+// runner keys them "<unit fingerprint>|<role>|<position>").
+func cached(tx *results.Tx, role string, pos, seed, n int) error {
+	t := text(seed, n)
+	resp, err := json.Marshal(map[string]any{"choices": []string{t}, "raw": []string{t},
+		"finish_reasons": []string{"stop"}, "prompt_tokens": 380, "completion_tokens": n / 4, "model_id": "Qwen/Qwen3-8B"})
 	if err != nil {
 		return err
 	}
-	resp, err := json.Marshal(map[string]any{"choices": []any{map[string]any{"message": map[string]string{
-		"role": "assistant", "content": text(seed+2, 250)}}}})
-	if err != nil {
-		return err
-	}
-	return tx.PutLLMCall(results.LLMCall{Role: role, ModelID: "Qwen/Qwen3-8B", URL: "http://gpu01:8000/v1",
-		Request: req, Response: resp, PromptTokens: 380, CompletionTokens: 60, Attempts: 1})
+	key := fmt.Sprintf("%s|%s|%d", tx.Unit().Fingerprint, role, pos)
+	return tx.PutLLMCall(results.LLMCall{Key: key, Response: resp})
 }
 
-// episode builds evaluation or branching episode i.
+// episode builds episode i of a stage: AgentTurns agent turns, a user
+// turn after the second and the fourth.
 func episode(i int, mode string) results.Episode {
-	ep := results.Episode{Idx: 0, ConvID: fmt.Sprintf("conv-%06d", i), System: systems[i%len(systems)],
+	sys := systems[i%len(systems)]
+	ep := results.Episode{Idx: 0, ConvID: fmt.Sprintf("conv-%06d", i), System: sys,
 		Dataset: "empathetic_dialogues", Valence: valences[(i/len(systems))%len(valences)], Mode: mode,
-		Metadata: results.Metadata{SchemaVersion: results.SchemaVersionJSONL, System: systems[i%len(systems)],
-			Dataset: "empathetic_dialogues", PersonaSet: "default", RubricVersion: "paper_v1"}}
+		Metadata: results.Metadata{SchemaVersion: results.SchemaVersionJSONL, System: sys,
+			Dataset: "empathetic_dialogues", PersonaSet: "big5", DirectorModel: "Qwen/Qwen3-8B",
+			SpeakerModel: "Qwen/Qwen3-8B", UserModel: "Qwen/Qwen3-8B", RubricVersion: "paper_v1"}}
 	round := 0
-	for k := range AgentTurns + UserTurns {
-		t := results.Turn{TurnIdx: k, RoundID: &round, AgentName: "The Anchor", Response: text(i*10+k, 240)}
-		if k%2 == 1 {
-			t.TurnType, t.AgentName = "user", "user"
+	for k := range AgentTurns {
+		out := text(i*10+k+5, directiveLen)
+		r := round
+		ep.Turns = append(ep.Turns, results.Turn{TurnIdx: len(ep.Turns), RoundID: &r, AgentName: "The Anchor",
+			Response: text(i*10+k, responseLen), DirectiveOutput: &out,
+			Directive: &results.Directive{AgentName: "The Anchor", Action: "validate the user's feelings", Tone: "warm"}})
+		if k == 1 || k == 3 {
+			ep.Turns = append(ep.Turns, results.Turn{TurnIdx: len(ep.Turns), RoundID: &r, TurnType: "user",
+				AgentName: "user", Response: text(i*10+k+1, userLen)})
 			round++
-		} else {
-			t.Directive = &results.Directive{AgentName: "The Anchor", Action: "validate the user's feelings", Tone: "warm"}
 		}
-		ep.Turns = append(ep.Turns, t)
 	}
 	return ep
+}
+
+// writeEpisode inserts episode i with its cache rows (a Director and a
+// Speaker call per agent turn, a User call per user turn) and returns its
+// id and its agent turns' ids.
+func writeEpisode(tx *results.Tx, i int, mode string) (int64, []int64, error) {
+	ep := episode(i, mode)
+	id, err := tx.InsertEpisode(ep)
+	if err != nil {
+		return 0, nil, err
+	}
+	rows, err := tx.SQL().Query(`SELECT id FROM turns WHERE episode_id = ? AND turn_type <> 'user' ORDER BY turn_idx`, id)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer rows.Close()
+	var turns []int64
+	for rows.Next() {
+		var t int64
+		if err := rows.Scan(&t); err != nil {
+			return 0, nil, err
+		}
+		turns = append(turns, t)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, nil, err
+	}
+	for k, t := range ep.Turns {
+		if t.TurnType == "user" {
+			err = cached(tx, "user", k, i*10+k, userLen)
+		} else if err = cached(tx, "director", k, i*10+k, directiveLen); err == nil {
+			err = cached(tx, "speaker", k, i*10+k, responseLen)
+		}
+		if err != nil {
+			return 0, nil, err
+		}
+	}
+	return id, turns, nil
+}
+
+// agentJudgments are the per-agent judgments of one item (a turn or a
+// candidate): every per-agent criterion by the judge model, with its
+// rationale and the call's raw output, and pooled.
+func (b *builder) agentJudgments(seed int, turnID, candidateID int64) []results.Judgment {
+	raw := text(seed+3, judgeRawLen)
+	var js []results.Judgment
+	for c, cr := range b.rubric.Agent {
+		score := float64(1 + (seed*7+c)%5)
+		js = append(js, results.Judgment{Judge: judges[0], RubricVersion: b.rubric.Version, Criterion: cr.ID,
+			Score: score, TurnID: turnID, CandidateID: candidateID, Rationale: text(seed+c, rationaleLen), Raw: raw},
+			results.Judgment{Judge: judges[1], RubricVersion: b.rubric.Version, Criterion: cr.ID,
+				Score: score, TurnID: turnID, CandidateID: candidateID, Rationale: "mean over judges"})
+	}
+	return js
+}
+
+// collective inserts the collective judgments of one episode and the
+// judge call's cache row.
+func (b *builder) collective(tx *results.Tx, i int, epID int64) error {
+	raw := text(i+4, judgeRawLen)
+	var js []results.Judgment
+	for c, cr := range b.rubric.Collective {
+		score := float64(1 + (i*11+c*5)%5)
+		js = append(js, results.Judgment{Judge: judges[0], RubricVersion: b.rubric.Version, Criterion: cr.ID,
+			Score: score, EpisodeID: epID, Rationale: text(i+c, rationaleLen), Raw: raw},
+			results.Judgment{Judge: judges[1], RubricVersion: b.rubric.Version, Criterion: cr.ID,
+				Score: score, EpisodeID: epID, Rationale: "mean over judges"})
+	}
+	if _, err := tx.InsertJudgments(js); err != nil {
+		return err
+	}
+	return cached(tx, "judge", 0, i, judgeRawLen)
 }
 
 // evalEpisode writes evaluation episode i with its per-agent and
@@ -83,86 +169,46 @@ func (b *builder) evalEpisode(i int) error {
 	var turnIDs []int64
 	err := b.commit("eval", "episodes", fmt.Sprintf("eval-%06d", i), func(tx *results.Tx) error {
 		var err error
-		if epID, err = tx.InsertEpisode(episode(i, results.ModeEval)); err != nil {
-			return err
-		}
-		rows, err := tx.SQL().Query(`SELECT id FROM turns WHERE episode_id = ? AND turn_type <> 'user' ORDER BY turn_idx`, epID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			turnIDs = append(turnIDs, id)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for k := range AgentTurns + UserTurns {
-			if err := trace(tx, "speaker", i*10+k); err != nil {
-				return err
-			}
-		}
-		return nil
+		epID, turnIDs, err = writeEpisode(tx, i, results.ModeEval)
+		return err
 	})
 	if err != nil {
 		return err
 	}
+	b.evalIDs = append(b.evalIDs, epID)
+	b.evalSys = append(b.evalSys, systems[i%len(systems)])
 	err = b.commit("judge_eval_agent", "judge", fmt.Sprintf("judge-agent-%06d", i), func(tx *results.Tx) error {
 		var js []results.Judgment
 		for k, tid := range turnIDs {
-			for c, cr := range b.rubric.Agent {
-				for _, j := range judges {
-					js = append(js, results.Judgment{Judge: j, RubricVersion: b.rubric.Version, Criterion: cr.ID,
-						Score: float64(1 + (i*7+k*3+c)%5), TurnID: tid, Rationale: text(i+c, 80)})
-				}
+			js = append(js, b.agentJudgments(i*10+k, tid, 0)...)
+			if err := cached(tx, "judge", k, i*10+k, judgeRawLen); err != nil {
+				return err
 			}
 		}
-		if _, err := tx.InsertJudgments(js); err != nil {
-			return err
-		}
-		return trace(tx, "judge", i)
+		_, err := tx.InsertJudgments(js)
+		return err
 	})
 	if err != nil {
 		return err
 	}
 	return b.commit("judge_eval_collective", "judge", fmt.Sprintf("judge-coll-%06d", i), func(tx *results.Tx) error {
-		if err := b.collective(tx, i, epID); err != nil {
-			return err
-		}
-		return trace(tx, "judge", i+1)
+		return b.collective(tx, i, epID)
 	})
 }
 
-// collective inserts the collective judgments of one episode.
-func (b *builder) collective(tx *results.Tx, i int, epID int64) error {
-	var js []results.Judgment
-	for c, cr := range b.rubric.Collective {
-		for _, j := range judges {
-			js = append(js, results.Judgment{Judge: j, RubricVersion: b.rubric.Version, Criterion: cr.ID,
-				Score: float64(1 + (i*11+c*5)%5), EpisodeID: epID, Rationale: text(i+c, 80)})
-		}
-	}
-	_, err := tx.InsertJudgments(js)
-	return err
-}
-
-// branchingEpisode writes training-time episode i with its collective
-// judgments.
-func (b *builder) branchingEpisode(i int) error {
+// trainingEpisode writes training-time episode i of stage (independent or
+// branching) with its collective judgments.
+func (b *builder) trainingEpisode(stage, mode string, i int) error {
 	var epID int64
-	err := b.commit("branching", "episodes", fmt.Sprintf("branching-%06d", i), func(tx *results.Tx) error {
+	err := b.commit(stage, "episodes", fmt.Sprintf("%s-%06d", stage, i), func(tx *results.Tx) error {
 		var err error
-		epID, err = tx.InsertEpisode(episode(i, results.ModeBranching))
+		epID, _, err = writeEpisode(tx, i, mode)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	return b.commit("judge_branching", "judge", fmt.Sprintf("judge-branching-%06d", i), func(tx *results.Tx) error {
+	return b.commit("judge_"+stage, "judge", fmt.Sprintf("judge-%s-%06d", stage, i), func(tx *results.Tx) error {
 		return b.collective(tx, i, epID)
 	})
 }
@@ -171,23 +217,21 @@ func (b *builder) branchingEpisode(i int) error {
 // and its preference pairs.
 func (b *builder) candidates(i int) error {
 	var ids []int64
-	ctxID := fmt.Sprintf("train-%06d", i)
+	ctxID := fmt.Sprintf("train-%06d", i/Personas)
+	persona := []string{"The Anchor", "The Spark", "The Sage"}[i%Personas]
 	err := b.commit("candidates", "candidates", fmt.Sprintf("candidates-%06d", i), func(tx *results.Tx) error {
 		cs := make([]results.Candidate, CandidatesK)
+		prompt := text(i, promptLen)
 		for k := range cs {
-			cs[k] = results.Candidate{Kind: "response", ContextID: ctxID, Persona: "The Anchor", SampleIdx: k,
-				Prompt: text(i, 1200), Text: text(i*CandidatesK+k, 240), ModelID: "Qwen/Qwen3-8B"}
-		}
-		var err error
-		if ids, err = tx.InsertCandidates(cs); err != nil {
-			return err
-		}
-		for k := range cs {
-			if err := trace(tx, "speaker", i*CandidatesK+k); err != nil {
+			cs[k] = results.Candidate{Kind: "response", ContextID: ctxID, Persona: persona, SampleIdx: k,
+				Prompt: prompt, Text: text(i*CandidatesK+k, responseLen), ModelID: "Qwen/Qwen3-8B"}
+			if err := cached(tx, "speaker", k, i*CandidatesK+k, responseLen); err != nil {
 				return err
 			}
 		}
-		return nil
+		var err error
+		ids, err = tx.InsertCandidates(cs)
+		return err
 	})
 	if err != nil {
 		return err
@@ -195,11 +239,9 @@ func (b *builder) candidates(i int) error {
 	err = b.commit("judge_candidates", "judge", fmt.Sprintf("judge-candidates-%06d", i), func(tx *results.Tx) error {
 		var js []results.Judgment
 		for k, id := range ids {
-			for c, cr := range b.rubric.Agent {
-				for _, j := range judges {
-					js = append(js, results.Judgment{Judge: j, RubricVersion: b.rubric.Version, Criterion: cr.ID,
-						Score: float64(1 + (i*5+k*3+c)%5), CandidateID: id, Rationale: text(k+c, 80)})
-				}
+			js = append(js, b.agentJudgments(i*CandidatesK+k, 0, id)...)
+			if err := cached(tx, "judge", k, i*CandidatesK+k, judgeRawLen); err != nil {
+				return err
 			}
 		}
 		_, err := tx.InsertJudgments(js)
@@ -211,7 +253,7 @@ func (b *builder) candidates(i int) error {
 	return b.commit("persona_pairs", "pairs", fmt.Sprintf("pairs-%06d", i), func(tx *results.Tx) error {
 		ps := make([]results.Pair, PairsPerUnit)
 		for k := range ps {
-			ps[k] = results.Pair{ContextID: ctxID, Persona: "The Anchor", ChosenID: ids[2*k], RejectedID: ids[2*k+1],
+			ps[k] = results.Pair{ContextID: ctxID, Persona: persona, ChosenID: ids[k], RejectedID: ids[(k+1+k/4)%CandidatesK],
 				ChosenScore: 4, RejectedScore: 2, Margin: 2}
 		}
 		_, err := tx.InsertPairs(ps)
@@ -219,32 +261,27 @@ func (b *builder) candidates(i int) error {
 	})
 }
 
-// metrics writes metrics unit u: the per-episode metrics of evaluation
-// episodes [u·MetricsPerUnit, end).
-func (b *builder) metrics(u, end int) error {
-	return b.commit("metrics_eval", "metrics", fmt.Sprintf("metrics-%04d", u), func(tx *results.Tx) error {
-		rows, err := tx.SQL().Query(`SELECT e.id, e.system FROM episodes e JOIN units un ON un.fingerprint = e.unit_fp
-			WHERE un.stage_key = 'eval' AND e.conv_id >= ? AND e.conv_id < ? ORDER BY e.id`,
-			fmt.Sprintf("conv-%06d", u*MetricsPerUnit), fmt.Sprintf("conv-%06d", end))
+// metrics writes the metrics stage's units, one per metric over all
+// evaluation episodes: self-bleu and distinct-n (distinct_1, distinct_2).
+func (b *builder) metrics() error {
+	for _, m := range []struct {
+		fp    string
+		names []string
+	}{{"metrics-self-bleu", []string{"self_bleu"}}, {"metrics-distinct-n", []string{"distinct_1", "distinct_2"}}} {
+		err := b.commit("metrics_eval", "metrics", m.fp, func(tx *results.Tx) error {
+			ms := make([]results.Metric, 0, len(b.evalIDs)*len(m.names))
+			for k, id := range b.evalIDs {
+				for j, name := range m.names {
+					ms = append(ms, results.Metric{EpisodeID: id, System: b.evalSys[k], Name: name,
+						Value: float64((id+int64(j)*13)%97) / 97})
+				}
+			}
+			_, err := tx.InsertMetrics(ms)
+			return err
+		})
 		if err != nil {
 			return err
 		}
-		var ms []results.Metric
-		for rows.Next() {
-			var id int64
-			var sys string
-			if err := rows.Scan(&id, &sys); err != nil {
-				rows.Close()
-				return err
-			}
-			ms = append(ms, results.Metric{EpisodeID: id, System: sys, Name: "self-bleu", Value: float64(id%97) / 97},
-				results.Metric{EpisodeID: id, System: sys, Name: "distinct-2", Value: float64(id%89) / 89})
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		_, err = tx.InsertMetrics(ms)
-		return err
-	})
+	}
+	return nil
 }
