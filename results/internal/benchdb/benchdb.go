@@ -52,7 +52,7 @@ const (
 	RunB  = "bench-b"
 )
 
-const version = 3
+const version = 4
 
 // Shape of the run, per evaluation episode.
 const (

@@ -128,6 +128,16 @@ func writeEpisode(tx *results.Tx, i int, mode string) (int64, []int64, error) {
 	return id, turns, nil
 }
 
+// scoreOf is a score of 1..5 that varies from item to item and criterion
+// to criterion without a pattern the means would cancel (a hash).
+func scoreOf(seed, criterion int) float64 {
+	h := uint64(seed)*0x9E3779B97F4A7C15 + uint64(criterion)*0xBF58476D1CE4E5B9
+	h ^= h >> 31
+	h *= 0x94D049BB133111EB
+	h ^= h >> 29
+	return float64(1 + h%5)
+}
+
 // agentJudgments are the per-agent judgments of one item (a turn or a
 // candidate): every per-agent criterion by the judge model, with its
 // rationale and the call's raw output, and pooled.
@@ -135,7 +145,7 @@ func (b *builder) agentJudgments(seed int, turnID, candidateID int64) []results.
 	raw := text(seed+3, judgeRawLen)
 	var js []results.Judgment
 	for c, cr := range b.rubric.Agent {
-		score := float64(1 + (seed*7+c)%5)
+		score := scoreOf(seed, c)
 		js = append(js, results.Judgment{Judge: judges[0], RubricVersion: b.rubric.Version, Criterion: cr.ID,
 			Score: score, TurnID: turnID, CandidateID: candidateID, Rationale: text(seed+c, rationaleLen), Raw: raw},
 			results.Judgment{Judge: judges[1], RubricVersion: b.rubric.Version, Criterion: cr.ID,
@@ -150,7 +160,7 @@ func (b *builder) collective(tx *results.Tx, i int, epID int64) error {
 	raw := text(i+4, judgeRawLen)
 	var js []results.Judgment
 	for c, cr := range b.rubric.Collective {
-		score := float64(1 + (i*11+c*5)%5)
+		score := scoreOf(i*11+7, c)
 		js = append(js, results.Judgment{Judge: judges[0], RubricVersion: b.rubric.Version, Criterion: cr.ID,
 			Score: score, EpisodeID: epID, Rationale: text(i+c, rationaleLen), Raw: raw},
 			results.Judgment{Judge: judges[1], RubricVersion: b.rubric.Version, Criterion: cr.ID,
