@@ -48,8 +48,7 @@ func (s *Store) SaveChat(ctx context.Context, u Unit, e Episode) (int64, error) 
 			}
 		}
 		now := nowMS()
-		if _, err := tx.ExecContext(ctx, `UPDATE units SET state = 'done', error = '', updated_at = ?, done_at = ?
-			WHERE fingerprint = ?`, now, now, u.Fingerprint); err != nil {
+		if _, err := tx.ExecContext(ctx, markDoneSQL, now, now, nullString(u.RunID), u.Fingerprint); err != nil {
 			return fmt.Errorf("marking chat unit %s done: %w", u.Fingerprint, err)
 		}
 		return linkUnit(ctx, tx, u, false)

@@ -2,6 +2,7 @@ package results
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -124,4 +125,37 @@ func quantileMS(h map[int64]int64, q float64) int64 {
 		}
 	}
 	return 0
+}
+
+// ProducedCounterNames returns the names of the counters the runs that
+// produced the given units recorded under the stage the units were
+// produced in (each unit's producing link in run_units), sorted. A run
+// that reuses those units records the same names, with its own values
+// (zero for work it did not do), so a cached rerun's counters list what
+// the first run's did.
+func (s *Store) ProducedCounterNames(ctx context.Context, fingerprints []string) ([]string, error) {
+	if len(fingerprints) == 0 {
+		return nil, nil
+	}
+	arg, err := json.Marshal(fingerprints)
+	if err != nil {
+		return nil, fmt.Errorf("encoding fingerprints: %w", err)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT c.name FROM counters c
+		WHERE EXISTS (SELECT 1 FROM run_units ru WHERE ru.run_id = c.run_id AND ru.stage_key = c.stage_key
+			AND ru.cached = 0 AND ru.fingerprint IN (SELECT value FROM json_each(?)))
+		ORDER BY c.name`, string(arg))
+	if err != nil {
+		return nil, fmt.Errorf("reading the counter names of reused units: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("reading the counter names of reused units: %w", err)
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
 }

@@ -26,6 +26,16 @@
 //     through run_units.
 //   - Judgments point at exactly one item (candidate, turn or episode) with a
 //     real foreign key each, enforced by a CHECK. Pairs point at two candidates.
+//   - LLM counters are exact under kills: every HTTP attempt is recorded in
+//     llm_attempts, and counted, before it is sent; a cached reply says
+//     whether committed work counted its usage (llm_calls.counted); the
+//     open attempts of dead runs are counted as lost in flight
+//     (llmattempts.go, migration 0013).
+//   - A run's unit tallies are facts of that run: the writer records the
+//     acting run with each unit state change, and only its tallies move.
+//   - What a stage holds can be digested without ids or times
+//     (StageDigest), and the rows stages read come in content order, so
+//     two databases with the same results compare equal.
 //   - Times are stored as unix milliseconds. JSON columns are checked with
 //     json_valid. API keys are never stored: request JSON passed to the LLM
 //     trace is scrubbed of api_key / authorization fields.

@@ -188,7 +188,15 @@ func TestImportKeepsTalliesAndSchema(t *testing.T) {
 	if err != nil || !again.Reused {
 		t.Fatalf("re-import %+v %v", again, err)
 	}
-	checkTallies(t, s, "import", "r0", first.RunID, again.RunID)
+	checkTallies(t, s, "import", first.RunID, again.RunID)
+	// r0's failed attempt stays its fact; the episodes of the unit it
+	// links count in its tallies.
+	if got, err := s.RunUnitCounts(ctx, "r0"); err != nil || got["import"] != (UnitCounts{Failed: 1}) {
+		t.Fatalf("r0's tallies after the import: %+v (%v), want its failure", got, err)
+	}
+	if d, err := s.GetRunDetail(ctx, "r0"); err != nil || d.Episodes != 4 {
+		t.Fatalf("r0's episodes after the import: %d (%v), want 4", d.Episodes, err)
+	}
 	if d, err := s.GetRunDetail(ctx, first.RunID); err != nil || d.Episodes != 4 {
 		t.Fatalf("run detail of the import: %v", err)
 	}

@@ -84,7 +84,7 @@ func (s *Store) StartUnit(ctx context.Context, u Unit) error {
 const startUnitSQL = `INSERT INTO units (fingerprint, kind, stage_key, run_id, state, attempts, created_at, updated_at)
 	VALUES (?, ?, ?, ?, 'running', 1, ?, ?)
 	ON CONFLICT (fingerprint) DO UPDATE SET state = 'running', attempts = units.attempts + 1,
-	updated_at = excluded.updated_at WHERE units.state <> 'done'`
+	updated_at = excluded.updated_at, run_id = COALESCE(excluded.run_id, units.run_id) WHERE units.state <> 'done'`
 
 // startUnit is ensureUnit counting an attempt, in one statement; it
 // reports whether the unit was done (and so left alone).
@@ -130,8 +130,8 @@ func ensureUnit(ctx context.Context, tx *sql.Tx, u Unit, countAttempt bool) (str
 	if countAttempt {
 		inc = 1
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE units SET state = 'running', attempts = attempts + ?, updated_at = ?
-		WHERE fingerprint = ?`, inc, nowMS(), u.Fingerprint)
+	_, err = tx.ExecContext(ctx, `UPDATE units SET state = 'running', attempts = attempts + ?, updated_at = ?,
+		run_id = COALESCE(?, run_id) WHERE fingerprint = ?`, inc, nowMS(), nullString(u.RunID), u.Fingerprint)
 	if err != nil {
 		return "", fmt.Errorf("marking unit %s running: %w", u.Fingerprint, err)
 	}
@@ -162,7 +162,7 @@ func (s *Store) CommitUnit(ctx context.Context, u Unit, fn func(tx *Tx) error) e
 		// takes one statement; its attempt is already counted. The
 		// savepoint undoes it if fn fails.
 		now := nowMS()
-		res, err := stx.ExecContext(ctx, markDoneSQL+` AND state = 'running'`, now, now, u.Fingerprint)
+		res, err := stx.ExecContext(ctx, markDoneSQL+` AND state = 'running'`, now, now, nullString(u.RunID), u.Fingerprint)
 		if err != nil {
 			return fmt.Errorf("marking unit %s done: %w", u.Fingerprint, err)
 		}
@@ -178,7 +178,7 @@ func (s *Store) CommitUnit(ctx context.Context, u Unit, fn func(tx *Tx) error) e
 			if prev == UnitDone {
 				return linkUnit(ctx, stx, u, true)
 			}
-			if _, err := stx.ExecContext(ctx, markDoneSQL, now, now, u.Fingerprint); err != nil {
+			if _, err := stx.ExecContext(ctx, markDoneSQL, now, now, nullString(u.RunID), u.Fingerprint); err != nil {
 				return fmt.Errorf("marking unit %s done: %w", u.Fingerprint, err)
 			}
 		}
@@ -201,7 +201,12 @@ func (s *Store) CommitUnit(ctx context.Context, u Unit, fn func(tx *Tx) error) e
 	})
 }
 
-const markDoneSQL = `UPDATE units SET state = 'done', error = '', updated_at = ?, done_at = ? WHERE fingerprint = ?`
+// markDoneSQL marks a unit done by the acting run: every state change
+// records the run that made it in units.run_id, whose tallies alone the
+// state trigger then updates (migration 0013), so a later run retrying a
+// unit never rewrites what an earlier run did.
+const markDoneSQL = `UPDATE units SET state = 'done', error = '', updated_at = ?, done_at = ?,
+	run_id = COALESCE(?, run_id) WHERE fingerprint = ?`
 
 // prevAttemptMissing says whether CommitUnit must count an attempt itself:
 // only when StartUnit did not already mark the unit running.
@@ -228,8 +233,8 @@ func (s *Store) FailUnitWith(ctx context.Context, u Unit, errMsg string, fn func
 		if prev == UnitDone {
 			return nil
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE units SET state = 'failed', error = ?, updated_at = ? WHERE fingerprint = ?`,
-			errMsg, nowMS(), u.Fingerprint); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE units SET state = 'failed', error = ?, updated_at = ?,
+			run_id = COALESCE(?, run_id) WHERE fingerprint = ?`, errMsg, nowMS(), nullString(u.RunID), u.Fingerprint); err != nil {
 			return fmt.Errorf("marking unit %s failed: %w", u.Fingerprint, err)
 		}
 		if fn != nil {
@@ -295,4 +300,22 @@ type UnitCounts struct {
 	Done   int `json:"done"`   // produced by this run
 	Cached int `json:"cached"` // reused from an earlier commit
 	Failed int `json:"failed"`
+}
+
+// SweepUnitCounts counts the distinct done units the children of sweep
+// parentID link: ran are those one of the children produced (a link with
+// cached = 0), cached those every child only reused (done before the
+// sweep). A unit two variants share counts once, whichever of them ran
+// it, so the counts are a fact of the database, the same on identical
+// sweeps however their children's timing went.
+func (s *Store) SweepUnitCounts(ctx context.Context, parentID string) (ran, cached int, err error) {
+	err = s.r.QueryRowContext(ctx, `SELECT COALESCE(SUM(produced), 0), COALESCE(SUM(1 - produced), 0) FROM (
+		SELECT MIN(ru.cached) = 0 AS produced FROM run_units ru
+		JOIN runs r ON r.id = ru.run_id AND r.parent_id = ?
+		JOIN units u ON u.fingerprint = ru.fingerprint AND u.state = 'done'
+		GROUP BY ru.fingerprint)`, parentID).Scan(&ran, &cached)
+	if err != nil {
+		return 0, 0, fmt.Errorf("counting the units of sweep %s: %w", parentID, err)
+	}
+	return ran, cached, nil
 }

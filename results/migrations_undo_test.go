@@ -10,19 +10,26 @@ import (
 
 var createdObject = regexp.MustCompile(`(?m)^CREATE (TABLE|VIRTUAL TABLE|TRIGGER|INDEX|VIEW) (?:IF NOT EXISTS )?(\w+)`)
 
+// addedColumn finds the columns a migration adds to an existing table.
+var addedColumn = regexp.MustCompile(`(?m)^ALTER TABLE (\w+) ADD COLUMN (\w+)`)
+
 // undoMigrations takes db back to the version before migration `from`, by
 // dropping what that migration and every later one created (their
-// triggers, indexes and views first, then their tables), so a test can
-// reapply them to a database written without them. It only undoes
-// additive migrations, which ours after the first are.
+// triggers, indexes and views first, then the columns they added, then
+// their tables), so a test can reapply them to a database written without
+// them. It only undoes additive migrations (a trigger a migration drops
+// and recreates counts as created), which ours after the first are.
 func undoMigrations(t *testing.T, db *sql.DB, from int) {
 	t.Helper()
 	ms, err := loadMigrations()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tables, others []string
+	var tables, others, columns []string
 	for _, m := range ms[from-1:] {
+		for _, c := range addedColumn.FindAllStringSubmatch(m.sql, -1) {
+			columns = append(columns, fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", c[1], c[2]))
+		}
 		for _, c := range createdObject.FindAllStringSubmatch(m.sql, -1) {
 			if c[1] == "TABLE" || c[1] == "VIRTUAL TABLE" {
 				tables = append(tables, c[2])
@@ -32,6 +39,8 @@ func undoMigrations(t *testing.T, db *sql.DB, from int) {
 		}
 	}
 	slices.Reverse(tables)
+	slices.Reverse(columns)
+	others = append(others, columns...)
 	for _, tb := range tables {
 		others = append(others, "DROP TABLE IF EXISTS "+tb)
 	}

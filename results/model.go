@@ -36,6 +36,9 @@ type Run struct {
 	StartedAt  time.Time       `json:"started_at"`
 	FinishedAt time.Time       `json:"finished_at,omitzero"`
 	Summary    json.RawMessage `json:"summary,omitempty"` // run_summary.json contents
+	// Code is the mascot that executed the run (internal/buildinfo.Info as
+	// JSON: module version, VCS revision, dirty flag); empty when unknown.
+	Code json.RawMessage `json:"code,omitempty"`
 	// OwnerPID and OwnerHost name the process executing the run, which
 	// refreshes HeartbeatAt while it lives (0/"": no owner recorded, as
 	// for detached Slurm runs).

@@ -8,10 +8,14 @@ import (
 )
 
 // HeartbeatEvery is how often a run's owner refreshes its heartbeat;
-// after StaleAfter without one, readers take the owner for dead.
+// after StaleAfter without one, readers take the owner for dead. A run
+// whose process died reads as interrupted and ended at its last
+// heartbeat, so the heartbeat is frequent enough for that duration to be
+// the real one (within a second); staleness is judged on a minute, far
+// above a heartbeat delayed by a busy writer.
 const (
-	HeartbeatEvery = 10 * time.Second
-	StaleAfter     = 6 * HeartbeatEvery
+	HeartbeatEvery = time.Second
+	StaleAfter     = time.Minute
 )
 
 // Owned returns r with this process recorded as its owner, heartbeat now.

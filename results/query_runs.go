@@ -11,21 +11,24 @@ import (
 )
 
 const runColumns = `id, name, COALESCE(parent_id, ''), config_name, config_json, axes_json, command, status,
-	started_at, finished_at, summary_json, owner_pid, owner_host, heartbeat_at`
+	started_at, finished_at, summary_json, owner_pid, owner_host, heartbeat_at, code_json`
 
 // scanRun reads a run; a "running" run whose owner is gone reads as
 // interrupted (see Run.ownerGone).
 func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var r Run
-	var cfg, axes, summary string
+	var cfg, axes, summary, code string
 	var started int64
 	var finished, beat sql.NullInt64
 	err := sc.Scan(&r.ID, &r.Name, &r.ParentID, &r.ConfigName, &cfg, &axes, &r.Command, &r.Status,
-		&started, &finished, &summary, &r.OwnerPID, &r.OwnerHost, &beat)
+		&started, &finished, &summary, &r.OwnerPID, &r.OwnerHost, &beat, &code)
 	if err != nil {
 		return r, err
 	}
 	r.ConfigJSON, r.AxesJSON, r.Summary = json.RawMessage(cfg), json.RawMessage(axes), json.RawMessage(summary)
+	if code != "{}" {
+		r.Code = json.RawMessage(code)
+	}
 	r.StartedAt, r.FinishedAt, r.HeartbeatAt = fromMS(started), nullMS(finished), nullMS(beat)
 	if r.Status == RunRunning && r.ownerGone(time.Now()) {
 		r.Status = RunInterrupted

@@ -27,14 +27,22 @@ type JudgmentRow struct {
 	Score     float64
 }
 
+// The reads below order rows by what they hold (unit fingerprints and
+// positions), never by row ids alone: ids follow the order units
+// committed in, which concurrency varies between two runs of one config,
+// and a training stage that read its data in id order trained on another
+// order each time (two fresh demo runs' reward models differed). A row id
+// only breaks ties between rows one unit wrote, in the order it wrote them.
+
 // JudgedCandidateRows returns the judgment rows the judge units wrote about
-// candidates, ordered by judge unit, candidate id, criterion and row id.
+// candidates, ordered by judge unit, candidate (unit and sample index),
+// criterion and row.
 func (s *Store) JudgedCandidateRows(ctx context.Context, judgeUnits []string) ([]JudgmentRow, error) {
 	return queryUnits(ctx, s.r, "reading judged candidates", judgeUnits,
 		`SELECT j.unit_fp, c.context_id, c.persona, c.id, j.criterion, j.score
 		FROM judgments j JOIN candidates c ON c.id = j.candidate_id
 		WHERE j.unit_fp IN (SELECT value FROM json_each(?))
-		ORDER BY j.unit_fp, c.id, j.criterion, j.id`,
+		ORDER BY j.unit_fp, c.unit_fp, c.sample_idx, j.criterion, j.id`,
 		func(sc scanner) (JudgmentRow, error) {
 			var r JudgmentRow
 			return r, sc.Scan(&r.UnitFP, &r.ContextID, &r.Persona, &r.ID, &r.Criterion, &r.Score)
@@ -42,14 +50,14 @@ func (s *Store) JudgedCandidateRows(ctx context.Context, judgeUnits []string) ([
 }
 
 // JudgedEpisodeRows returns the collective judgment rows (no agent) the
-// judge units wrote about episodes, ordered by conv_id, episode id, judge
-// unit, criterion and row id.
+// judge units wrote about episodes, ordered by conv_id, episode (unit and
+// index), judge unit, criterion and row.
 func (s *Store) JudgedEpisodeRows(ctx context.Context, judgeUnits []string) ([]JudgmentRow, error) {
 	return queryUnits(ctx, s.r, "reading judged episodes", judgeUnits,
 		`SELECT j.unit_fp, e.conv_id, e.id, j.criterion, j.score
 		FROM judgments j JOIN episodes e ON e.id = j.episode_id
 		WHERE j.unit_fp IN (SELECT value FROM json_each(?)) AND j.agent = ''
-		ORDER BY e.conv_id, e.id, j.unit_fp, j.criterion, j.id`,
+		ORDER BY e.conv_id, e.unit_fp, e.idx, j.unit_fp, j.criterion, j.id`,
 		func(sc scanner) (JudgmentRow, error) {
 			var r JudgmentRow
 			return r, sc.Scan(&r.UnitFP, &r.ContextID, &r.ID, &r.Criterion, &r.Score)
@@ -95,11 +103,13 @@ type PairText struct {
 	Margin                   float64
 }
 
-// PairTexts returns the pairs of the units, in id order.
+// PairTexts returns the pairs of the units, ordered by pair unit, chosen
+// candidate and rejected candidate (each by unit and sample index).
 func (s *Store) PairTexts(ctx context.Context, units []string) ([]PairText, error) {
 	return queryUnits(ctx, s.r, "reading pairs", units, `SELECT c.prompt, c.text, r.text, p.margin
 		FROM pairs p JOIN candidates c ON c.id = p.chosen_id JOIN candidates r ON r.id = p.rejected_id
-		WHERE p.unit_fp IN (SELECT value FROM json_each(?)) ORDER BY p.id`,
+		WHERE p.unit_fp IN (SELECT value FROM json_each(?))
+		ORDER BY p.unit_fp, c.unit_fp, c.sample_idx, r.unit_fp, r.sample_idx`,
 		func(sc scanner) (PairText, error) {
 			var p PairText
 			return p, sc.Scan(&p.Prompt, &p.Chosen, &p.Rejected, &p.Margin)

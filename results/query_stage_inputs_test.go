@@ -114,9 +114,10 @@ func TestStageInputQueries(t *testing.T) {
 	}
 
 	jc, err := s.JudgedCandidateRows(ctx, []string{"judge"})
+	// By candidate unit and sample index: c2 (sample 0) before c1 (sample 1).
 	check("JudgedCandidateRows", meanOfMeans(jc), []scoredItem{
-		{UnitFP: "judge", ContextID: "x", Persona: "A", ID: ids["c1"], Score: 4},
 		{UnitFP: "judge", ContextID: "x", Persona: "A", ID: ids["c2"], Score: 1},
+		{UnitFP: "judge", ContextID: "x", Persona: "A", ID: ids["c1"], Score: 4},
 		{UnitFP: "judge", ContextID: "y", Persona: "A", ID: ids["c0"], Score: 5},
 	}, err)
 	je, err := s.JudgedEpisodeRows(ctx, []string{"ejudge"})

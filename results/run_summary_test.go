@@ -126,17 +126,57 @@ func writeLedgerHistory(t *testing.T, s *Store, check func(step string)) {
 	check("episodes added and deleted")
 }
 
-func TestRunStageUnitsEqualLedgerCounts(t *testing.T) {
+// TestRunStageUnitsAreFactsOfEachRun follows the ledger history step by
+// step: each run's tallies say what that run did (produced, reused,
+// failed), and a unit another run later retries and commits leaves the
+// earlier run's failure in place (results ls once turned a failed run's
+// "110 done, 120 failed" into "230 done, 0 failed" after a rerun).
+func TestRunStageUnitsAreFactsOfEachRun(t *testing.T) {
 	s := openTemp(t)
-	writeLedgerHistory(t, s, func(step string) { checkTallies(t, s, step, "r1", "r2") })
-	list, err := s.ListRuns(context.Background(), RunFilter{Asc: true})
+	type tallies = map[string]map[string]UnitCounts
+	want := map[string]tallies{
+		"commits":       {"r1": {"gen": {Done: 2}}},
+		"failure":       {"r1": {"gen": {Done: 2}, "judge": {Failed: 1}}},
+		"retry started": {"r1": {"gen": {Done: 2}, "judge": {Failed: 1}}},
+		"retry committed by another run": {"r1": {"gen": {Done: 2}, "judge": {Failed: 1}},
+			"r2": {"judge": {Done: 1}}},
+		"cached links": {"r1": {"gen": {Done: 2}, "judge": {Failed: 1}},
+			"r2": {"gen": {Cached: 2}, "judge": {Done: 1}}},
+		"episodes added and deleted": {"r1": {"gen": {Done: 3}, "judge": {Failed: 1}},
+			"r2": {"gen": {Cached: 2}, "judge": {Done: 1}}},
+	}
+	ctx := context.Background()
+	writeLedgerHistory(t, s, func(step string) {
+		for _, id := range []string{"r1", "r2"} {
+			got, err := s.RunUnitCounts(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exp := want[step][id]
+			if exp == nil {
+				exp = map[string]UnitCounts{}
+			}
+			if !maps.Equal(got, exp) {
+				t.Fatalf("%s: run %s tallies %+v, want %+v", step, id, got, exp)
+			}
+			_, wantEps := rawRunTallies(t, s, id)
+			d, err := s.GetRunDetail(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Episodes != wantEps {
+				t.Fatalf("%s: run %s has %d episodes, want %d", step, id, d.Episodes, wantEps)
+			}
+		}
+	})
+	list, err := s.ListRuns(ctx, RunFilter{Asc: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	final := want["episodes added and deleted"]
 	for _, e := range list {
-		want, _ := rawRunTallies(t, s, e.ID)
 		var sum UnitCounts
-		for _, c := range want {
+		for _, c := range final[e.ID] {
 			sum.Done, sum.Cached, sum.Failed = sum.Done+c.Done, sum.Cached+c.Cached, sum.Failed+c.Failed
 		}
 		if e.UnitsDone != sum.Done || e.UnitsCached != sum.Cached || e.UnitsFailed != sum.Failed {
@@ -146,7 +186,9 @@ func TestRunStageUnitsEqualLedgerCounts(t *testing.T) {
 }
 
 // TestRunStageUnitsBackfill reopens a database from before migration 0007:
-// the migration's backfill must give the raw counts.
+// the migration's backfill must give the raw counts (of the units' state
+// then: the backfill cannot know which run failed a unit another run
+// committed later, so it counts the unit as done).
 func TestRunStageUnitsBackfill(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
 	s, err := Open(path)

@@ -13,15 +13,22 @@ import (
 
 // Env is what stages see of the run they belong to.
 type Env struct {
-	Store   *results.Store
-	RunID   string
-	RunDir  string
-	Exp     *schema.Experiment
-	Log     *slog.Logger
-	Strict  bool
-	LLM     *llm.Client
+	Store  *results.Store
+	RunID  string
+	RunDir string
+	Exp    *schema.Experiment
+	Log    *slog.Logger
+	Strict bool
+	LLM    *llm.Client
+	// Gateway serves LLM as an endpoint for plugin processes (judges),
+	// so their requests are cached, journaled, counted and traced like
+	// the runner's own; nil when the run has no endpoints.
+	Gateway *llm.Gateway
 	Out     io.Writer // where report stages print
 	Plugins PluginStarter
+	// Files maps paths the config names to local files to read instead
+	// (see LocalPath); nil reads every path as it is.
+	Files map[string]string
 
 	mu       sync.Mutex
 	status   func(stage, text string)
@@ -117,9 +124,25 @@ func (e *Env) close() error {
 	return first
 }
 
+// LocalPath is the file to read for a path the config names: itself, or
+// what Files maps it to (a replay reads the data its capsule carries from
+// where it unpacked it, while the config, and so every fingerprint, keeps
+// the original path).
+func (e *Env) LocalPath(p string) string {
+	if q, ok := e.Files[p]; ok {
+		return q
+	}
+	return p
+}
+
 // Seed derives a deterministic seed for a stage from the experiment seed.
-func (e *Env) Seed(stage string) int64 {
-	h := fnv64(fmt.Sprintf("%d/%s", e.Exp.Seed, stage))
+func (e *Env) Seed(stage string) int64 { return StageSeed(e.Exp.Seed, stage) }
+
+// StageSeed is the seed stage derives from the experiment seed: every
+// random choice of the stage, and every request seed of its units, comes
+// from it.
+func StageSeed(expSeed int, stage string) int64 {
+	h := fnv64(fmt.Sprintf("%d/%s", expSeed, stage))
 	return int64(h & 0x7fffffffffffffff)
 }
 

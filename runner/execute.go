@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"mascot.dev/mascot/internal/buildinfo"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/report"
 	"mascot.dev/mascot/schema"
@@ -50,6 +51,26 @@ type Options struct {
 	ParentID string
 	Axes     json.RawMessage
 	Command  string
+	// RunID, when set, is the id the run is recorded under (a replay
+	// recreates the run it replays); by default a new one.
+	RunID string
+	// ConfigName, when set, is the config name recorded for the run
+	// instead of Loaded.Name.
+	ConfigName string
+	// Files maps paths the config names (datasets, pretraining text) to
+	// the local files to read instead (a replay's unpacked data).
+	Files map[string]string
+	// BeforePublish, when set, is called once a stage this run executed
+	// has finished, with its units, before downstream stages see its
+	// output (a replay checks the stage there, and may put the replayed
+	// run's own artifacts in place of those it retrained).
+	BeforePublish func(ctx context.Context, key string, units []string) error
+}
+
+// StageOrder is the order stages of exp run in: every stage after the
+// stages it reads from.
+func StageOrder(exp *schema.Experiment) ([]string, error) {
+	return topoOrder(schema.Dependencies(exp))
 }
 
 // StageSummary is one stage's outcome.
@@ -84,6 +105,9 @@ type Summary struct {
 	Failed   int              `json:"units_failed"`
 	Counters map[string]int64 `json:"counters"`
 	Stages   []StageSummary   `json:"stages"`
+	// Code is the mascot that ran it (module version, VCS revision, dirty
+	// flag), as in run_config.json and the runs table.
+	Code buildinfo.Info `json:"code"`
 }
 
 // ErrStageFailed is returned (wrapped) when a stage ended with failures in
@@ -174,19 +198,32 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 	if err := r.preflight(ctx); err != nil {
 		return nil, err
 	}
-	runID := results.NewRunID()
+	runID := r.opts.RunID
+	if runID == "" {
+		runID = results.NewRunID()
+	}
+	configName := r.opts.Loaded.Name
+	if r.opts.ConfigName != "" {
+		configName = r.opts.ConfigName
+	}
 	runDir := filepath.Join(r.opts.RunsDir, runID)
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating run directory: %w", err)
 	}
-	if err := writeJSON(filepath.Join(runDir, "run_config.json"), json.RawMessage(r.opts.Loaded.Canonical)); err != nil {
+	code := buildinfo.Read()
+	cfg, err := runConfigJSON(r.opts.Loaded.Canonical, code)
+	if err != nil {
 		return nil, err
 	}
+	if err := os.WriteFile(filepath.Join(runDir, "run_config.json"), cfg, 0o644); err != nil {
+		return nil, fmt.Errorf("writing run_config.json: %w", err)
+	}
+	codeJSON, _ := json.Marshal(code)
 	r.reportInvalidation(ctx)
 	started := time.Now()
 	if err := r.opts.Store.CreateRun(ctx, results.Owned(results.Run{ID: runID, Name: exp.Name, ParentID: r.opts.ParentID,
-		ConfigName: r.opts.Loaded.Name, ConfigJSON: r.opts.Loaded.Canonical, AxesJSON: r.opts.Axes,
-		Command: r.opts.Command, Status: results.RunRunning, StartedAt: started})); err != nil {
+		ConfigName: configName, ConfigJSON: r.opts.Loaded.Canonical, AxesJSON: r.opts.Axes,
+		Command: r.opts.Command, Status: results.RunRunning, StartedAt: started, Code: codeJSON})); err != nil {
 		return nil, fmt.Errorf("recording run: %w", err)
 	}
 	stopBeat := heartbeat(ctx, r.opts.Store, runID, r.opts.Log)
@@ -196,7 +233,7 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 		envDir = d // a stage-exec shard writes files where the controller's run lives
 	}
 	r.env = &Env{Store: r.opts.Store, RunID: runID, RunDir: envDir, Exp: exp, Log: r.opts.Log,
-		Strict: r.opts.Strict, Out: r.opts.Out}
+		Strict: r.opts.Strict, Out: r.opts.Out, Files: r.opts.Files}
 	r.prog = newProgress(r.opts.Progress)
 	r.env.status = r.prog.status
 	runErr := r.startServices(ctx)
@@ -261,8 +298,15 @@ func (r *run) schedule(ctx context.Context) error {
 				}
 				if _, bad := failed.Load(d); bad {
 					failed.Store(key, true)
+					msg := "input stage " + d + " did not complete"
 					r.record(key, &StageSummary{Key: key, Kind: r.kinds[key].Name, Status: "skipped",
-						Fingerprint: r.fps[key], Error: "input stage " + d + " did not complete"})
+						Fingerprint: r.fps[key], Error: msg})
+					// Stored too, so results show and the viewer list it.
+					if err := r.opts.Store.UpsertStage(context.WithoutCancel(ctx), results.Stage{RunID: r.env.RunID,
+						Key: key, Kind: r.kinds[key].Name, Fingerprint: r.fps[key], Status: "skipped", Error: msg,
+						FinishedAt: time.Now()}); err != nil {
+						r.opts.Log.Warn("recording a skipped stage", "stage", key, "err", err)
+					}
 					return nil
 				}
 			}
@@ -313,7 +357,7 @@ func (r *run) record(key string, s *StageSummary) {
 func (r *run) buildSummary(runID, runDir, status string, started time.Time) *Summary {
 	sum := &Summary{RunID: runID, Name: r.opts.Loaded.Experiment.Name, Status: status, RunDir: runDir,
 		Database: r.opts.Store.Path(), Started: started, Seconds: time.Since(started).Seconds(),
-		Counters: map[string]int64{}}
+		Counters: map[string]int64{}, Code: buildinfo.Read()}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, key := range r.order {

@@ -14,7 +14,8 @@ import (
 // leaves "running" must read as interrupted (its pid is gone on this host),
 // and the counters of the units it committed must be there, exactly.
 func TestKilledRunReadsInterrupted(t *testing.T) {
-	srv := fakevllm.Start(t, fakevllm.Options{Latency: fakevllm.Latency{Base: 50 * time.Millisecond}})
+	// 9 units of 2 requests, one at a time: about 4.5 s of work, killed at 3 s.
+	srv := fakevllm.Start(t, fakevllm.Options{Latency: fakevllm.Latency{Base: 250 * time.Millisecond}})
 	spec := candidatesSpec(t, srv.URL(), 2, 1, ", supports_n: false")
 	db := filepath.Join(t.TempDir(), "m.db")
 	store, err := results.Open(db)
@@ -23,6 +24,7 @@ func TestKilledRunReadsInterrupted(t *testing.T) {
 	}
 	defer store.Close()
 	ctx := context.Background()
+	began := time.Now()
 	cmd, _ := startHelper(t, spec, db)
 	var run results.Run
 	waitFor(t, "two committed units", func() bool {
@@ -37,9 +39,13 @@ func TestKilledRunReadsInterrupted(t *testing.T) {
 	if run.Status != results.RunRunning || run.OwnerPID != cmd.Process.Pid {
 		t.Fatalf("live run reads %s, owner pid %d; want running, %d", run.Status, run.OwnerPID, cmd.Process.Pid)
 	}
+	// Long enough for heartbeats: the killed run's duration must be the
+	// time it really ran, not 0 s.
+	time.Sleep(time.Until(began.Add(3 * time.Second)))
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
+	lived := time.Since(began)
 	_ = cmd.Wait()
 	got, err := store.GetRun(ctx, run.ID)
 	if err != nil {
@@ -47,6 +53,9 @@ func TestKilledRunReadsInterrupted(t *testing.T) {
 	}
 	if got.Status != results.RunInterrupted {
 		t.Fatalf("killed run reads %q, want interrupted", got.Status)
+	}
+	if d := got.Duration(); d < lived-2*time.Second || d > lived {
+		t.Fatalf("killed run's duration %v, want about the %v it ran", d, lived.Round(time.Millisecond))
 	}
 	listed, err := store.ListRuns(ctx, results.RunFilter{Status: results.RunInterrupted})
 	if err != nil || len(listed) != 1 || listed[0].ID != run.ID {
@@ -60,9 +69,16 @@ func TestKilledRunReadsInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// K=2 requests per committed unit; the unit in flight when it was
-	// killed counts nothing.
-	if want := int64(2 * counts["cand"].Done); c["llm.speaker.requests"] != want || c["llm.speaker.attempts"] != want {
-		t.Fatalf("killed run's counters %v, want %d requests and attempts (%d committed units)", c, want, counts["cand"].Done)
+	// K=2 requests per committed unit: the unit in flight when it was
+	// killed made none that count as done work. But every attempt sent is
+	// counted, recorded before it went out: the server's own count, plus
+	// at most the one attempt (concurrency 1) recorded at the kill and not
+	// yet sent.
+	if want := int64(2 * counts["cand"].Done); c["llm.speaker.requests"] != want {
+		t.Fatalf("killed run's counters %v, want %d requests (%d committed units)", c, want, counts["cand"].Done)
+	}
+	served := srv.Counters().Served["/v1/chat/completions"]
+	if a := c["llm.speaker.attempts"]; a < served || a > served+1 {
+		t.Fatalf("killed run counts %d attempts, the server received %d", a, served)
 	}
 }

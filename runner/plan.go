@@ -64,11 +64,11 @@ func (r *run) countUnits(ctx context.Context, key string) (int, int, string) {
 	}
 	st, err := r.kinds[key].New(r.env, r.opts.Loaded.Experiment.Stages[key])
 	if err != nil {
-		return -1, 0, firstLine(err.Error())
+		return -1, 0, err.Error()
 	}
 	units, err := st.Units(ctx)
 	if err != nil {
-		return -1, 0, firstLine(err.Error())
+		return -1, 0, err.Error()
 	}
 	units = r.opts.Slice.apply(key, units)
 	fps := make([]string, len(units))
@@ -104,7 +104,7 @@ func PrintPlan(w io.Writer, plan []PlanStage) {
 			in = "-"
 		}
 		if p.Note != "" {
-			in += "  (" + p.Note + ")"
+			in += "  (" + noteLine(p.Note) + ")"
 		}
 		dev := p.Backend
 		if dev == "" {
@@ -112,6 +112,7 @@ func PrintPlan(w io.Writer, plan []PlanStage) {
 		}
 		fmt.Fprintf(w, "%-24s %-20s %-6s %7s %7d %7s  %s\n", p.Key, p.Kind, dev, units, p.Done, todo, in)
 	}
+	printNoteDetails(w, plan)
 	seen := map[string]bool{}
 	var kinds []Kind
 	for _, p := range plan {
@@ -184,9 +185,4 @@ func stageDevice(st schema.Stage) string {
 		return "cpu"
 	}
 	return f.Device
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }

@@ -92,6 +92,18 @@ func (r *run) runStage(ctx context.Context, key string) error {
 	// this one waited for it is reuse, like a cached unit.
 	sum.Cached += int(counters["units_shared"])
 	counters["units_failed"] += int64(failed)
+	// A stage that reused units records every counter the runs that
+	// produced them did (zeros for the work this run did not do), so a
+	// cached rerun's run_summary.json lists what the first run's lists.
+	names, err := r.opts.Store.ProducedCounterNames(ctx, cached)
+	if err != nil {
+		return fail(err)
+	}
+	for _, n := range names {
+		if !results.IsLatencyCounter(n) {
+			counters[n] += 0
+		}
+	}
 	if err := r.opts.Store.AddCounters(context.WithoutCancel(ctx), r.env.RunID, key, counters); err != nil {
 		return fail(err)
 	}
@@ -114,6 +126,11 @@ func (r *run) runStage(ctx context.Context, key string) error {
 		}
 	}
 	sum.Status = "done"
+	if r.opts.BeforePublish != nil {
+		if err := r.opts.BeforePublish(ctx, key, fps); err != nil {
+			return fail(err)
+		}
+	}
 	if err := r.publish(ctx, key, fps); err != nil {
 		return fail(err)
 	}
@@ -152,7 +169,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 		go func(u Unit) {
 			defer func() { <-sem; wg.Done() }()
 			ref := results.Unit{Fingerprint: u.Fingerprint, Kind: r.kinds[key].Name, StageKey: key, RunID: r.env.RunID}
-			tctx, tally := withUnitTally(uctx)
+			tctx, tally := withUnitTally(uctx, key, r.cache)
 			// Concurrent runs in this process (sweep variants) that reach the
 			// same unit share one execution; the others wait for it and then
 			// link the committed unit as cached.
@@ -175,7 +192,9 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 				}
 				commit, err := st.Run(tctx, u)
 				if err == nil {
-					err = r.opts.Store.CommitUnit(uctx, ref, tally.commitWith(key, commit))
+					if err = r.opts.Store.CommitUnit(uctx, ref, tally.commitWith(key, commit)); err == nil {
+						tally.committed()
+					}
 				}
 				if err != nil {
 					r.release(ctx, u.Fingerprint)
@@ -200,6 +219,8 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 					return tally.commit(tx, key)
 				}); ferr != nil {
 					r.opts.Log.Error("recording failed unit", "stage", key, "unit", u.Key, "err", ferr)
+				} else {
+					tally.committed()
 				}
 				r.opts.Log.Warn("unit failed", "stage", key, "unit", u.Key, "err", err)
 				bar.fail()

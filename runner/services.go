@@ -31,6 +31,11 @@ type Services struct {
 	Executors map[string]Executor
 	// Servers starts the server jobs of slurm-server endpoints.
 	Servers ServerStarter
+	// Offline answers every LLM request from the response cache and
+	// sends nothing (a replay); Missed is told of each request the cache
+	// did not hold (which fails).
+	Offline bool
+	Missed  func(role, key string)
 }
 
 // ServerStarter starts one server (a job, for runner/slurm) for endpoint
@@ -70,10 +75,19 @@ type EngineServer interface {
 // builtin ones on loopback.
 func (r *run) startServices(ctx context.Context) error {
 	exp := r.opts.Loaded.Experiment
-	cache := newStoreCache(ctx, r.opts.Store, r.opts.Log)
+	cache := newStoreCache(ctx, r.opts.Store, r.opts.Log, r.env.RunID)
 	r.env.OnClose(cache.close)
 	r.cache = cache
-	cfg := llm.Config{Roles: map[string]string{}, Cache: cache}
+	// Attempts of runs whose process died with them in flight are counted
+	// as lost before this run sends anything.
+	if n, err := r.opts.Store.SettleLost(ctx); err != nil {
+		r.opts.Log.Warn("settling the LLM attempts of interrupted runs", "err", err)
+	} else if n > 0 {
+		r.opts.Log.Info("counted LLM attempts lost in flight by interrupted runs", "attempts", n)
+	}
+	seed := int64(exp.Seed)
+	cfg := llm.Config{Roles: map[string]string{}, Cache: cache, Journal: cache, RunSeed: &seed,
+		Offline: r.opts.Services.Offline, Missed: r.opts.Services.Missed}
 	for _, name := range sortedKeys(exp.Endpoints) {
 		ep := exp.Endpoints[name]
 		urls := ep.URLs
@@ -117,6 +131,12 @@ func (r *run) startServices(ctx context.Context) error {
 		}
 		r.env.LLM = c
 		r.env.OnClose(c.Close)
+		g, err := llm.StartGateway(c)
+		if err != nil {
+			return err
+		}
+		r.env.Gateway = g
+		r.env.OnClose(g.Close) // closes before the client it serves
 	}
 	r.env.Plugins = r.opts.Services.Plugins
 	return nil

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	rep "mascot.dev/mascot/results/report"
 )
 
 // sweepColumns resolves the columns to print: the shown names, each the
@@ -74,6 +76,17 @@ func PrintSweep(w io.Writer, s *SweepSummary) {
 		fmt.Fprintf(w, " %*s", widths[i], c)
 	}
 	fmt.Fprintln(w)
+	// Each column's decimals follow the report's rule over its values.
+	decimals := make([]int, len(cols))
+	for i, col := range cols {
+		var vs []float64
+		for _, c := range s.Children {
+			if v, ok := c.Values[col]; ok {
+				vs = append(vs, v)
+			}
+		}
+		decimals[i] = rep.Decimals(vs...)
+	}
 	for i, c := range s.Children {
 		id := "-"
 		if c.Summary != nil {
@@ -82,7 +95,7 @@ func PrintSweep(w io.Writer, s *SweepSummary) {
 		fmt.Fprintf(w, "%-*s  %-24s", lw, labels[i], id)
 		for j, col := range cols {
 			if v, ok := c.Values[col]; ok {
-				fmt.Fprintf(w, " %*.2f", widths[j], v)
+				fmt.Fprintf(w, " %*s", widths[j], rep.Num(v, decimals[j]))
 			} else {
 				fmt.Fprintf(w, " %*s", widths[j], "-")
 			}

@@ -36,7 +36,7 @@ func TestPrintSweepIsAFunctionOfTheSummary(t *testing.T) {
 	if strings.Join(header, " ") != strings.Join(want, " ") {
 		t.Errorf("header %q, want %q", header, want)
 	}
-	if !strings.Contains(first, "stages.a.k=1, stages.b.t=0.1  r1") || !strings.Contains(first, "61.25              40.50      0.30        -") {
+	if !strings.Contains(first, "stages.a.k=1, stages.b.t=0.1  r1") || !strings.Contains(first, "61.2               40.5     0.300        -") {
 		t.Errorf("table:\n%s", first)
 	}
 	// Every value ends where its column's header ends.

@@ -42,8 +42,10 @@ type SweepSummary struct {
 	ParentID string       `json:"parent_id"`
 	Show     []string     `json:"show"`
 	Children []SweepChild `json:"children"`
-	Ran      int          `json:"units_ran"`
-	Cached   int          `json:"units_cached"`
+	// Ran and Cached count distinct units: produced by the sweep's
+	// children, and reused from before the sweep (SweepUnitCounts).
+	Ran    int `json:"units_ran"`
+	Cached int `json:"units_cached"`
 	// Race is the racing search's account (nil for a full sweep).
 	Race *RaceReport `json:"race,omitempty"`
 }
@@ -226,14 +228,15 @@ func (sw *sweep) runVariant(ctx context.Context, i int, rd *raceRound) SweepChil
 // the error that names the failed variants.
 func (sw *sweep) finish(ctx context.Context, sum *SweepSummary, err error) (*SweepSummary, error) {
 	status := results.RunDone
-	for _, c := range sum.Children {
-		if c.Summary != nil {
-			sum.Ran += c.Summary.Ran
-			sum.Cached += c.Summary.Cached
-		}
-	}
+	// The header's counts are distinct units read from the database: the
+	// children's own sums depend on which sibling reached a shared unit
+	// first. A racing search reports what its rounds spent.
 	if sum.Race != nil {
 		sum.Ran, sum.Cached = sum.Race.UnitsRan, sum.Race.UnitsCached
+	} else if ran, cached, cerr := sw.store.SweepUnitCounts(context.WithoutCancel(ctx), sw.parent); cerr == nil {
+		sum.Ran, sum.Cached = ran, cached
+	} else if err == nil {
+		err = cerr
 	}
 	if failed := sum.Failed(); len(failed) > 0 && err == nil {
 		err = fmt.Errorf("%d of %d sweep variants failed (first: %s: %s); rerun the same command to retry them",

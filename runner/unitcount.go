@@ -17,7 +17,9 @@ import (
 // transaction (done or failed), so a run's counters are exactly those of
 // the units it recorded, even when the run is killed.
 type unitTally struct {
-	llm *llm.Tally
+	llm   *llm.Tally
+	stage string      // the stage key, where the unit's attempts are counted
+	cache *storeCache // nil without a response cache
 
 	mu     sync.Mutex
 	counts map[string]int64
@@ -25,8 +27,8 @@ type unitTally struct {
 
 type unitTallyKey struct{}
 
-func withUnitTally(ctx context.Context) (context.Context, *unitTally) {
-	t := &unitTally{llm: llm.NewTally(), counts: map[string]int64{}}
+func withUnitTally(ctx context.Context, stage string, cache *storeCache) (context.Context, *unitTally) {
+	t := &unitTally{llm: llm.NewTally(), stage: stage, cache: cache, counts: map[string]int64{}}
 	ctx = llm.WithTally(ctx, t.llm)
 	return context.WithValue(ctx, unitTallyKey{}, t), t
 }
@@ -53,6 +55,8 @@ const (
 	cntTokensIn   = "tokens_in"
 	cntTokensOut  = "tokens_out"
 	cntCacheHits  = "cache_hits"
+	cntReused     = "reused"
+	cntLost       = "lost_in_flight"
 	cntRetries    = "retries_"
 	cntFailuresBy = "failures_"
 )
@@ -69,7 +73,7 @@ func RoleCounterNames() []string {
 	for _, c := range llm.Causes {
 		out = append(out, cntFailuresBy+c)
 	}
-	out = append(out, cntTokensIn, cntTokensOut, cntCacheHits)
+	out = append(out, cntTokensIn, cntTokensOut, cntCacheHits, cntReused, cntLost)
 	return append(out, results.LatencyCounterNames...)
 }
 
@@ -98,6 +102,7 @@ func roleCounters(roles map[string]llm.RoleTally) (map[string]int64, []results.L
 		out[p+cntTokensIn] += rt.TokensIn
 		out[p+cntTokensOut] += rt.TokensOut
 		out[p+cntCacheHits] += rt.CacheHits
+		out[p+cntReused] += rt.Reused
 		for b, n := range rt.Latency {
 			hist = append(hist, results.LatencyBucket{Role: role, LE: llm.BucketLatency(b), Count: n})
 		}
@@ -116,7 +121,26 @@ func (t *unitTally) commit(tx *results.Tx, stage string) error {
 	if err := tx.AddCounters(stage, c); err != nil {
 		return err
 	}
-	return tx.AddLatency(stage, hist)
+	if err := tx.AddLatency(stage, hist); err != nil {
+		return err
+	}
+	// The replies whose usage these counters hold are counted from now
+	// on, in the same transaction: a rerun reads them as cache hits.
+	if t.cache != nil {
+		keys := t.llm.CountedKeys()
+		if err := tx.CountReplies(t.cache.countedReplies(keys), keys); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// committed tells the cache, once the unit's transaction committed, that
+// the replies it counted are counted.
+func (t *unitTally) committed() {
+	if t.cache != nil {
+		t.cache.markCounted(t.llm.CountedKeys())
+	}
 }
 
 // commitWith wraps a unit's commit: it writes the unit's rows, then its

@@ -100,6 +100,10 @@ func TestDocExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	repoTestdata, err := filepath.Abs("../../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ran := 0
 	for _, page := range pages {
 		blocks, err := docBlocks(page)
@@ -117,6 +121,11 @@ func TestDocExamples(t *testing.T) {
 		}
 		t.Run(filepath.Base(page), func(t *testing.T) {
 			dir := t.TempDir()
+			// Pages run "from the repository root": the data the
+			// repository ships is where they say.
+			if err := os.Symlink(repoTestdata, filepath.Join(dir, "testdata")); err != nil {
+				t.Fatal(err)
+			}
 			for _, b := range blocks {
 				lang, attr, _ := strings.Cut(b.info, " ")
 				if name, ok := strings.CutPrefix(attr, "file="); ok && lang == "cue" {
@@ -157,6 +166,11 @@ func TestDocExamples(t *testing.T) {
 						t.Fatalf("%s:%d: %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s",
 							page, b.line+1+i, cmd, got, want, out.String(), lastLines(errb.String(), 30))
 					}
+					if want == 0 {
+						if why := unreadData(out.String() + errb.String()); why != "" {
+							t.Fatalf("%s:%d: %s: exit 0, but %s\nstdout:\n%s", page, b.line+1+i, cmd, why, lastLines(out.String(), 30))
+						}
+					}
 					ran++
 				}
 			}
@@ -167,13 +181,26 @@ func TestDocExamples(t *testing.T) {
 	}
 }
 
+// unreadData says why a documented command that exited 0 did not do what
+// its page says: it could not read a dataset (plan reports that in a note
+// and still exits 0), or "" when it could.
+func unreadData(out string) string {
+	for _, sign := range []string{"not found; mascot looked in", "wrong split"} {
+		if strings.Contains(out, sign) {
+			return "a dataset could not be read (" + sign + ")"
+		}
+	}
+	return ""
+}
+
 // counterName matches a counter name written in backquotes in the README.
 var counterName = regexp.MustCompile("`((?:llm|plugin)\\.<[a-z]+>\\.[a-z0-9_]+|[a-z][a-z0-9_]*_[a-z0-9_]+)`")
 
 // checkCounterList reads the bullet list of the README's "## Counters"
-// section and checks that the first run_summary.json the tour wrote has
-// every name in it, with <role> standing for each role and <plugin> for
-// each judge plugin the run used.
+// section and checks that every run_summary.json the tour wrote (the
+// first run's and the cached rerun's) has every name in it, with <role>
+// standing for each role and <plugin> for each judge plugin the first
+// run used.
 func checkCounterList(t *testing.T, readme, dir string) {
 	t.Helper()
 	data, err := os.ReadFile(readme)
@@ -204,20 +231,24 @@ func checkCounterList(t *testing.T, readme, dir string) {
 		t.Fatalf("README's counter list has %d names: %v", len(names), names)
 	}
 	sums, err := filepath.Glob(filepath.Join(dir, "runs", "*", "run_summary.json"))
-	if err != nil || len(sums) == 0 {
-		t.Fatalf("the tour wrote no run_summary.json (%v)", err)
+	if err != nil || len(sums) < 2 {
+		t.Fatalf("the tour wrote %d run_summary.json, want its two runs' (%v)", len(sums), err)
 	}
 	sort.Strings(sums) // run ids sort by start time; the first run did the work
-	raw, err := os.ReadFile(sums[0])
-	if err != nil {
-		t.Fatal(err)
+	read := func(path string) map[string]int64 {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var summary struct {
+			Counters map[string]int64 `json:"counters"`
+		}
+		if err := json.Unmarshal(raw, &summary); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return summary.Counters
 	}
-	var summary struct {
-		Counters map[string]int64 `json:"counters"`
-	}
-	if err := json.Unmarshal(raw, &summary); err != nil {
-		t.Fatalf("%s: %v", sums[0], err)
-	}
+	summary := struct{ Counters map[string]int64 }{read(sums[0])}
 	roles, plugins := map[string]bool{}, map[string]bool{}
 	for k := range summary.Counters {
 		parts := strings.Split(k, ".")
@@ -250,9 +281,12 @@ func checkCounterList(t *testing.T, readme, dir string) {
 		default:
 			want = []string{n}
 		}
-		for _, w := range want {
-			if _, ok := summary.Counters[w]; !ok {
-				t.Errorf("README lists counter %s but run_summary.json has no %s", n, w)
+		for _, path := range sums {
+			c := read(path)
+			for _, w := range want {
+				if _, ok := c[w]; !ok {
+					t.Errorf("README lists counter %s but %s has no %s", n, filepath.Base(filepath.Dir(path)), w)
+				}
 			}
 		}
 	}

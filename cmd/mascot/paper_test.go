@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"mascot.dev/mascot/cmd/mascot/cli"
@@ -140,11 +139,12 @@ func checkExport(t *testing.T, path, system string, want int) {
 	}
 }
 
-// TestPaperQMSumStage1AgainstFakeVLLM runs paper/qmsum by name on real
-// QMSum meetings through candidates, the rubric judge and persona pairs
-// (the stages that need no Qwen3 weights), stage by stage with --only.
+// TestPaperQMSumStage1AgainstFakeVLLM runs paper/qmsum by name on the
+// QMSum data the repository ships (the test split and a train-split
+// sample) through candidates, the rubric judge and persona pairs (the
+// stages that need no Qwen3 weights), stage by stage with --only.
 func TestPaperQMSumStage1AgainstFakeVLLM(t *testing.T) {
-	data := qmsumSplits(t, sharedDataset(t, "qmsum/test.jsonl"))
+	data := sharedDataset(t, "qmsum")
 	srv := fakevllm.Start(t, fakevllm.Options{})
 	judge := fakevllm.Start(t, fakevllm.Options{Model: "google/gemma-3-27b-it"})
 	dir := t.TempDir()
@@ -212,27 +212,4 @@ func openStore(t *testing.T, db string) *results.Store {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// qmsumSplits builds the QMSum directory paper/qmsum reads (train.jsonl,
-// test.jsonl) from the shared test split, whose meetings are all there is
-// here: the first 20 meetings become train.jsonl, the rest test.jsonl, so
-// the two share no meeting, as QMSum's own splits.
-func qmsumSplits(t *testing.T, file string) string {
-	t.Helper()
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(strings.TrimSpace(string(b)), "\n")
-	if len(lines) < 25 {
-		t.Fatalf("%s holds %d meetings, want at least 25", file, len(lines))
-	}
-	dir := t.TempDir()
-	for name, part := range map[string][]string{"train.jsonl": lines[:20], "test.jsonl": lines[20:]} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(part, "")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }

@@ -95,7 +95,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		case FaultGarbageDirective:
 			text, fin = p.garbage(i), "stop"
 		default:
-			text, fin = truncateWords(p.generate(i), maxTokens(req))
+			gen, ok := s.reply(req, i)
+			if !ok {
+				gen = p.generate(i)
+			}
+			text, fin = truncateWords(gen, maxTokens(req))
 			if think {
 				text = "<think>\n" + p.reasoning(i) + "\n</think>\n\n" + text
 			}
@@ -117,7 +121,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		"usage": map[string]any{"prompt_tokens": p.promptTokens, "completion_tokens": completion,
 			"total_tokens": p.promptTokens + completion, "prompt_tokens_details": nil},
 	}
-	s.countTokens(f, p.promptTokens, completion)
+	s.usage(r, f, p.promptTokens, completion)
 	s.send(w, body, f)
 }
 

@@ -103,6 +103,6 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		"model": model, "choices": choices,
 		"usage": map[string]any{"prompt_tokens": promptTok, "completion_tokens": compTok, "total_tokens": promptTok + compTok},
 	}
-	s.countTokens(f, promptTok, compTok)
+	s.usage(r, f, promptTok, compTok)
 	s.send(w, body, f)
 }

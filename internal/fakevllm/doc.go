@@ -22,5 +22,8 @@
 // Faults (429 with Retry-After, 500, 503, stalls, truncated or malformed
 // JSON, empty content, garbage directives) are drawn per request from a
 // seeded RNG, or scripted in order, and counted so tests can compare the
-// client's counters with what was injected.
+// client's counters with what was injected. Log keeps one entry per
+// generation request (its X-Request-Id, status, usage counted, whether it
+// was cut off), so a test can reconcile a client's counters with what the
+// server received, request by request.
 package fakevllm

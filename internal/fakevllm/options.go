@@ -81,6 +81,9 @@ type Options struct {
 	// every chat completion's content, as a careless proxy might (to test
 	// that a key never gets stored).
 	EchoAuthorization bool
+	// Reply, when set, writes the content of chat completions it accepts
+	// (see ReplyFunc); the rest are generated as usual.
+	Reply ReplyFunc
 	// Record keeps every request (path, body, Authorization header) for
 	// Requests().
 	Record bool

@@ -28,6 +28,7 @@ type Server struct {
 	tokIn    int64
 	tokOut   int64
 	records  []Recorded
+	reqlog   []*LogEntry
 }
 
 // Recorded is one request the server received (with Options.Record).
@@ -61,8 +62,8 @@ func Start(t testing.TB, opts Options) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	mux.HandleFunc("GET /v1/models", s.auth(s.handleModels))
-	mux.HandleFunc("POST /v1/chat/completions", s.auth(s.handleChat))
-	mux.HandleFunc("POST /v1/completions", s.auth(s.handleCompletions))
+	mux.HandleFunc("POST /v1/chat/completions", s.logged(s.auth(s.handleChat)))
+	mux.HandleFunc("POST /v1/completions", s.logged(s.auth(s.handleCompletions)))
 	if !opts.DisableRuntimeLoRA {
 		mux.HandleFunc("POST /v1/load_lora_adapter", s.auth(s.handleLoad))
 		mux.HandleFunc("POST /v1/unload_lora_adapter", s.auth(s.handleUnload))
@@ -175,18 +176,6 @@ func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 		}
 		h(w, r)
 	}
-}
-
-// countTokens adds a completion's usage to the counters when its body goes
-// out whole (no truncated or malformed body).
-func (s *Server) countTokens(f Fault, in, out int) {
-	if f == FaultTruncated || f == FaultMalformed {
-		return
-	}
-	s.mu.Lock()
-	s.tokIn += int64(in)
-	s.tokOut += int64(out)
-	s.mu.Unlock()
 }
 
 // drawFault picks the fault for one generation request.

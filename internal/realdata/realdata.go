@@ -1,5 +1,6 @@
 // Package realdata locates the real datasets the tests read: the QMSum test
-// split (MIT) and the ESConv failed-dialogue file (CC BY-NC 4.0), shipped
+// split and a four-meeting sample of its train split (MIT) and the ESConv
+// failed-dialogue file (CC BY-NC 4.0), shipped
 // with their licences under testdata/datasets at the repository root so
 // that `go test ./...` needs nothing beside the clone. It is test support,
 // below every other layer.

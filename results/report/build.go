@@ -70,6 +70,9 @@ type Report struct {
 	Runs     []RunInfo `json:"runs"`
 	Tables   []Table   `json:"tables"`
 	WinRates []WinRate `json:"win_rates,omitempty"`
+	// Judges holds, for each judged level that two or more judges
+	// scored, each judge's Overall and the inter-judge agreement.
+	Judges []JudgeTable `json:"judges,omitempty"`
 	// CrossRun holds the human ratings across runs that involve these
 	// runs (nil when there are none, or when Options.Units scopes the
 	// report, since no unit records them).
@@ -117,6 +120,11 @@ func Build(ctx context.Context, st *results.Store, runIDs []string, opts Options
 			return nil, fmt.Errorf("building report: %w", err)
 		}
 		rep.Tables = append(rep.Tables, tables...)
+		judges, err := runJudgeTables(ctx, st, id, opts)
+		if err != nil {
+			return nil, fmt.Errorf("building report: %w", err)
+		}
+		rep.Judges = append(rep.Judges, judges...)
 		training, err := st.CoversTraining(ctx, id, results.Scope{Units: opts.Units, IncludeTraining: opts.IncludeTraining})
 		if err != nil {
 			return nil, fmt.Errorf("building report: %w", err)
@@ -150,7 +158,7 @@ func runTables(ctx context.Context, st *results.Store, id string, opts Options) 
 	if opts.Units != nil || opts.NoCache {
 		return compute()
 	}
-	return Cached(ctx, st, CacheKey("tables/1", opts, id), []string{id}, compute)
+	return Cached(ctx, st, CacheKey("tables/2", opts, id), []string{id}, compute)
 }
 
 // runGroups returns the score groups of one run: from the report cache
@@ -173,6 +181,11 @@ func tablesOf(runID string, groups []results.ScoreGroup, opts Options) []Table {
 	if opts.All {
 		groups = append(groups, mergeSplits(groups)...)
 	}
+	canon := make([]results.ScoreGroup, len(groups))
+	for i, g := range groups {
+		canon[i] = canonical(g)
+	}
+	groups = canon
 	byLevel := map[string][]results.ScoreGroup{}
 	var levels []string
 	for _, g := range groups {
@@ -270,7 +283,7 @@ func rowsOf(batch []cellJob, opts Options) {
 		}
 		wide[r] = row
 	}
-	lo, hi := Bootstrap(wide, width, opts.Resamples, opts.Seed, opts.Confidence)
+	lo, hi := BootstrapStream(wide, width, opts.Resamples, opts.Seed, drawStream(batch[0].g.Keys), opts.Confidence)
 	off := 0
 	for _, c := range batch {
 		for k := range c.row.Cells {
@@ -413,34 +426,12 @@ func mergeSplits(groups []results.ScoreGroup) []results.ScoreGroup {
 				}
 			}
 		}
-		sortGroupByEpisode(m)
 	}
 	out := make([]results.ScoreGroup, len(order))
 	for i, k := range order {
 		out[i] = *merged[k]
 	}
 	return out
-}
-
-func sortGroupByEpisode(g *results.ScoreGroup) {
-	idx := make([]int, len(g.Episodes))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(a, b int) bool { return g.Episodes[idx[a]] < g.Episodes[idx[b]] })
-	eps := make([]int64, len(idx))
-	keys := make([]string, len(idx))
-	for i, j := range idx {
-		eps[i], keys[i] = g.Episodes[j], g.Keys[j]
-	}
-	g.Episodes, g.Keys = eps, keys
-	for c, col := range g.Values {
-		nc := make([]float64, len(idx))
-		for i, j := range idx {
-			nc[i] = col[j]
-		}
-		g.Values[c] = nc
-	}
 }
 
 func indexOf(xs []string, x string) int {

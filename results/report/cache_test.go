@@ -90,7 +90,7 @@ func TestCachedReportNeverStale(t *testing.T) {
 
 	// The second request is served from the cache: replace the entry
 	// (with the current stamps) and see the replacement served.
-	key := CacheKey("tables/1", opts, "A")
+	key := CacheKey("tables/2", opts, "A")
 	body, stamps, err := s.CachedResult(ctx, key, []string{"A"})
 	if err != nil || body == nil {
 		t.Fatalf("no entry stored after the first report (%v)", err)

@@ -92,7 +92,7 @@ func Compare(ctx context.Context, st *results.Store, a, b string, opts Options) 
 	if opts.NoCache {
 		p, err = compute()
 	} else {
-		p, err = Cached(ctx, st, CacheKey("paired/1", opts, a, b), []string{a, b}, compute)
+		p, err = Cached(ctx, st, CacheKey("paired/2", opts, a, b), []string{a, b}, compute)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("comparing runs: %w", err)
@@ -436,7 +436,7 @@ func pairedCIs(cmp *Comparison, batch []pairedJob, opts Options) {
 		}
 		wide[r] = row
 	}
-	lo, hi := Bootstrap(wide, width, opts.Resamples, opts.Seed, opts.Confidence)
+	lo, hi := BootstrapStream(wide, width, opts.Resamples, opts.Seed, drawStream(batch[0].keys), opts.Confidence)
 	off := 0
 	for _, j := range batch {
 		cells := cmp.Paired[j.table].Rows[j.row].Cells

@@ -51,7 +51,7 @@ func TestCompareSharedDrawsEqualSeparateBootstraps(t *testing.T) {
 		for _, sys := range sortedKeys(ea[tb.Level]) {
 			rows, jobs := pairedRows(sys, ea[tb.Level][sys], eb[tb.Level][sys], tb.Criteria, tb.Level != results.LevelMetric)
 			for k, j := range jobs {
-				lo, hi := Bootstrap(j.diff, len(tb.Criteria), opts.Resamples, opts.Seed, opts.Confidence)
+				lo, hi := BootstrapStream(j.diff, len(tb.Criteria), opts.Resamples, opts.Seed, drawStream(j.keys), opts.Confidence)
 				got := tb.Rows[i+k]
 				if got.System != rows[k].System || got.Split != rows[k].Split {
 					t.Fatalf("%s row %d is %s/%s, want %s/%s", tb.Level, i+k, got.System, got.Split, rows[k].System, rows[k].Split)

@@ -203,7 +203,7 @@ func renderCrossRun(w io.Writer, cr *CrossRun, conf float64, g grid) error {
 		if !ok {
 			return "–"
 		}
-		return fmt.Sprintf("%s%% [%s, %s] (%d/%d, %d ties)", f1(100*wr.Rate), f1(100*wr.CILow), f1(100*wr.CIHigh), wr.Wins, wr.Shown, wr.Ties)
+		return fmt.Sprintf("%s (%d/%d, %d ties)", FormatRate(wr.Rate, wr.CILow, wr.CIHigh), wr.Wins, wr.Shown, wr.Ties)
 	}
 	var rows [][]string
 	for _, k := range keys {
@@ -224,7 +224,7 @@ func renderCrossRun(w io.Writer, cr *CrossRun, conf float64, g grid) error {
 	}
 	rows = rows[:0]
 	for _, a := range cr.Agreement {
-		rows = append(rows, []string{a.Criterion, strconv.Itoa(a.N), strconv.Itoa(a.Agree), f1(100*a.Rate) + "%", f2(a.Kappa)})
+		rows = append(rows, []string{a.Criterion, strconv.Itoa(a.N), strconv.Itoa(a.Agree), Number(100*a.Rate) + "%", Number(a.Kappa)})
 	}
 	return g.table(w, "Human–judge agreement across runs", []string{"Criterion", "N", "Agree", "Agreement", "Cohen's κ"}, rows)
 }

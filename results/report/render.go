@@ -56,33 +56,9 @@ func writeJSON(w io.Writer, v any) error {
 	return nil
 }
 
-// f1 formats a number with one decimal; NaN is "–".
-func f1(x float64) string {
-	if math.IsNaN(x) {
-		return "–"
-	}
-	return strconv.FormatFloat(x, 'f', 1, 64)
-}
-
-// f2 formats a number with two decimals; NaN is "–".
-func f2(x float64) string {
-	if math.IsNaN(x) {
-		return "–"
-	}
-	return strconv.FormatFloat(x, 'f', 2, 64)
-}
-
-// fmtStat is "mean ± std [lo, hi]" (the interval only when computed).
-func fmtStat(s Stat) string {
-	if s.N == 0 {
-		return "–"
-	}
-	out := f1(s.Mean) + " ± " + f1(s.Std)
-	if !math.IsNaN(s.CILow) {
-		out += " [" + f1(s.CILow) + ", " + f1(s.CIHigh) + "]"
-	}
-	return out
-}
+// fmtStat is "mean ± std [lo, hi]" (the interval only when computed),
+// with the decimals of the one rule (format.go).
+func fmtStat(s Stat) string { return FormatStat(s) }
 
 // grid abstracts the two table styles.
 type grid interface {
@@ -175,6 +151,11 @@ func renderGrid(w io.Writer, rep *Report, g grid) error {
 			return err
 		}
 	}
+	if err := renderJudgeGrids(rep, func(title string, header []string, rows [][]string) error {
+		return g.table(w, title, header, rows)
+	}); err != nil {
+		return err
+	}
 	if len(rep.WinRates) > 0 {
 		header := []string{"Run", "Source", "Kind", "Criterion", "System", "Shown", "Wins", "Ties", "Win rate"}
 		var rows [][]string
@@ -182,7 +163,7 @@ func renderGrid(w io.Writer, rep *Report, g grid) error {
 			rows = append(rows, []string{wr.RunID, wr.Source, wr.Kind, wr.Criterion, SystemLabel(wr.System, wr.Population),
 				strconv.Itoa(wr.Shown),
 				strconv.Itoa(wr.Wins), strconv.Itoa(wr.Ties),
-				fmt.Sprintf("%s%% [%s, %s]", f1(100*wr.Rate), f1(100*wr.CILow), f1(100*wr.CIHigh))})
+				FormatRate(wr.Rate, wr.CILow, wr.CIHigh)})
 		}
 		title := fmt.Sprintf("Win rates, %.0f%% Wilson CI", 100*rep.Options.Confidence)
 		if err := g.table(w, title, header, rows); err != nil {
@@ -215,7 +196,7 @@ func csvNum(x float64) string {
 // CSVHeader is the header of Render's CSV output (long format: one line
 // per cell; win-rate lines put source in level, kind in split, shown in n
 // and the rate in mean; population is empty for evaluation episodes, else
-// the training mode).
+// the training mode; the lines of several judges' tables are judgesCSV's).
 var CSVHeader = []string{"table", "run_id", "level", "system", "split", "criterion", "n", "mean", "std",
 	"ci_low", "ci_high", "wins", "ties", "population"}
 
@@ -240,6 +221,9 @@ func renderCSV(w io.Writer, rep *Report) error {
 			wr.Population}); err != nil {
 			return err
 		}
+	}
+	if err := judgesCSV(cw, rep); err != nil {
+		return err
 	}
 	if err := crossRunCSV(cw, rep.CrossRun); err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
@@ -30,11 +29,7 @@ func fmtPaired(p PairedStat) string {
 	if p.N == 0 {
 		return "–"
 	}
-	s := fmt.Sprintf("%s%s", sign(p.MeanDiff), f1(math.Abs(p.MeanDiff)))
-	if !math.IsNaN(p.CILow) {
-		s += " [" + f1(p.CILow) + ", " + f1(p.CIHigh) + "]"
-	}
-	return s + " d=" + f2(p.Dz)
+	return FormatDiff(p) + " d=" + Number(p.Dz)
 }
 
 func sign(x float64) string {

@@ -67,6 +67,10 @@ func RenderHTML(w io.Writer, pg HTMLPage) error {
 		}
 		d.Tables = append(d.Tables, ht)
 	}
+	_ = renderJudgeGrids(rep, func(title string, header []string, rows [][]string) error {
+		d.Tables = append(d.Tables, htmlTable{Title: title, Header: header, Rows: rows})
+		return nil
+	})
 	for _, c := range pg.Comparisons {
 		fs, err := ComparisonFigures(c)
 		if err != nil {

@@ -99,11 +99,12 @@ func texStat(s Stat, bold bool) string {
 	if s.N == 0 {
 		return "--"
 	}
-	m := f1(s.Mean)
+	d := statDecimals(s) // the terminal table's rule (format.go)
+	m := Num(s.Mean, d)
 	if bold {
 		m = "\\textbf{" + m + "}"
 	}
-	return m + " $\\pm$ " + f1(s.Std)
+	return m + " $\\pm$ " + Num(s.Std, d)
 }
 
 var texReplacer = strings.NewReplacer(`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`,

@@ -68,6 +68,12 @@ func Quantile(sorted []float64, p float64) float64 {
 // count × value column by column: sequential memory access instead of
 // random row reads.
 func Bootstrap(rows [][]float64, cols, resamples int, seed uint64, confidence float64) (lo, hi []float64) {
+	return BootstrapStream(rows, cols, resamples, seed, 0, confidence)
+}
+
+// BootstrapStream is Bootstrap drawing from PCG(seed, stream); reports
+// pass a stream derived from the rows' keys (see drawStream).
+func BootstrapStream(rows [][]float64, cols, resamples int, seed, stream uint64, confidence float64) (lo, hi []float64) {
 	n := len(rows)
 	lo, hi = make([]float64, cols), make([]float64, cols)
 	for c := range lo {
@@ -102,7 +108,7 @@ func Bootstrap(rows [][]float64, cols, resamples int, seed uint64, confidence fl
 	}
 	sums := make([]float64, len(full))
 	counts := make([]float64, n)
-	pcg := rand.NewPCG(seed, 0)
+	pcg := rand.NewPCG(seed, stream)
 	un := uint64(n)
 	const low = 0xffffffff
 	var buf uint64

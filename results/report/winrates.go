@@ -132,9 +132,15 @@ func winRatesIn(ctx context.Context, st *results.Store, runID string, confidence
 	for _, u := range units {
 		in[u] = true
 	}
+	keep, columns := comparisonSources(cs)
 	choices := make([]Choice, 0, len(cs)+len(hp))
+	var shown []results.Comparison
+	var shownPops []string
 	for _, c := range cs {
 		if units != nil && !in[c.UnitFP] {
+			continue
+		}
+		if !keep[c.Judge] {
 			continue
 		}
 		pop := results.PopulationEvaluation
@@ -149,7 +155,9 @@ func winRatesIn(ctx context.Context, st *results.Store, runID string, confidence
 		}
 		choices = append(choices, Choice{Source: c.Judge, Criterion: c.Criterion, Population: pop, Systems: c.Systems,
 			Choice: c.Choice})
+		shown, shownPops = append(shown, c), append(shownPops, pop)
 	}
+	choices = append(choices, majorityChoices(shown, shownPops, columns)...)
 	for _, p := range hp {
 		choices = append(choices, Choice{Source: "human", Systems: p.Systems, Choice: p.Choice})
 	}

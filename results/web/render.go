@@ -35,10 +35,18 @@ func staticFS() fs.FS {
 type pageSet struct{ pages map[string]*template.Template }
 
 var funcs = template.FuncMap{
-	"f1":        func(x float64) string { return fmtF(x, 1) },
-	"f2":        func(x float64) string { return fmtF(x, 2) },
-	"f3":        func(x float64) string { return fmtF(x, 3) },
-	"pct":       func(x float64) string { return fmtF(100*x, 1) + "%" },
+	"f1":  func(x float64) string { return fmtF(x, 1) },
+	"f2":  func(x float64) string { return fmtF(x, 2) },
+	"pct": func(x float64) string { return report.Number(100*x) + "%" },
+	// Report cells use the one rule of results/report (format.go) for
+	// their decimals, as the terminal and markdown tables do.
+	"num":      report.Number,
+	"meanstd":  report.FormatMeanStd,
+	"interval": report.FormatInterval,
+	// pnum formats one number of a paired cell with the cell's decimals.
+	"pnum": func(x float64, p report.PairedStat) string {
+		return report.Num(x, report.Decimals(p.MeanDiff, p.CILow, p.CIHigh, p.MeanA, p.MeanB))
+	},
 	"time":      fmtTime,
 	"dur":       fmtDur,
 	"ms":        func(ms int64) string { return fmtDur(time.Duration(ms) * time.Millisecond) },

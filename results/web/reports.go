@@ -43,7 +43,7 @@ func (s *server) reportPage(w http.ResponseWriter, r *http.Request) error {
 		return badRequest("unknown split %q", o.SplitBy)
 	}
 	title := "Report of " + run.Name
-	key := report.CacheKey("viewer-report", o, run.ID)
+	key := report.CacheKey("viewer-report/2", o, run.ID)
 	v, ready, err := s.pending.await(r.Context(), key, s.opts.Patience, func(ctx context.Context) (any, error) {
 		return report.Build(ctx, s.st, []string{run.ID}, o)
 	})
@@ -124,7 +124,7 @@ func (s *server) comparePage(w http.ResponseWriter, r *http.Request) error {
 	title = "Compare " + ra.Name + " with " + strings.Join(names, ", ")
 	for _, rb := range bs {
 		o := s.reportOptions(r)
-		key := report.CacheKey("viewer-compare/1", o, ra.ID, rb.ID)
+		key := report.CacheKey("viewer-compare/2", o, ra.ID, rb.ID)
 		v, ready, err := s.pending.await(ctx, key, s.opts.Patience, func(ctx context.Context) (any, error) {
 			res, err := report.Cached(ctx, s.st, key, []string{ra.ID, rb.ID},
 				func() (comparedRuns, error) { return compareRuns(ctx, s.st, ra.ID, rb.ID, o) })

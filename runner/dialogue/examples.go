@@ -104,12 +104,22 @@ func (p *ExamplePool) Search(query string, k int) []int {
 	return out
 }
 
-// ExamplesFromSamples turns dataset conversations (ESConv) into examples:
-// one per supporter utterance, with the situation and up to three previous
-// utterances as context and the normalised strategy.
+// ExamplesFromSamples turns dataset items into examples. Conversations
+// (ESConv, Empathetic Dialogues) give one per supporter utterance, with the
+// situation and up to three previous utterances as context and the
+// normalised strategy. A meeting query (QMSum) with a reference answer
+// gives one: the query as context, the reference answer as the reply; the
+// transcript is not repeated (the prompt already holds the meeting the
+// user asks about).
 func ExamplesFromSamples(samples []datasets.Sample) []Example {
 	var out []Example
 	for _, s := range samples {
+		if s.Query != "" {
+			if a := strings.TrimSpace(s.Answer); a != "" {
+				out = append(out, Example{Context: "Question about a meeting: " + strings.TrimSpace(s.Query), Response: a})
+			}
+			continue
+		}
 		for i, u := range s.Context {
 			if !supporterLabels[strings.ToLower(u.Speaker)] || strings.TrimSpace(u.Text) == "" {
 				continue

@@ -85,8 +85,8 @@ func buildChatRequest(ep Endpoint, req Request, model string) (openai.ChatComple
 // attempt sends one HTTP attempt to rep under the endpoint's per-attempt
 // deadline. kind is "" on success; msg explains a failure.
 func (c *Client) attempt(ctx context.Context, st *endpointState, rep *replica, oreq openai.ChatCompletionRequest,
-	extra []byte) (out openai.ChatCompletionResponse, as *attemptState, kind Kind, msg string) {
-	as = &attemptState{extra: extra}
+	extra []byte, requestID string) (out openai.ChatCompletionResponse, as *attemptState, kind Kind, msg string) {
+	as = &attemptState{extra: extra, requestID: requestID}
 	actx, cancel := context.WithTimeout(withAttempt(ctx, as), st.ep.Timeout)
 	defer cancel()
 	out, err := rep.oc.CreateChatCompletion(actx, oreq)

@@ -3,7 +3,10 @@ package llm
 import "sync"
 
 // Cache stores responses by the unit fingerprint (Request.CacheKey, sample
-// index included) so that a rerun replays them exactly. The runner
+// index included) so that a rerun replays them exactly. Get sets
+// Response.Counted when the usage of the stored reply was counted already
+// (a cache hit); a reply whose usage was not (fetched by work lost to an
+// interruption) is counted by the request that reuses it. The runner
 // implements it on SQLite; MemCache is for tests.
 type Cache interface {
 	Get(key string) (Response, bool, error)
@@ -19,12 +22,15 @@ type MemCache struct {
 // NewMemCache returns an empty MemCache.
 func NewMemCache() *MemCache { return &MemCache{m: map[string]Response{}} }
 
-// Get implements Cache.
+// Get implements Cache. Its replies read as counted: the request that put
+// one counted its usage in the same process.
 func (c *MemCache) Get(key string) (Response, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r, ok := c.m[key]
-	return cloneResponse(r), ok, nil
+	r = cloneResponse(r)
+	r.Counted = ok
+	return r, ok, nil
 }
 
 // Put implements Cache.
@@ -46,5 +52,6 @@ func cloneResponse(r Response) Response {
 	r.Choices = append([]string(nil), r.Choices...)
 	r.Raw = append([]string(nil), r.Raw...)
 	r.FinishReasons = append([]string(nil), r.FinishReasons...)
+	r.RequestIDs = nil
 	return r
 }

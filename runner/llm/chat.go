@@ -31,13 +31,25 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 			c.stats.add(func(s *Stats) { s.CacheErrors++ })
 		case ok:
 			resp.Cached = true
-			c.stats.add(func(s *Stats) { s.CacheHits++; s.Succeeded++ })
-			tl.add(req.Role, func(r *RoleTally) { r.CacheHits++ })
+			c.countHit(tl, req, resp)
+			resp.Counted = false // bookkeeping between the cache and the counters only
 			c.trace(start, req, st, resp.ModelID, resp, nil)
 			return resp, nil
 		default:
 			c.stats.add(func(s *Stats) { s.CacheMisses++ })
 		}
+	}
+	if c.cfg.Offline {
+		if c.cfg.Missed != nil {
+			c.cfg.Missed(req.Role, req.CacheKey)
+		}
+		e := offlineError(req, st.ep.Name)
+		c.finish(ctx, start, req, st, "", Response{}, e)
+		return Response{}, e
+	}
+	if req.Seed == nil && st.ep.Sampling.Seed == nil && c.cfg.RunSeed != nil && req.CacheKey != "" {
+		seed := DeriveSeed(*c.cfg.RunSeed, req.CacheKey)
+		req.Seed = &seed
 	}
 	model, err := st.modelID(ctx, c, req.Model)
 	if err != nil {
@@ -48,34 +60,91 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		c.finish(ctx, start, req, st, "", Response{}, e)
 		return Response{}, e
 	}
-	resp, err := c.chatWithRetries(ctx, st, req, model, start)
+	resp, ids, err := c.chatWithRetries(ctx, st, req, model, start)
 	if err != nil {
+		c.settle(ids)
 		c.finish(ctx, start, req, st, model, Response{}, err)
 		return Response{}, err
 	}
+	resp.RequestIDs = ids
 	if c.cfg.Cache != nil && req.CacheKey != "" {
 		if err := c.cfg.Cache.Put(req.CacheKey, resp); err != nil {
 			c.stats.add(func(s *Stats) { s.CacheErrors++ })
+			c.settle(ids)
 		}
+	} else {
+		c.settle(ids)
 	}
 	c.finish(ctx, start, req, st, model, resp, nil)
+	tl.counted(req.CacheKey)
+	resp.RequestIDs = nil
 	return resp, nil
 }
 
-// chatWithRetries runs the attempt loop under the total deadline.
-func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Request, model string, start time.Time) (Response, error) {
+// countHit counts a reply served from the cache: a cache hit when the work
+// that fetched it was committed (its usage counted there), else a reply
+// reused from work lost to an interruption, whose usage this request
+// counts, once.
+func (c *Client) countHit(tl *Tally, req Request, resp Response) {
+	if resp.Counted {
+		c.stats.add(func(s *Stats) { s.CacheHits++; s.Succeeded++ })
+		tl.add(req.Role, func(r *RoleTally) { r.CacheHits++ })
+		return
+	}
+	c.stats.add(func(s *Stats) {
+		s.Reused++
+		s.Succeeded++
+		s.TokensIn += int64(resp.PromptTokens)
+		s.TokensOut += int64(resp.CompletionTokens)
+	})
+	tl.add(req.Role, func(r *RoleTally) {
+		r.Reused++
+		r.TokensIn += int64(resp.PromptTokens)
+		r.TokensOut += int64(resp.CompletionTokens)
+	})
+	tl.counted(req.CacheKey)
+}
+
+// settle tells the journal that the outcomes of attempts ids are known.
+func (c *Client) settle(ids []string) {
+	if c.cfg.Journal != nil && len(ids) > 0 {
+		c.cfg.Journal.Settled(ids)
+	}
+}
+
+// chatWithRetries runs the attempt loop under the total deadline. It
+// returns the journal ids of the attempts it sent (nil without a journal).
+func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Request, model string,
+	start time.Time) (Response, []string, error) {
 	ep := st.ep
 	tl := TallyFrom(ctx)
 	tctx, cancel := context.WithTimeout(ctx, ep.TotalTimeout)
 	defer cancel()
 	oreq, extra := buildChatRequest(ep, req, model)
+	journal := c.cfg.Journal
+	if req.CacheKey == "" {
+		journal = nil
+	}
+	var ids []string
 	var tried []*replica
 	last := &Error{Role: req.Role, Endpoint: ep.Name}
 	for n := 1; ; n++ {
 		select {
 		case st.sem <- struct{}{}:
 		case <-tctx.Done():
-			return Response{}, ctxError(ctx, last, n-1)
+			return Response{}, ids, ctxError(ctx, last, n-1)
+		}
+		var id string
+		if journal != nil {
+			// Recorded before it is sent: a kill after this point still
+			// counts the attempt the server may have received.
+			var err error
+			if id, err = journal.Sending(tctx, req.CacheKey, req.Role, n); err != nil {
+				<-st.sem
+				last.Kind, last.Attempts, last.Message = KindJournal, n-1, "recording the request before sending it: "+err.Error()
+				return Response{}, ids, last
+			}
+			ids = append(ids, id)
 		}
 		rep := st.pool.pick(tried)
 		tried = append(tried, rep)
@@ -85,23 +154,25 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 				s.Retries++
 			}
 		})
-		tl.add(req.Role, func(r *RoleTally) { r.Attempts++ })
-		out, as, kind, msg := c.attempt(tctx, st, rep, oreq, extra)
+		if journal == nil {
+			tl.add(req.Role, func(r *RoleTally) { r.Attempts++ })
+		}
+		out, as, kind, msg := c.attempt(tctx, st, rep, oreq, extra, id)
 		st.pool.done(rep, kind, as.retryAfter)
 		<-st.sem
 		if kind == "" {
-			return st.scrub(c.toResponse(out, model, rep, n, start)), nil
+			return st.scrub(c.toResponse(out, model, rep, n, start)), ids, nil
 		}
 		if ctx.Err() != nil || (kind == KindTimeout && tctx.Err() != nil) {
 			// the caller's or the total deadline ended the attempt
 			last.URL, last.Status, last.Message = rep.redacted, as.status, st.redact(msg)
-			return Response{}, ctxError(ctx, last, n)
+			return Response{}, ids, ctxError(ctx, last, n)
 		}
 		c.stats.add(func(s *Stats) { s.AttemptFailures[kind]++ })
 		*last = Error{Kind: kind, Role: req.Role, Endpoint: ep.Name, URL: rep.redacted, Status: as.status,
 			Attempts: n, Message: st.redact(msg)}
 		if !kind.Retryable() || n > ep.Retries {
-			return Response{}, last
+			return Response{}, ids, last
 		}
 		wait := c.backoff(ep, n)
 		if kind == KindRateLimited && as.retryAfter > wait {
@@ -112,12 +183,12 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 		}
 		if dl, ok := tctx.Deadline(); ok && time.Until(dl) < wait {
 			last.Message += fmt.Sprintf(" (next retry in %v would pass the total deadline)", wait.Round(time.Millisecond))
-			return Response{}, last
+			return Response{}, ids, last
 		}
 		c.stats.add(func(s *Stats) { s.RetriesByKind[kind]++ })
 		tl.add(req.Role, func(r *RoleTally) { r.Retries[CauseOf(kind)]++ })
 		if err := sleepCtx(tctx, wait); err != nil {
-			return Response{}, ctxError(ctx, last, n)
+			return Response{}, ids, ctxError(ctx, last, n)
 		}
 	}
 }

@@ -24,5 +24,16 @@
 //   - Errors are *Error values with a Kind, so the runner can count failures
 //     by kind; Stats gives counters and latency percentiles.
 //   - A Cache keyed by Request.CacheKey (the unit fingerprint) replays
-//     responses exactly; the runner implements it on SQLite.
+//     responses exactly; the runner implements it on SQLite. A cached reply
+//     says whether its usage was counted: the reuse of a reply fetched by
+//     work lost to an interruption counts it (Tally.Reused), once.
+//   - A Journal records every attempt of a keyed request before it is
+//     sent, carrying the record's id as X-Request-Id, so counts stay exact
+//     under kills (journal.go). With a Journal, attempts are not added to
+//     a context's Tally.
+//   - A keyed request without a seed gets DeriveSeed(run seed, key);
+//     Config.Offline answers from the cache alone (replay).
+//   - Gateway serves a Client as an OpenAI endpoint on loopback for plugin
+//     processes, so their requests get the same cache, journal, counters,
+//     retries and trace (gateway.go).
 package llm

@@ -113,6 +113,19 @@ type Config struct {
 
 	Cache Cache            `json:"-"` // optional; consulted when Request.CacheKey is set
 	Trace func(TraceEvent) `json:"-"` // optional; called once per request
+	// Journal, when set, records every attempt of a request with a
+	// CacheKey before it is sent (see Journal); the attempts it records
+	// are then not added to a context's Tally, which would lose them in
+	// a kill.
+	Journal Journal `json:"-"`
+	// RunSeed, when set, gives every request with a CacheKey and no seed
+	// of its own (nor of its endpoint) the seed DeriveSeed(*RunSeed, key).
+	RunSeed *int64 `json:"-"`
+	// Offline answers every request from the Cache and sends nothing: a
+	// request the cache does not hold fails with KindOffline (replay),
+	// after Missed (when set) is told of it. Adapter loads do nothing.
+	Offline bool                   `json:"-"`
+	Missed  func(role, key string) `json:"-"`
 	// Seed seeds the retry jitter (0: time-based).
 	Seed uint64 `json:"-"`
 }

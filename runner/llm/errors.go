@@ -22,6 +22,8 @@ const (
 	KindDeadline    Kind = "deadline"     // the total deadline passed
 	KindCanceled    Kind = "canceled"     // the caller's context ended
 	KindConfig      Kind = "config"       // no endpoint for the role, bad request
+	KindOffline     Kind = "offline"      // an offline client (a replay) had no stored reply
+	KindJournal     Kind = "journal"      // the attempt could not be recorded before sending
 )
 
 // Retryable reports whether an attempt that failed with k is worth retrying.

@@ -21,6 +21,7 @@ type Stats struct {
 	// last attempt (the faults that exhausted their retries).
 	Failures       map[Kind]int64
 	CacheHits      int64
+	Reused         int64 // replies read from the cache that lost work had fetched (usage counted now)
 	CacheMisses    int64
 	CacheErrors    int64
 	EmptyResponses int64 // successful responses with an empty choice

@@ -14,18 +14,25 @@ type Tally struct {
 	mu      sync.Mutex
 	roles   map[string]*RoleTally
 	lastErr error
+	// keys are the cache keys of the replies whose usage this tally
+	// counted (fresh ones and reused ones), so whoever commits it can mark
+	// them counted in the same transaction.
+	keys []string
 }
 
 // RoleTally is what one role's requests cost. Retries and Failures are
 // keyed by Cause.
 type RoleTally struct {
 	Requests  int64 // Chat calls, cache hits included
-	Attempts  int64 // HTTP attempts sent
+	Attempts  int64 // HTTP attempts sent (not those a Journal recorded)
 	Retries   map[string]int64
 	Failures  map[string]int64 // requests that failed for good, by the cause of the last attempt
 	TokensIn  int64
 	TokensOut int64
 	CacheHits int64
+	// Reused counts replies read from the cache that work lost to an
+	// interruption had fetched: their usage is counted here.
+	Reused int64
 	// Latency is a histogram of successful, uncached requests' latency
 	// (retries included): bucket index (see LatencyBucket) -> count.
 	Latency map[int]int64
@@ -89,6 +96,25 @@ func (t *Tally) add(role string, f func(r *RoleTally)) {
 	f(r)
 }
 
+// counted records that this tally counted the usage of the reply under
+// key; a nil Tally or an empty key ignores it.
+func (t *Tally) counted(key string) {
+	if t == nil || key == "" {
+		return
+	}
+	t.mu.Lock()
+	t.keys = append(t.keys, key)
+	t.mu.Unlock()
+}
+
+// CountedKeys returns the cache keys of the replies whose usage the tally
+// counted.
+func (t *Tally) CountedKeys() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.keys...)
+}
+
 func (t *Tally) fail(role string, err *Error) {
 	if t == nil {
 		return
@@ -134,6 +160,7 @@ func (t *Tally) Merge(o map[string]RoleTally) {
 			r.TokensIn += x.TokensIn
 			r.TokensOut += x.TokensOut
 			r.CacheHits += x.CacheHits
+			r.Reused += x.Reused
 			addMap(r.Retries, x.Retries)
 			addMap(r.Failures, x.Failures)
 			addMap(r.Latency, x.Latency)

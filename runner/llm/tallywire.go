@@ -27,6 +27,7 @@ func EncodeTally(roles map[string]RoleTally) map[string]int64 {
 		put(role, "tokens_in", r.TokensIn)
 		put(role, "tokens_out", r.TokensOut)
 		put(role, "cache_hits", r.CacheHits)
+		put(role, "reused", r.Reused)
 		for c, v := range r.Retries {
 			put(role, "retry/"+c, v)
 		}
@@ -63,6 +64,8 @@ func DecodeTally(values map[string]int64) (map[string]RoleTally, error) {
 				r.TokensOut += v
 			case "cache_hits":
 				r.CacheHits += v
+			case "reused":
+				r.Reused += v
 			case "retry":
 				r.Retries[arg] += v
 			case "failure":

@@ -16,6 +16,7 @@ import (
 // doer: what to splice into the body, and what the server answered.
 type attemptState struct {
 	extra      []byte // `"temperature":0,"top_k":5` (no braces), may be empty
+	requestID  string // the journal id, sent as X-Request-Id ("" = none)
 	status     int
 	retryAfter time.Duration
 	// errBody is the start of an error response's body (status >= 400), so
@@ -28,6 +29,15 @@ type attemptState struct {
 const maxErrBody = 4 << 10
 
 type attemptKey struct{}
+
+type scopeKey struct{}
+
+// WithScope returns ctx whose requests carry a gateway scope token (the
+// ScopeHeader): a plugin calling its endpoint through the host's Gateway
+// passes the token the host gave its items (ScopeMetadata).
+func WithScope(ctx context.Context, token string) context.Context {
+	return context.WithValue(ctx, scopeKey{}, token)
+}
 
 func withAttempt(ctx context.Context, st *attemptState) context.Context {
 	return context.WithValue(ctx, attemptKey{}, st)
@@ -52,6 +62,12 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.ContentLength = int64(len(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	if st != nil && st.requestID != "" {
+		req.Header.Set(RequestIDHeader, st.requestID)
+	}
+	if scope, ok := req.Context().Value(scopeKey{}).(string); ok && scope != "" {
+		req.Header.Set(ScopeHeader, scope)
 	}
 	resp, err := d.hc.Do(req)
 	if err == nil && st != nil {

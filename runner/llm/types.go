@@ -54,6 +54,14 @@ type Response struct {
 	Cached           bool          `json:"cached"`
 	ModelID          string        `json:"model_id"`
 	URL              string        `json:"url"`
+	// Counted says, for a reply read from the Cache, that the work it was
+	// fetched for was committed and counted its usage; a reply that is not
+	// counted was fetched by work lost to an interruption, and the request
+	// that reuses it counts its usage (once).
+	Counted bool `json:"-"`
+	// RequestIDs are the journal ids of the attempts that fetched a fresh
+	// reply, which Cache.Put settles together with storing it.
+	RequestIDs []string `json:"-"`
 }
 
 // Text returns the first choice, or "" when there is none.

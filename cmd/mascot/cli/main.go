@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"mascot.dev/mascot/internal/buildinfo"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
 )
@@ -81,7 +82,11 @@ persona rosters, OpenAI-compatible endpoints, judges, rewards and training stage
   mascot plan paper/qmsum -t vllm=http://gpu01:8008/v1 -t judge=http://gpu02:8008/v1`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version: the module version, VCS revision and dirty flag this
+		// binary was built from (the code version runs record).
+		Version: buildinfo.Read().String(),
 	}
+	root.SetVersionTemplate("mascot {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newList(), newShow(), newValidate(), newPlan(), newSchema())
 	for _, add := range extraCommands {

@@ -113,6 +113,9 @@ func newResults() *cobra.Command {
 			w := c.OutOrStdout()
 			fmt.Fprintf(w, "run %s  %s  (%s)  %s  %s\n", d.Run.ID, shown(d.Run.Name), shown(d.Run.ConfigName), d.Run.Status,
 				d.Run.Duration().Round(time.Second))
+			if code := codeLine(d.Run.Code); code != "" {
+				fmt.Fprintf(w, "code: %s\n", code)
+			}
 			tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "STAGE\tKIND\tSTATUS\tTOTAL\tDONE\tCACHED\tFAILED")
 			for _, st := range d.Stages {
@@ -120,6 +123,11 @@ func newResults() *cobra.Command {
 					st.UnitsDone, st.UnitsCached, st.UnitsFailed)
 			}
 			tw.Flush()
+			for _, st := range d.Stages {
+				if st.Error != "" && (st.Status == "failed" || st.Status == "skipped") {
+					fmt.Fprintf(w, "  %s %s: %s\n", st.Key, st.Status, firstLine(st.Error))
+				}
+			}
 			if tags, err := s.RunTags(c.Context(), d.Run.ID); err != nil {
 				return err
 			} else if len(tags) > 0 {
@@ -221,18 +229,26 @@ the named stages recorded, training stages and mascot judge's included.`,
 
 func newExport() *cobra.Command {
 	var f storeFlags
-	var format, out string
+	var format, out, capsuleFile, artifacts string
+	var noData bool
 	var opts results.ExportOptions
 	c := &cobra.Command{
 		Use:   "export RUN",
-		Short: "Export a run's conversations as MASCOT JSONL with run_config.json and run_summary.json",
+		Short: "Export a run's conversations as MASCOT JSONL, or the whole run as a capsule that replays offline",
 		Long: `Export a run's evaluation conversations as MASCOT JSONL. Every record carries
 "stage" (the stage key that generated it) and "mode" (eval, independent,
 branching, imported or chat); --include-training also writes the training-time
 episodes (modes independent and branching) and the conversations of mascot chat.
-mascot import keeps both keys.`,
+mascot import keeps both keys.
+
+--capsule FILE packs the whole run instead: its resolved config, the code
+version, data files and their hashes, seeds, every LLM reply it used, the
+digests of its stages, its trained artefacts' hashes (and the artefacts, up to
+256 MiB with --artifacts auto) and its report; 'mascot replay FILE' re-executes
+it offline, anywhere.`,
 		Example: `  mascot export latest --format mascot-jsonl --out exported/
-  mascot export latest --include-training`,
+  mascot export latest --include-training
+  mascot export latest --capsule tour.capsule`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if format != "mascot-jsonl" {
@@ -246,6 +262,9 @@ mascot import keeps both keys.`,
 			r, err := s.ResolveRun(c.Context(), args[0])
 			if err != nil {
 				return invalid("%v", err)
+			}
+			if capsuleFile != "" {
+				return exportCapsule(c, s, r, capsuleFile, artifacts, noData, f.jsonOut)
 			}
 			if out == "" {
 				out = "export-" + r.ID
@@ -275,6 +294,9 @@ mascot import keeps both keys.`,
 	c.Flags().StringVar(&out, "out", "", "output directory (default export-RUN)")
 	c.Flags().BoolVar(&opts.IncludeTraining, "include-training", false,
 		"also export the training-time episodes (modes independent, branching)")
+	c.Flags().StringVar(&capsuleFile, "capsule", "", "pack the whole run into this capsule file (see mascot replay)")
+	c.Flags().StringVar(&artifacts, "artifacts", "auto", "with --capsule: pack trained artefacts: auto (up to 256 MiB) | all | none")
+	c.Flags().BoolVar(&noData, "no-data", false, "with --capsule: hash the data files without packing them")
 	return c
 }
 

@@ -90,6 +90,11 @@ Stage kinds:
 				return err
 			}
 			defer closeFn()
+			if f.jsonOut {
+				// stdout holds the JSON alone; report stages print their
+				// tables with the progress, on stderr.
+				opts.Out = c.ErrOrStderr()
+			}
 			if len(f.multi.axes) > 0 {
 				if detach {
 					return invalid("--detach runs one experiment; it does not take -m")

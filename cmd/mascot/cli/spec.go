@@ -25,8 +25,12 @@ func newList() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			width := 0
 			for _, n := range names {
-				fmt.Fprintf(c.OutOrStdout(), "%-32s %s\n", n, schema.Describe(n))
+				width = max(width, len(n))
+			}
+			for _, n := range names {
+				fmt.Fprintf(c.OutOrStdout(), "%-*s  %s\n", width, n, schema.Describe(n))
 			}
 			return nil
 		},

@@ -2,19 +2,17 @@ package rubric
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 
+	"mascot.dev/mascot/experiments/prompts"
 	"mascot.dev/mascot/plugins/sdk"
 	"mascot.dev/mascot/plugins/spec"
 )
 
 // OverallCriterion is the criterion id of comparison preferences.
 const OverallCriterion = "overall"
-
-var labels = []string{"A", "B", "C"}
 
 // compareItem judges a pairwise or three-way comparison. Each judge sees the
 // alternatives in an order drawn from the item's seed and, with swap on,
@@ -68,43 +66,29 @@ func (j *Judge) compareItem(ctx context.Context, it sdk.Item) sdk.ItemResult {
 	return r
 }
 
-type compareAnswer struct {
-	Winner    string   `json:"winner"`
-	Ranking   []string `json:"ranking"`
-	Rationale string   `json:"rationale"`
-}
-
 func (c *chatClient) compareOnce(ctx context.Context, it sdk.Item, criteria []spec.Criterion, orders [][]int) (sdk.Preference, []sdk.RawOutput, error) {
 	n := len(it.Alternatives)
-	schema, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"rationale", "winner", "ranking"},
-		"additionalProperties": false, "properties": map[string]any{
-			"rationale": map[string]any{"type": "string"},
-			"winner":    map[string]any{"type": "string", "enum": append(append([]string{}, labels[:n]...), "tie")},
-			"ranking":   map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": labels[:n]}},
-		}})
+	cp := prompts.Comparison()
 	var raws []sdk.RawOutput
 	pref := sdk.Preference{CriterionID: OverallCriterion, Judge: c.judge.Name}
 	for oi, order := range orders {
-		out, err := c.complete(ctx, comparePrompt(it, criteria, order), "rubric_comparison", schema, it.Seed+int64(oi))
+		out, err := c.complete(ctx, comparePrompt(it, criteria, order), "rubric_comparison", cp.Schema(n), it.Seed+int64(oi))
 		if err != nil {
 			return pref, raws, err
 		}
 		raws = append(raws, sdk.RawOutput{Judge: c.judge.Name, Text: out})
-		js, ok := extractJSON(out)
-		var ans compareAnswer
-		if !ok || json.Unmarshal([]byte(js), &ans) != nil {
-			return pref, raws, fmt.Errorf("no comparison JSON in the judge output: %s", snippet([]byte(out)))
-		}
-		winner, err := labelToID(it, order, ans.Winner)
+		v, err := cp.ParseComparison(out, n)
 		if err != nil {
 			return pref, raws, err
 		}
+		winner := ""
+		if v.Winner >= 0 {
+			winner = it.Alternatives[order[v.Winner]].ID
+		}
 		if oi == 0 {
-			pref.WinnerID, pref.Rationale = winner, ans.Rationale
-			for _, l := range ans.Ranking {
-				if id, err := labelToID(it, order, l); err == nil && id != "" {
-					pref.Ranking = append(pref.Ranking, id)
-				}
+			pref.WinnerID, pref.Rationale = winner, v.Rationale
+			for _, p := range v.Ranking {
+				pref.Ranking = append(pref.Ranking, it.Alternatives[order[p]].ID)
 			}
 		} else if winner != pref.WinnerID {
 			pref.WinnerID = "" // the verdict flipped with the order: position bias, count a tie
@@ -115,25 +99,14 @@ func (c *chatClient) compareOnce(ctx context.Context, it sdk.Item, criteria []sp
 	return pref, raws, nil
 }
 
-func labelToID(it sdk.Item, order []int, label string) (string, error) {
-	l := strings.ToUpper(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(label), "Response")))
-	if strings.EqualFold(l, "tie") {
-		return "", nil
-	}
-	for i := range order {
-		if l == labels[i] {
-			return it.Alternatives[order[i]].ID, nil
-		}
-	}
-	return "", fmt.Errorf("winner %q is not one of %s or tie", label, strings.Join(labels[:len(order)], ", "))
-}
-
+// comparePrompt renders experiments/prompts/comparison.cue around the
+// item: the criteria, the context, and the alternatives in order.
 func comparePrompt(it sdk.Item, criteria []spec.Criterion, order []int) []message {
+	cp := prompts.Comparison()
 	var b strings.Builder
-	b.WriteString("You are an impartial expert evaluator. Compare the responses below and decide which is best overall, weighing these criteria:\n\n")
+	b.WriteString(cp.Instruction + "\n\n")
 	writeCriteria(&b, criteria)
-	b.WriteString("\nThe order of the responses is random and says nothing about quality. ")
-	b.WriteString(`Answer with one JSON object: {"rationale": "...", "winner": "A", "ranking": ["A", "B"]}; winner may be "tie".` + "\n")
+	b.WriteString("\n" + cp.OrderNote + " " + cp.AnswerFor(len(order)) + "\n")
 	var u strings.Builder
 	if it.Source != "" {
 		fmt.Fprintf(&u, "## Source material\n%s\n\n", it.Source)
@@ -145,7 +118,7 @@ func comparePrompt(it sdk.Item, criteria []spec.Criterion, order []int) []messag
 	}
 	for i, idx := range order {
 		a := it.Alternatives[idx]
-		fmt.Fprintf(&u, "## Response %s\n", labels[i])
+		u.WriteString(cp.HeadingFor(i) + "\n")
 		if len(a.Turns) > 0 {
 			writeTurns(&u, a.Turns)
 		} else {

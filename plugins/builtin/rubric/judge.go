@@ -11,6 +11,7 @@ import (
 
 	"mascot.dev/mascot/plugins/sdk"
 	"mascot.dev/mascot/plugins/spec"
+	"mascot.dev/mascot/runner/llm"
 )
 
 // Judge is the rubric judge (sdk.Judge).
@@ -63,10 +64,16 @@ func (j *Judge) Score(ctx context.Context, items []sdk.Item) (sdk.ScoreResult, e
 	g.SetLimit(j.cfg.Concurrency)
 	for i, it := range items {
 		g.Go(func() error {
+			// Through the host's LLM gateway, the item's requests carry
+			// the scope of the unit it belongs to (cache keys, counters).
+			ictx := gctx
+			if scope := it.Metadata[llm.ScopeMetadata]; scope != "" {
+				ictx = llm.WithScope(gctx, scope)
+			}
 			if it.Kind == spec.KindComparison {
-				res.Results[i] = j.compareItem(gctx, it)
+				res.Results[i] = j.compareItem(ictx, it)
 			} else {
-				res.Results[i] = j.scoreItem(gctx, it)
+				res.Results[i] = j.scoreItem(ictx, it)
 			}
 			return nil
 		})

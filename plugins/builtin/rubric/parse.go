@@ -8,41 +8,14 @@ import (
 	"strconv"
 	"strings"
 
+	"mascot.dev/mascot/experiments/prompts"
 	"mascot.dev/mascot/plugins/spec"
 )
 
-var thinkRE = regexp.MustCompile(`(?s)<think>.*?</think>`)
-
-// extractJSON finds the first balanced JSON object in a model output,
-// tolerating <think> blocks, code fences and text before or after.
-func extractJSON(out string) (string, bool) {
-	s := thinkRE.ReplaceAllString(out, "")
-	start := strings.IndexByte(s, '{')
-	if start < 0 {
-		return "", false
-	}
-	depth, inStr, esc := 0, false, false
-	for i := start; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case esc:
-			esc = false
-		case inStr && c == '\\':
-			esc = true
-		case c == '"':
-			inStr = !inStr
-		case inStr:
-		case c == '{':
-			depth++
-		case c == '}':
-			depth--
-			if depth == 0 {
-				return s[start : i+1], true
-			}
-		}
-	}
-	return "", false
-}
+// extractJSON finds the first balanced JSON object in a model output
+// (prompts.ExtractJSON: <think> blocks, code fences and text around it
+// are tolerated).
+func extractJSON(out string) (string, bool) { return prompts.ExtractJSON(out) }
 
 // parsed is one criterion's score and rationale from a judge output.
 type parsed struct {

@@ -154,6 +154,14 @@ func needsExamples(system string) bool {
 	return false
 }
 
+// sameMeeting reports whether two samples are queries about the same
+// meeting: a few-shot example must not answer another question about the
+// very meeting the user asks about (its reference answer would leak what
+// the test expects).
+func sameMeeting(a, b datasets.Sample) bool {
+	return a.Meeting != "" && a.Meeting == b.Meeting
+}
+
 // contextTurns keeps the seeker's opening line of ESConv contexts, which
 // hold the whole recorded dialogue.
 func contextTurns(s datasets.Sample) int {

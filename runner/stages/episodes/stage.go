@@ -131,7 +131,7 @@ func (s *stage) dialogueConfig(u runner.Unit, smp datasets.Sample, index int) di
 	if s.examples != nil {
 		var ex []dialogue.Example
 		for j, e := range s.examples {
-			if j != index {
+			if j != index && !sameMeeting(smp, s.samples[j]) {
 				ex = append(ex, e...)
 			}
 		}

@@ -35,8 +35,11 @@ func (s *stage) candidateUnits(ctx context.Context) ([]runner.Unit, error) {
 	}
 	var units []runner.Unit
 	var w *work
+	pos := 0 // the candidate's place in its unit (by sample index)
 	for i, c := range cands {
+		pos++
 		if i == 0 || c.UnitFP != cands[i-1].UnitFP {
+			pos = 0
 			w = &work{targets: map[string]target{}}
 			units = append(units, runner.Unit{Key: fmt.Sprintf("%s/%s", c.ContextID, c.Persona),
 				Inputs:  map[string]any{"candidates_unit": c.UnitFP, "context": c.ContextID, "persona": c.Persona},
@@ -44,7 +47,7 @@ func (s *stage) candidateUnits(ctx context.Context) ([]runner.Unit, error) {
 		}
 		id := fmt.Sprintf("c%d", c.ID)
 		w.items = append(w.items, host.Item{ID: id, Kind: host.KindCandidate, Context: contexts[c.ContextID],
-			Response: c.Text, AgentName: c.Persona, Persona: personas[c.Persona], Seed: s.seed(id),
+			Response: c.Text, AgentName: c.Persona, Persona: personas[c.Persona], Seed: s.seed(fmt.Sprintf("%s/%d", c.UnitFP, pos)),
 			Metadata: map[string]string{"context_id": c.ContextID}})
 		w.targets[id] = target{candidateID: c.ID, agent: c.Persona}
 	}

@@ -11,9 +11,10 @@ import (
 )
 
 // score runs one Score call of judge name and accounts for it in the
-// unit's counters: the LLM requests the plugin made (it reports them as
-// statistics; they join the unit's tally per judge role), the plugin's
-// restarts and timeouts. When any of the plugin's LLM requests failed for
+// unit's counters: the LLM requests the plugin made (through the run's
+// gateway the host's client counted them in the unit's tally; a plugin
+// that calls its endpoints itself reports them as statistics, which join
+// the unit's tally per judge role), the plugin's restarts and timeouts. When any of the plugin's LLM requests failed for
 // good, some items were given up: the unit fails, so a rerun retries it.
 func (s *stage) score(ctx context.Context, name string, j *host.PluginJudge, items []host.Item) (host.ScoreResult, error) {
 	before := j.Restarts()
@@ -36,8 +37,8 @@ func (s *stage) score(ctx context.Context, name string, j *host.PluginJudge, ite
 	if err != nil {
 		return res, fmt.Errorf("reading the LLM counts of judge %s: %w", name, err)
 	}
-	if t := llm.TallyFrom(ctx); t != nil {
-		t.Merge(roles)
+	if t := llm.TallyFrom(ctx); t != nil && !s.gateway[name] {
+		t.Merge(roles) // through the gateway, the host counted them already
 	}
 	var failed int64
 	for _, r := range roles {

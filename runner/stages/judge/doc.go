@@ -16,6 +16,12 @@
 //     items + compare; one comparison item per episode index holds one
 //     alternative per stage (system = stage key), and each preference
 //     becomes a Comparison row, which `mascot report` turns into win rates.
+//     Head-to-head and three-way comparisons are this mode of the judge
+//     stage, not a kind of their own: they read stored episodes and run
+//     the same judge plugins with the same lifecycle, cache and counters;
+//     only their items and rows differ. The order each judge sees is drawn
+//     from the item's seed (seed), the same on every run; the prompt's
+//     words and parser are experiments/prompts/comparison.{cue,go}.
 //
 // Unit inputs hold the fingerprints of the upstream units read, so a
 // changed judge config (which enters the stage fingerprint by value)

@@ -89,7 +89,8 @@ func (s *episodesStage) Units(ctx context.Context) ([]runner.Unit, error) {
 	return us, nil
 }
 
-// EpisodeTexts are the fake episodes' agent turns, in order.
+// EpisodeTexts are the fake episodes' agent turns, in order (each marked
+// with the stage's system, and with the sample index after the first).
 var EpisodeTexts = []string{"i hear you and i am here", "that sounds hard and i am here", "you are not alone in this"}
 
 func (s *episodesStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
@@ -101,6 +102,9 @@ func (s *episodesStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, 
 			if k > 0 {
 				txt = fmt.Sprintf("%s (take %d)", txt, k)
 			}
+			// The system speaks in its own words, so a judge can tell
+			// systems apart (the three-way test's judges prefer one).
+			txt = fmt.Sprintf("%s [%s]", txt, s.system)
 			turns = append(turns, results.Turn{TurnIdx: len(turns), AgentName: agents[i], Response: txt})
 			if i == 0 {
 				turns = append(turns, results.Turn{TurnIdx: len(turns), TurnType: "user", AgentName: "user", Response: "thanks"})

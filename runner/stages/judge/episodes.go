@@ -47,7 +47,7 @@ func (s *stage) episodeUnits(ctx context.Context) ([]runner.Unit, error) {
 			turns := EpisodeTurns(e.Turns)
 			if s.cfg.Level == LevelCollective {
 				id := fmt.Sprintf("e%d", e.ID)
-				w.items = append(w.items, host.Item{ID: id, Kind: host.KindEpisode, Turns: turns, Seed: s.seed(id),
+				w.items = append(w.items, host.Item{ID: id, Kind: host.KindEpisode, Turns: turns, Seed: s.seed(fmt.Sprintf("%s/%d", fp, e.Idx)),
 					Metadata: map[string]string{"conv_id": e.ConvID, "system": e.System}})
 				w.targets[id] = target{episodeID: e.ID}
 				continue
@@ -58,7 +58,7 @@ func (s *stage) episodeUnits(ctx context.Context) ([]runner.Unit, error) {
 				}
 				id := fmt.Sprintf("t%d", t.ID)
 				w.items = append(w.items, host.Item{ID: id, Kind: host.KindTurn, Context: turns[:i], Response: t.Response,
-					AgentName: t.AgentName, Persona: personas[t.AgentName], Seed: s.seed(id),
+					AgentName: t.AgentName, Persona: personas[t.AgentName], Seed: s.seed(fmt.Sprintf("%s/%d/%d", fp, e.Idx, t.TurnIdx)),
 					Metadata: map[string]string{"conv_id": e.ConvID, "system": e.System}})
 				w.targets[id] = target{turnID: t.ID, agent: t.AgentName}
 			}

@@ -41,11 +41,15 @@ type stage struct {
 	cfg     Config
 	source  string // kind of the items stage: candidates | episodes
 	plugins map[string]*plugstart.Lazy[*host.PluginJudge]
+	// gateway lists the judges that call their endpoint through the
+	// run's LLM gateway (the built-in rubric judge): the host counts
+	// their requests, so the LLM counts they report are not added again.
+	gateway map[string]bool
 }
 
 // New builds the stage.
 func New(env *runner.Env, st schema.Stage) (runner.Stage, error) {
-	s := &stage{env: env, key: st.Key, plugins: map[string]*plugstart.Lazy[*host.PluginJudge]{}}
+	s := &stage{env: env, key: st.Key, plugins: map[string]*plugstart.Lazy[*host.PluginJudge]{}, gateway: map[string]bool{}}
 	if err := st.Decode(&s.cfg); err != nil {
 		return nil, err
 	}
@@ -75,6 +79,7 @@ func New(env *runner.Env, st schema.Stage) (runner.Stage, error) {
 			return nil, fmt.Errorf("judge stage %s: unknown judge %q", st.Key, name)
 		}
 		s.plugins[name] = &plugstart.Lazy[*host.PluginJudge]{}
+		s.gateway[name] = env.Gateway != nil && viaGateway(env.Exp.Judges[name])
 	}
 	return s, nil
 }
@@ -109,6 +114,16 @@ func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
 
 func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 	w := u.Payload.(*work)
+	items := w.items
+	token := ""
+	if s.env.Gateway != nil {
+		// The unit's scope: requests through the gateway count in this
+		// unit and are cached under its fingerprint, per request.
+		var release func()
+		token, release = s.env.Gateway.Scope(ctx, u.Fingerprint)
+		defer release()
+		items = scoped(w.items, token)
+	}
 	var rows []results.Judgment
 	var cmps []results.Comparison
 	for _, name := range s.cfg.Judges {
@@ -120,7 +135,12 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 		if err != nil {
 			return nil, fmt.Errorf("describing judge %s: %w", name, err)
 		}
-		res, err := s.score(ctx, name, j, w.items)
+		res, err := s.score(ctx, name, j, items)
+		if token != "" {
+			// Replies the judge could not use are not replayed: a rerun
+			// asks again for exactly the items it gave up on.
+			s.env.Gateway.Forget(token, voided(items, res))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("judging %s with %s: %w", u.Key, name, err)
 		}
@@ -160,7 +180,7 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 func (s *stage) plugin(ctx context.Context, name string) (*host.PluginJudge, error) {
 	return s.plugins[name].Get(func() (*host.PluginJudge, error) {
 		jc := s.env.Exp.Judges[name]
-		conf, err := s.pluginConfig(jc)
+		conf, err := s.pluginConfig(name, jc)
 		if err != nil {
 			return nil, fmt.Errorf("judge %s: %w", name, err)
 		}
@@ -169,16 +189,35 @@ func (s *stage) plugin(ctx context.Context, name string) (*host.PluginJudge, err
 	})
 }
 
-// seed is an item's deterministic seed (comparison order).
+// seed is an item's deterministic seed (its requests' sampling seed, the
+// order of comparison alternatives), from what identifies the item's
+// content (unit fingerprint and position), never from row ids, which
+// follow insertion order: two runs, or a run and its replay, give an item
+// the same seed.
 func (s *stage) seed(id string) int64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d/%s", s.env.Seed(s.key), id)
 	return int64(h.Sum64() & 0x7fffffffffffffff)
 }
 
+// viaGateway says whether judge jc calls its endpoint through the run's
+// LLM gateway: the built-in rubric judge configured from its endpoint
+// (one configured with its own "judges" option calls them itself).
+func viaGateway(jc schema.Judge) bool {
+	if jc.Plugin != "rubric" || len(jc.Command) > 0 {
+		return false
+	}
+	opts, err := plugstart.Options(jc.Options)
+	if err != nil {
+		return false
+	}
+	_, own := opts["judges"]
+	return !own
+}
+
 // pluginConfig is the JSON a judge plugin is configured with: its options,
 // and for the built-in rubric judge the endpoint, mode and block size.
-func (s *stage) pluginConfig(jc schema.Judge) (json.RawMessage, error) {
+func (s *stage) pluginConfig(name string, jc schema.Judge) (json.RawMessage, error) {
 	opts, err := plugstart.Options(jc.Options)
 	if err != nil {
 		return nil, err
@@ -193,12 +232,23 @@ func (s *stage) pluginConfig(jc schema.Judge) (json.RawMessage, error) {
 				return nil, fmt.Errorf("endpoint %q has no url", jc.Endpoint)
 			}
 			// The plugin calls the endpoint through runner/llm with the
-			// endpoint's own settings (replicas, retries, timeouts).
+			// endpoint's own settings (replicas, retries, timeouts) - by
+			// way of the run's LLM gateway when there is one, whose client
+			// retries, caches, journals, counts and traces each request
+			// (the plugin then sends each once, with no key).
+			le := runner.LLMEndpoint(jc.Endpoint, ep)
 			e := map[string]any{"name": jc.Endpoint, "url": ep.URLs[0], "model": ep.Model,
-				"enable_thinking": ep.EnableThinking, "llm": runner.LLMEndpoint(jc.Endpoint, ep)}
-			if ep.APIKeyEnv != "" {
+				"enable_thinking": ep.EnableThinking}
+			if s.gateway[name] {
+				u := s.env.Gateway.BaseURL(jc.Endpoint, "judge:"+jc.Endpoint)
+				le.URLs, le.APIKeyEnv, le.Retries = []string{u}, "", -1
+				le.Timeout = gatewayTimeout(le)
+				le.TotalTimeout = le.Timeout
+				e["url"] = u
+			} else if ep.APIKeyEnv != "" {
 				e["api_key_env"] = ep.APIKeyEnv
 			}
+			e["llm"] = le
 			if ep.Sampling.MaxTokens > 0 {
 				e["max_tokens"] = ep.Sampling.MaxTokens
 			}

@@ -132,3 +132,74 @@ func TestJudgeUnitWithGivenUpItemsFails(t *testing.T) {
 		t.Fatalf("%d of 36 candidates judged after the rerun", n)
 	}
 }
+
+// TestJudgeRerunSendsOnlyGivenUpItems: judge replies are cached per
+// request, like every other role's. Three judge requests fail for good,
+// which fails their units; the rerun sends exactly those three requests
+// (the other items of the failed units are answered from the cache) and
+// every candidate is judged.
+func TestJudgeRerunSendsOnlyGivenUpItems(t *testing.T) {
+	speaker := fakevllm.Start(t, fakevllm.Options{})
+	fail := fakevllm.FaultServerError
+	judge := fakevllm.Start(t, fakevllm.Options{Script: []fakevllm.Fault{fail, fail, fail}})
+	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	l := judgeSpec(t, speaker.URL(), fmt.Sprintf("%q", judge.URL()), `retries: 0, timeout: "5s"`)
+	first, err := runJudge(t, l, store)
+	if !errors.Is(err, runner.ErrStageFailed) {
+		t.Fatalf("a run with 3 given-up judge requests returned %v, want ErrStageFailed", err)
+	}
+	s := stageSummary(t, first, "judge_cand")
+	if s.Failed == 0 || s.Counters["llm.judge:judge.failures"] != 3 {
+		t.Fatalf("judge_cand: %d units failed, %d requests failed for good; want some and 3", s.Failed,
+			s.Counters["llm.judge:judge.failures"])
+	}
+	sent := judge.Counters().Served["/v1/chat/completions"]
+	if sent != 36 {
+		t.Fatalf("the first run sent %d judge requests, want 36 (one per candidate)", sent)
+	}
+	again, err := runJudge(t, l, store)
+	if err != nil {
+		t.Fatalf("rerun: %v", err)
+	}
+	if resent := judge.Counters().Served["/v1/chat/completions"] - sent; resent != 3 {
+		t.Fatalf("the rerun sent %d judge requests, want only the 3 of the given-up items", resent)
+	}
+	r := stageSummary(t, again, "judge_cand")
+	if r.Ran != s.Failed || r.Counters["llm.judge:judge.cache_hits"] != int64(4*s.Failed-3) {
+		t.Fatalf("rerun ran %d units with %d cache hits; want %d units and %d hits", r.Ran,
+			r.Counters["llm.judge:judge.cache_hits"], s.Failed, 4*s.Failed-3)
+	}
+	if n := count(t, store, `SELECT COUNT(DISTINCT candidate_id) FROM judgments WHERE judge = 'rubric'`); n != 36 {
+		t.Fatalf("%d of 36 candidates judged after the rerun", n)
+	}
+}
+
+// TestTraceRecordsJudgeRequests: --trace-role-calls records the judge's
+// requests (made by the plugin process, through the run's LLM gateway)
+// with the model id each really asked for, like every other role's.
+func TestTraceRecordsJudgeRequests(t *testing.T) {
+	speaker := fakevllm.Start(t, fakevllm.Options{})
+	judge := fakevllm.Start(t, fakevllm.Options{})
+	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	l := judgeSpec(t, speaker.URL(), fmt.Sprintf("%q", judge.URL()), `timeout: "5s"`)
+	if _, err := runner.Execute(context.Background(), runner.Options{Loaded: l, Store: store, RunsDir: t.TempDir(),
+		Services: runner.Services{Plugins: starter{mascotBin(t)}, Trace: true}}); err != nil {
+		t.Fatal(err)
+	}
+	n := count(t, store, `SELECT COUNT(*) FROM llm_calls WHERE role = 'judge:judge@judge' AND model_id = 'Qwen/Qwen3-8B'
+		AND key IS NULL AND cached = 0`)
+	if served := judge.Counters().Served["/v1/chat/completions"]; int64(n) != served || n != 36 {
+		t.Fatalf("%d judge requests traced, the judge server answered %d (want 36)", n, served)
+	}
+	if m := count(t, store, `SELECT COUNT(*) FROM llm_calls WHERE role = 'speaker@speaker' AND key IS NULL`); m == 0 {
+		t.Fatal("no speaker request traced")
+	}
+}

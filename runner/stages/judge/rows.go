@@ -2,9 +2,11 @@ package judge
 
 import (
 	"strings"
+	"time"
 
 	"mascot.dev/mascot/plugins/host"
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/runner/llm"
 )
 
 // judgeName is the row judge of a plugin score: "<judge>" for pooled or
@@ -51,6 +53,46 @@ func comparisonRows(judge string, t target, r host.ItemResult) []results.Compari
 		out = append(out, results.Comparison{Judge: judgeName(judge, p.Judge), Criterion: p.CriterionID,
 			ContextID: t.context, Systems: t.order, EpisodeIDs: t.episodes, Choice: choice, Rationale: p.Rationale,
 			Raw: strings.Join(raws[p.Judge], "\n\n")})
+	}
+	return out
+}
+
+// scoped returns copies of items whose metadata carries the unit's LLM
+// gateway scope (llm.ScopeMetadata), which the rubric judge sends with its
+// requests.
+func scoped(items []host.Item, token string) []host.Item {
+	out := make([]host.Item, len(items))
+	for i, it := range items {
+		md := make(map[string]string, len(it.Metadata)+1)
+		for k, v := range it.Metadata {
+			md[k] = v
+		}
+		md[llm.ScopeMetadata] = llm.ItemScope(token, it.ID)
+		it.Metadata = md
+		out[i] = it
+	}
+	return out
+}
+
+// gatewayTimeout is how long the plugin waits for one request through the
+// gateway: the endpoint's whole budget (every retry the host's client
+// makes) and a margin.
+func gatewayTimeout(le llm.Endpoint) time.Duration {
+	total := le.TotalTimeout
+	if total <= 0 {
+		total = 5 * time.Minute // runner/llm's default total deadline
+	}
+	return total + 30*time.Second
+}
+
+// voided lists the ids of the items a Score call gave up on (all of them
+// when it returned no results).
+func voided(items []host.Item, res host.ScoreResult) []string {
+	var out []string
+	for i, it := range items {
+		if i >= len(res.Results) || res.Results[i].Failed {
+			out = append(out, it.ID)
+		}
 	}
 	return out
 }

@@ -21,6 +21,15 @@ import (
 // ("embed:demo/data/esconv.json"), so the demo runs from any directory.
 const EmbedPrefix = "embed:"
 
+// ReadFileIn reads a path the config of env names: an embed: path, or a
+// local one (through env.LocalPath).
+func ReadFileIn(env *runner.Env, path string) ([]byte, error) {
+	if !strings.HasPrefix(path, EmbedPrefix) {
+		path = env.LocalPath(path)
+	}
+	return ReadFile(path)
+}
+
 // ReadFile reads a local path or an embed: path.
 func ReadFile(path string) ([]byte, error) {
 	if rest, ok := strings.CutPrefix(path, EmbedPrefix); ok {
@@ -98,6 +107,7 @@ func loadDataset(env *runner.Env, name string, loading map[string]bool) ([]datas
 		spec.Path = rest
 		samples, err = datasets.LoadFS(experiments.Files, spec)
 	} else {
+		spec.Path = env.LocalPath(d.Path)
 		samples, err = datasets.Load(spec)
 	}
 	if err != nil {

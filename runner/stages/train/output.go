@@ -92,7 +92,9 @@ func artifact(kind string, res train.Result, meta map[string]any) results.Artifa
 		meta["eval"] = res.Eval
 	}
 	m, _ := json.Marshal(meta)
-	return results.Artifact{Kind: kind, Path: res.Dir, SHA256: dirHash(res.Files), Bytes: size, Meta: m}
+	base, _ := meta["base"].(string)
+	return results.Artifact{Kind: kind, Path: res.Dir, SHA256: dirHash(identityHashes(res.Dir, res.Files, base)),
+		Bytes: size, Meta: m}
 }
 
 // stepRows converts a training history into rows.

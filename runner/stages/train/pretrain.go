@@ -67,7 +67,7 @@ func (s *pretrain) modelConfig(maxLen int) qwen3.Config {
 }
 
 func (s *pretrain) Units(ctx context.Context) ([]runner.Unit, error) {
-	b, err := stagekit.ReadFile(s.cfg.Text)
+	b, err := stagekit.ReadFileIn(s.env, s.cfg.Text)
 	if err != nil {
 		return nil, fmt.Errorf("reading pretraining text: %w", err)
 	}

@@ -1,0 +1,60 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"mascot.dev/mascot/results"
+)
+
+// TestReportPageShowsSeveralJudges: with a second judge's scores of run-a's
+// episodes (one point lower than gpt-4o's, floored at 1), the report page
+// shows each judge's Overall in a column and the agreement table.
+func TestReportPageShowsSeveralJudges(t *testing.T) {
+	st := openStore(t)
+	seed(t, st)
+	ctx := context.Background()
+	eps, err := st.EpisodesForUnit(ctx, "gen-run-a")
+	must(t, err)
+	if len(eps) == 0 {
+		t.Fatal("no episodes seeded for run-a")
+	}
+	second := results.Unit{Fingerprint: "judge2-run-a", Kind: "judge", StageKey: "judge2", RunID: "run-a"}
+	must(t, st.CommitUnit(ctx, second, func(tx *results.Tx) error {
+		for _, e := range eps {
+			v, err := st.GetEpisodeView(ctx, e.ID, "run-a")
+			if err != nil {
+				return err
+			}
+			for _, j := range v.Judgments {
+				if j.Judge != "gpt-4o" {
+					continue
+				}
+				j.ID, j.UnitFP, j.Judge = 0, "", "gemma-3"
+				j.Score = max(1, j.Score-1)
+				if _, err := tx.InsertJudgment(j); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}))
+	h, err := NewHandler(st, Options{Resample: 200, PageSize: 4, Patience: time.Minute})
+	must(t, err)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	code, body := get(t, srv, "/runs/run-a/report")
+	if code != http.StatusOK {
+		t.Fatalf("status %d:\n%s", code, body)
+	}
+	for _, want := range []string{"Collective Overall by judge", `<th class="num">gemma-3</th>`, `<th class="num">gpt-4o</th>`,
+		`class="judge-agreement" data-level="collective"`, "Krippendorff", "ρ gemma-3 ~ gpt-4o"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("report page lacks %q:\n%s", want, body)
+		}
+	}
+}
