@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"runtime"
 	"sync"
 )
 
@@ -60,7 +61,15 @@ func (s *Store) writeGroupedSums(ctx context.Context, fn func(context.Context, *
 
 // leadGroups writes one group, then hands the lead to a new goroutine if
 // more writes queued meanwhile (so no caller leads for long).
+//
+// The leader first yields once: the goroutines already runnable (replies
+// that arrived together, the other requests of a unit about to record
+// their attempts) queue their writes before the group is taken, so a
+// group is one transaction for more of them. In the candidates benchmark
+// (64 requests in flight) that made groups 3.5 times larger (0.56 -> 0.16
+// transactions per request) at the cost of one scheduler pass.
 func (s *Store) leadGroups() {
+	runtime.Gosched()
 	s.group.mu.Lock()
 	batch := s.group.queue
 	s.group.queue = nil

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"mascot.dev/mascot/internal/benchdb"
 	"mascot.dev/mascot/results"
-	"mascot.dev/mascot/results/internal/benchdb"
 )
 
 // BenchmarkCandidatesUnitWrites makes the store writes the runner makes for

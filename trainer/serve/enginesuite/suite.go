@@ -85,6 +85,7 @@ type Ratio struct {
 
 // Result is what Run measured.
 type Result struct {
+	Model      string
 	Params     int64
 	Bytes      float64 // of float32 weights
 	Rounds     int
@@ -100,13 +101,18 @@ func Spread(v []float64) (lo, med, hi float64) {
 	return s[0], s[len(s)/2], s[len(s)-1]
 }
 
-// Run builds the model and the server and measures rounds rounds.
-func Run(rounds int) (*Result, error) {
-	m, err := qwen3.NewRandom(Qwen3_63M(), 1)
+// Run builds the 63 M-parameter model and the server and measures rounds
+// rounds.
+func Run(rounds int) (*Result, error) { return RunModel(Qwen3_63M(), "qwen3-63M", rounds) }
+
+// RunModel is Run on a random model of config cfg, named name in the
+// table (the suite's small CI run uses a tiny one).
+func RunModel(cfg qwen3.Config, name string, rounds int) (*Result, error) {
+	m, err := qwen3.NewRandom(cfg, 1)
 	if err != nil {
 		return nil, err
 	}
-	srv, err := serve.NewFromModel(m, tokenizer.NewByteLevel(), "qwen3-63M", serve.Options{ModelID: "q", MaxBatch: 8})
+	srv, err := serve.NewFromModel(m, tokenizer.NewByteLevel(), name, serve.Options{ModelID: "q", MaxBatch: 8})
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +126,7 @@ func Run(rounds int) (*Result, error) {
 		weights = append(weights, w.Data)
 	}
 	bytesW := 4 * float64(m.Config.NumParams())
-	res := &Result{Params: m.Config.NumParams(), Bytes: bytesW, Rounds: rounds, LoadBefore: LoadAvg()}
+	res := &Result{Model: name, Params: m.Config.NumParams(), Bytes: bytesW, Rounds: rounds, LoadBefore: LoadAvg()}
 	read := &Phase{Name: "read bandwidth (model weights)", Unit: "GB/s", unitScale: 1e-9}
 	d1 := &Phase{Name: "decoder, batch 1", Unit: "tok/s", unitScale: 1}
 	d8 := &Phase{Name: "decoder, batch 8", Unit: "tok/s", unitScale: 1}
@@ -177,8 +183,8 @@ func Run(rounds int) (*Result, error) {
 
 // Print writes the suite's table.
 func (res *Result) Print(w io.Writer) {
-	fmt.Fprintf(w, "\nengine suite: qwen3-63M (%.1f M parameters, %.0f MB float32), GOMAXPROCS %d, %d rounds, load average %s before, %s after\n",
-		float64(res.Params)/1e6, res.Bytes/1e6, runtime.GOMAXPROCS(0), res.Rounds, res.LoadBefore, res.LoadAfter)
+	fmt.Fprintf(w, "\nengine suite: %s (%.1f M parameters, %.0f MB float32), GOMAXPROCS %d, %d rounds, load average %s before, %s after\n",
+		res.Model, float64(res.Params)/1e6, res.Bytes/1e6, runtime.GOMAXPROCS(0), res.Rounds, res.LoadBefore, res.LoadAfter)
 	fmt.Fprintf(w, "%-32s %26s %-5s %26s %6s %6s\n", "measured", "per second: min/median/max", "", "per CPU-second", "wall s", "CPU s")
 	for _, p := range res.Phases {
 		lo, med, hi := Spread(p.Wall)
