@@ -75,11 +75,17 @@ func writeUnitScores(ctx context.Context, tx *sql.Tx, fp string) error {
 		b = append(b, '\x1f')
 		b = strconv.AppendInt(b, int64(s.n), 10)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO unit_scores (unit_fp, packed) VALUES (?, ?)`, fp, string(b)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO unit_scores (unit_fp, packed, judges) VALUES (?1, ?2, `+unitJudgesSQL+`)`,
+		fp, string(b)); err != nil {
 		return fmt.Errorf("writing score sums of unit %s: %w", fp, err)
 	}
 	return nil
 }
+
+// unitJudgesSQL lists the distinct judges of unit ?1's judgments
+// (candidates aside) joined by U+001E (migration 0014).
+const unitJudgesSQL = `(SELECT COALESCE(group_concat(judge, char(30)), '')
+	FROM (SELECT DISTINCT j.judge FROM judgments j WHERE j.unit_fp = ?1 AND j.candidate_id IS NULL))`
 
 type unitScoreKey struct {
 	episode int64
