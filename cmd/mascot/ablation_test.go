@@ -13,13 +13,15 @@ type resolvedStage struct {
 	Policy         string `json:"policy"`
 	System         string `json:"system"`
 	SpeakerAdapter string `json:"speaker_adapter"`
+	SFTAdapter     string `json:"sft_adapter"`
 	DirectorAdapt  string `json:"director_adapter"`
 }
 
 // TestAblationPServesNoStage1Adapter checks paper/ablation-p against the
 // paper's MASCOT-P (no persona prompting, no persona alignment): its
 // resolved config trains no Speaker and every episodes stage runs the
-// generic-speaker system without a stage-1 adapter, and its plan (on the
+// generic-speaker system without a speaker or SFT adapter, the speaker
+// endpoint serves the base model (no model_stage), and its plan (on the
 // shipped data) has no stage-1 stage and an evaluation that reads the
 // Director's adapter only. paper/empathetic, the full system, shows what
 // the checks would catch.
@@ -28,7 +30,10 @@ func TestAblationPServesNoStage1Adapter(t *testing.T) {
 	data := "data=" + shippedData(t)["empathetic_dialogues"]
 	stage1 := func(name string) []string {
 		var spec struct {
-			Stages map[string]resolvedStage `json:"stages"`
+			Stages    map[string]resolvedStage `json:"stages"`
+			Endpoints map[string]struct {
+				ModelStage string `json:"model_stage"`
+			} `json:"endpoints"`
 		}
 		if err := json.Unmarshal([]byte(mascot(t, append([]string{"show", name}, urls...)...)), &spec); err != nil {
 			t.Fatal(err)
@@ -40,9 +45,16 @@ func TestAblationPServesNoStage1Adapter(t *testing.T) {
 				found = append(found, key)
 			case st.Kind == "episodes" && st.SpeakerAdapter != "":
 				found = append(found, key+".speaker_adapter="+st.SpeakerAdapter)
+			case st.Kind == "episodes" && st.SFTAdapter != "":
+				found = append(found, key+".sft_adapter="+st.SFTAdapter)
 			case st.Kind == "episodes" && name == "paper/ablation-p" && st.System != "mascot-p":
 				t.Errorf("%s: stage %s runs system %q, want mascot-p (generic speakers)", name, key, st.System)
 			}
+		}
+		// A speaker endpoint serving a trained model would align the
+		// Speakers as surely as an adapter would.
+		if ms := spec.Endpoints["speaker"].ModelStage; ms != "" {
+			found = append(found, "endpoints.speaker.model_stage="+ms)
 		}
 		slices.Sort(found)
 		return found
