@@ -196,7 +196,10 @@ func storeRows(ctx context.Context, dir string, n, rounds int) ([]Row, error) {
 		}
 		return v
 	}())
-	rows[0].Note += fmt.Sprintf("; the anchor took %.2f CPU-s (median)", ma)
+	if rows[0].Note != "" {
+		rows[0].Note += "; "
+	}
+	rows[0].Note += fmt.Sprintf("the anchor took %.2f CPU-s (median)", ma)
 	return rows, nil
 }
 
