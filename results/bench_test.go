@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"mascot.dev/mascot/internal/benchdb"
 	"mascot.dev/mascot/results"
-	"mascot.dev/mascot/results/internal/benchdb"
 )
 
 // BenchmarkInsertTurns measures batched turn inserts: one unit commit of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"runtime"
 	"sync"
 )
 
@@ -60,7 +61,15 @@ func (s *Store) writeGroupedSums(ctx context.Context, fn func(context.Context, *
 
 // leadGroups writes one group, then hands the lead to a new goroutine if
 // more writes queued meanwhile (so no caller leads for long).
+//
+// The leader first yields once: the goroutines already runnable (replies
+// that arrived together, the other requests of a unit about to record
+// their attempts) queue their writes before the group is taken, so a
+// group is one transaction for more of them. In the candidates benchmark
+// (64 requests in flight) that made groups 3.5 times larger (0.56 -> 0.16
+// transactions per request) at the cost of one scheduler pass.
 func (s *Store) leadGroups() {
+	runtime.Gosched()
 	s.group.mu.Lock()
 	batch := s.group.queue
 	s.group.queue = nil
@@ -79,22 +88,44 @@ func (s *Store) writeGroup(batch []*groupReq) {
 	errs := make([]error, len(batch))
 	err := s.writeTx(context.Background(), func(tx *sql.Tx) error {
 		var total, unit sums
+		if len(batch) == 1 {
+			// Nothing else to keep: a failure rolls back the transaction.
+			r := batch[0]
+			if err := r.ctx.Err(); err != nil {
+				return err
+			}
+			if err := r.fn(context.WithoutCancel(r.ctx), tx, &unit); err != nil {
+				return err
+			}
+			return unit.write(tx)
+		}
+		// The savepoint statements stay prepared in the connection's cache
+		// (tx.Exec without arguments would parse them every time).
+		var sp [3]*sql.Stmt
+		for k, q := range []string{`SAVEPOINT unit`, `ROLLBACK TO unit`, `RELEASE unit`} {
+			st, err := tx.Prepare(q)
+			if err != nil {
+				return fmt.Errorf("preparing savepoints: %w", err)
+			}
+			defer st.Close()
+			sp[k] = st
+		}
 		for i, r := range batch {
 			if errs[i] = r.ctx.Err(); errs[i] != nil {
 				continue
 			}
-			if _, err := tx.Exec(`SAVEPOINT unit`); err != nil {
+			if _, err := sp[0].Exec(); err != nil {
 				return fmt.Errorf("opening a savepoint: %w", err)
 			}
 			unit.reset()
 			if errs[i] = r.fn(context.WithoutCancel(r.ctx), tx, &unit); errs[i] != nil {
-				if _, err := tx.Exec(`ROLLBACK TO unit`); err != nil {
+				if _, err := sp[1].Exec(); err != nil {
 					return fmt.Errorf("rolling back a unit: %w", err)
 				}
 			} else {
 				total.merge(&unit)
 			}
-			if _, err := tx.Exec(`RELEASE unit`); err != nil {
+			if _, err := sp[2].Exec(); err != nil {
 				return fmt.Errorf("releasing a savepoint: %w", err)
 			}
 		}

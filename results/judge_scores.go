@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
 )
 
 // JudgeScore is one judge's normalised score of one judged item of a run's
@@ -74,4 +76,48 @@ func (s *Store) JudgeScores(ctx context.Context, runID string, scope Scope) ([]J
 		out = append(out, js)
 	}
 	return out, rows.Err()
+}
+
+// RunJudges returns the distinct judges of the judgments JudgeScores would
+// read (the run's, or scope.Units'), from the units' score sums (migration
+// 0014) and, for a unit without them, from its rows. It is cheap where
+// JudgeScores is not: one short row per unit, not one per judgment, so
+// the report reads every score only when two judges may be compared.
+func (s *Store) RunJudges(ctx context.Context, runID string, scope Scope) ([]string, error) {
+	var arg any = runID
+	units, where := `run_scored_units ru`, ` WHERE ru.run_id = ?1`
+	if scope.Units != nil {
+		b, err := json.Marshal(scope.Units)
+		if err != nil {
+			return nil, fmt.Errorf("encoding units: %w", err)
+		}
+		arg, units, where = string(b), `(SELECT value AS fingerprint FROM json_each(?1)) ru`, ""
+	}
+	q := `SELECT DISTINCT COALESCE(us.judges, (SELECT COALESCE(group_concat(judge, char(30)), '')
+		FROM (SELECT DISTINCT j.judge FROM judgments j WHERE j.unit_fp = ru.fingerprint AND j.candidate_id IS NULL)))
+		FROM ` + units + ` LEFT JOIN unit_scores us ON us.unit_fp = ru.fingerprint` + where
+	rows, err := s.r.QueryContext(ctx, q, arg)
+	if err != nil {
+		return nil, fmt.Errorf("reading the judges of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	seen := map[string]bool{}
+	var out []string
+	for rows.Next() {
+		var list string
+		if err := rows.Scan(&list); err != nil {
+			return nil, fmt.Errorf("reading the judges of run %s: %w", runID, err)
+		}
+		for _, j := range strings.Split(list, "\x1e") {
+			if j != "" && !seen[j] {
+				seen[j] = true
+				out = append(out, j)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the judges of run %s: %w", runID, err)
+	}
+	sort.Strings(out)
+	return out, nil
 }

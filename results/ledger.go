@@ -182,14 +182,20 @@ func (s *Store) CommitUnit(ctx context.Context, u Unit, fn func(tx *Tx) error) e
 				return fmt.Errorf("marking unit %s done: %w", u.Fingerprint, err)
 			}
 		}
+		t := &Tx{tx: stx, s: s, ctx: ctx, unit: u, sums: sm}
 		if fn != nil {
-			if err := fn(&Tx{tx: stx, s: s, ctx: ctx, unit: u, sums: sm}); err != nil {
+			if err := fn(t); err != nil {
 				return fmt.Errorf("writing results of unit %s: %w", u.Fingerprint, err)
 			}
 		}
-		// After the unit's rows: the report's per-unit score sums.
-		if err := writeUnitScores(ctx, stx, u.Fingerprint); err != nil {
-			return err
+		// After the unit's rows: the report's per-unit score sums, for a
+		// unit that wrote values. One that did not has none to sum (rows
+		// an earlier attempt left are read raw, as for any unit without
+		// sums), and no sums row: a done unit is never committed again.
+		if t.values {
+			if err := writeUnitScores(ctx, stx, u.Fingerprint); err != nil {
+				return err
+			}
 		}
 		return linkUnit(ctx, stx, u, false)
 	})

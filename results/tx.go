@@ -17,6 +17,10 @@ type Tx struct {
 	unit Unit
 	rows int   // result rows inserted (counters excluded)
 	sums *sums // the group's counters, when the unit commits in a group
+	// values says the unit may have written rows the report's score sums
+	// read (judgments, metrics, or anything through SQL); a unit that
+	// did not (candidates, episodes, pairs) needs no unit_scores row.
+	values bool
 }
 
 // Rows returns how many result rows the unit has inserted so far
@@ -28,7 +32,10 @@ func (t *Tx) Unit() Unit { return t.unit }
 
 // SQL returns the underlying transaction, for reads that must see the rows
 // written so far.
-func (t *Tx) SQL() *sql.Tx { return t.tx }
+func (t *Tx) SQL() *sql.Tx {
+	t.values = true // what is written through it is not known
+	return t.tx
+}
 
 // insert inserts one result row and returns its id.
 func (t *Tx) insert(query string, args ...any) (int64, error) {

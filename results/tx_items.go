@@ -45,6 +45,7 @@ func (t *Tx) InsertJudgment(j Judgment) (int64, error) {
 	if j.ScaleMin == 0 && j.ScaleMax == 0 {
 		j.ScaleMin, j.ScaleMax = 1, 5
 	}
+	t.values = true
 	id, err := t.insert(insertJudgmentSQL, t.fp(j.UnitFP), t.run(j.RunID), j.Judge, j.RubricVersion, j.Criterion,
 		j.Agent, j.Score, j.ScaleMin, j.ScaleMax, nullID(j.CandidateID), nullID(j.TurnID), nullID(j.EpisodeID),
 		j.Rationale, j.Raw, nullString(j.LLMCallKey), nowMS())
@@ -102,6 +103,7 @@ const insertMetricSQL = `INSERT INTO metrics (unit_fp, run_id, episode_id, syste
 
 // InsertMetric inserts one metric value.
 func (t *Tx) InsertMetric(m Metric) (int64, error) {
+	t.values = true
 	id, err := t.insert(insertMetricSQL, t.fp(m.UnitFP), t.run(m.RunID), nullID(m.EpisodeID), m.System, m.Name,
 		m.Value, jsonOr(m.Meta, "{}"), nowMS())
 	if err != nil {

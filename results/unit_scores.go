@@ -75,11 +75,17 @@ func writeUnitScores(ctx context.Context, tx *sql.Tx, fp string) error {
 		b = append(b, '\x1f')
 		b = strconv.AppendInt(b, int64(s.n), 10)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO unit_scores (unit_fp, packed) VALUES (?, ?)`, fp, string(b)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO unit_scores (unit_fp, packed, judges) VALUES (?1, ?2, `+unitJudgesSQL+`)`,
+		fp, string(b)); err != nil {
 		return fmt.Errorf("writing score sums of unit %s: %w", fp, err)
 	}
 	return nil
 }
+
+// unitJudgesSQL lists the distinct judges of unit ?1's judgments
+// (candidates aside) joined by U+001E (migration 0014).
+const unitJudgesSQL = `(SELECT COALESCE(group_concat(judge, char(30)), '')
+	FROM (SELECT DISTINCT j.judge FROM judgments j WHERE j.unit_fp = ?1 AND j.candidate_id IS NULL))`
 
 type unitScoreKey struct {
 	episode int64
@@ -87,9 +93,9 @@ type unitScoreKey struct {
 }
 
 // FillUnitScores computes the score sums of the done units that have none
-// (units committed before migration 0008, ingested or imported ones, units
-// whose rows changed after their commit), batch transactions at a time, and
-// returns how many it computed. Reports are right without it, only slower
+// and hold values the report reads (units committed before migration 0008,
+// ingested or imported ones, units whose rows changed after their commit),
+// batch transactions at a time, and returns how many it computed. Reports are right without it, only slower
 // on the units it has not filled.
 func (s *Store) FillUnitScores(ctx context.Context) (int, error) {
 	const batch = 2000
@@ -99,6 +105,8 @@ func (s *Store) FillUnitScores(ctx context.Context) (int, error) {
 		rows, err := s.r.QueryContext(ctx, `SELECT u.fingerprint FROM units u
 			WHERE u.state = 'done' AND u.fingerprint > ?
 			AND NOT EXISTS (SELECT 1 FROM unit_scores us WHERE us.unit_fp = u.fingerprint)
+			AND (EXISTS (SELECT 1 FROM judgments j WHERE j.unit_fp = u.fingerprint AND j.candidate_id IS NULL)
+			  OR EXISTS (SELECT 1 FROM metrics m WHERE m.unit_fp = u.fingerprint AND m.episode_id IS NOT NULL))
 			ORDER BY u.fingerprint LIMIT ?`, after, batch)
 		if err != nil {
 			return total, fmt.Errorf("listing unscored units: %w", err)

@@ -27,8 +27,18 @@ func scoreGroupsBoth(t *testing.T, s *Store, units []string) (whole, scoped []Sc
 func TestScoreSumsEqualRawRows(t *testing.T) {
 	s := openTemp(t)
 	judges, _ := scanFixture(t, s, 520)
-	if n, all := count(t, s, `SELECT COUNT(*) FROM unit_scores`), count(t, s, `SELECT COUNT(*) FROM units`); n != all {
-		t.Fatalf("%d of %d committed units scored", n, all)
+	// Every unit holding values has its sums; a unit that wrote none (a
+	// judge unit that judged nothing) has no row.
+	valuedSQL := `EXISTS (SELECT 1 FROM judgments j WHERE j.unit_fp = u.fingerprint AND j.candidate_id IS NULL)
+		OR EXISTS (SELECT 1 FROM metrics m WHERE m.unit_fp = u.fingerprint AND m.episode_id IS NOT NULL)`
+	valued := `SELECT COUNT(*) FROM units u WHERE ` + valuedSQL
+	if n := count(t, s, `SELECT COUNT(*) FROM units u WHERE (`+valuedSQL+`)
+		AND NOT EXISTS (SELECT 1 FROM unit_scores us WHERE us.unit_fp = u.fingerprint)`); n != 0 {
+		t.Fatalf("%d units hold values without score sums", n)
+	}
+	if n := count(t, s, `SELECT COUNT(*) FROM units u WHERE u.fingerprint LIKE 'judge-%'
+		AND NOT EXISTS (SELECT 1 FROM unit_scores us WHERE us.unit_fp = u.fingerprint)`); n == 0 {
+		t.Fatal("every judge unit has score sums, those that judged nothing too")
 	}
 	if n := count(t, s, `SELECT COUNT(*) FROM unit_scores WHERE packed <> ''`); n == 0 {
 		t.Fatal("no unit score sums written")
@@ -51,7 +61,7 @@ func TestScoreSumsEqualRawRows(t *testing.T) {
 	sameGroups(t, "raw scoped", sumScoped, rawScoped)
 
 	n, err := s.FillUnitScores(context.Background())
-	if err != nil || n != count(t, s, `SELECT COUNT(*) FROM units`) {
+	if err != nil || n != count(t, s, valued) {
 		t.Fatalf("filled %d: %v", n, err)
 	}
 	fillWhole, fillScoped := scoreGroupsBoth(t, s, half)

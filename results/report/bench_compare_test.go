@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"mascot.dev/mascot/results/internal/benchdb"
+	"mascot.dev/mascot/internal/benchdb"
 )
 
 // BenchmarkCompare100k measures `mascot results compare` of the benchmark

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"mascot.dev/mascot/results/internal/benchdb"
+	"mascot.dev/mascot/internal/benchdb"
 )
 
 // BenchmarkReport100k measures `mascot report` on the benchmark pipeline

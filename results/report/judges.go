@@ -90,7 +90,21 @@ func runJudgeTables(ctx context.Context, st *results.Store, id string, opts Opti
 		if err != nil {
 			return nil, err
 		}
-		scores, err := st.JudgeScores(ctx, id, results.Scope{Units: opts.Units, IncludeTraining: opts.IncludeTraining})
+		scope := results.Scope{Units: opts.Units, IncludeTraining: opts.IncludeTraining}
+		// A level's table needs two judges; with fewer in the whole run
+		// no level has one, and the rows need not be read.
+		names, err := st.RunJudges(ctx, id, scope)
+		if err != nil {
+			return nil, err
+		}
+		set := map[string]bool{}
+		for _, n := range names {
+			set[n] = true
+		}
+		if cols, _ := judgeColumns(set); len(cols) < 2 {
+			return nil, nil
+		}
+		scores, err := st.JudgeScores(ctx, id, scope)
 		if err != nil {
 			return nil, err
 		}

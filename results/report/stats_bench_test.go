@@ -3,7 +3,7 @@ package report
 import (
 	"testing"
 
-	"mascot.dev/mascot/results/internal/benchdb"
+	"mascot.dev/mascot/internal/benchdb"
 )
 
 // BenchmarkBootstrap is one cell group of the 100k report: 8,334

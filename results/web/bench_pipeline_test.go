@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"mascot.dev/mascot/results/internal/benchdb"
+	"mascot.dev/mascot/internal/benchdb"
 )
 
 // BenchmarkPipelinePages100k measures server-side rendering of the pages of

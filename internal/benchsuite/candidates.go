@@ -1,0 +1,283 @@
+package benchsuite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"mascot.dev/mascot/experiments"
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/runner"
+	_ "mascot.dev/mascot/runner/stages/all" // the candidates kind
+	"mascot.dev/mascot/schema"
+)
+
+// The candidates phase's shape: 3 personas, K = 4 single requests per
+// (context, persona), endpoint concurrency 64, 20 ms per reply (the ideal
+// is 3,200 requests per second).
+const (
+	candConc     = 64
+	candK        = 4
+	candPersonas = 3
+	candLatency  = 20 * time.Millisecond
+)
+
+// candidatesCase is one variant of the phase.
+type candidatesCase struct {
+	name  string
+	long  bool // QMSum-length contexts
+	busy  bool // a second process keeps one core busy meanwhile
+	goal  float64
+	label string
+}
+
+// candidatesRows runs the candidates phase's variants, rounds rounds each,
+// with contexts dialogue contexts per stage run.
+func candidatesRows(ctx context.Context, dir string, contexts, rounds int) ([]Row, error) {
+	url, stop, err := helper("server", helperEnv+"_LATENCY="+candLatency.String())
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	var rows []Row
+	for _, c := range []candidatesCase{
+		{name: "short", goal: 0.90, label: "candidates stage"},
+		{name: "busy", busy: true, goal: 0.90, label: "candidates stage + busy process"},
+		{name: "long", long: true, goal: 0.85, label: "candidates stage, QMSum length"},
+	} {
+		rs, err := candidatesCaseRows(ctx, filepath.Join(dir, c.name), url, c, contexts, rounds)
+		if err != nil {
+			return nil, fmt.Errorf("candidates (%s): %w", c.name, err)
+		}
+		rows = append(rows, rs...)
+	}
+	return rows, nil
+}
+
+func candidatesCaseRows(ctx context.Context, dir, url string, c candidatesCase, contexts, rounds int) ([]Row, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	data, err := writeContexts(dir, contexts, c.long)
+	if err != nil {
+		return nil, err
+	}
+	spec := filepath.Join(dir, "spec.cue")
+	src := fmt.Sprintf(`package spec
+
+import "mascot.dev/experiments/personas"
+
+name: "bench/candidates"
+datasets: es: {name: "esconv", path: %q}
+rosters: support: personas.emotional_support
+endpoints: speaker: {urls: [%q], model: "Qwen/Qwen3-8B", concurrency: %d, supports_n: false}
+stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
+`, data, url, candConc, candK)
+	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
+		return nil, err
+	}
+	l, err := schema.Load(spec, schema.Options{})
+	if err != nil {
+		return nil, err
+	}
+	want := contexts * candPersonas * candK
+	run := 0
+	stageRun := func() (cost, error) {
+		run++
+		store, err := results.Open(filepath.Join(dir, fmt.Sprintf("r%d.db", run)))
+		if err != nil {
+			return cost{}, err
+		}
+		defer store.Close()
+		var s *runner.Summary
+		co, err := measure(func() (err error) {
+			s, err = runner.Execute(ctx, runner.Options{Loaded: l, Store: store, RunsDir: filepath.Join(dir, "runs")})
+			return err
+		})
+		if err != nil {
+			return co, err
+		}
+		if n := s.Counters["llm.speaker.attempts"]; n != int64(want) {
+			return co, fmt.Errorf("the stage sent %d requests, want %d", n, want)
+		}
+		return co, nil
+	}
+	// An untimed run first: it warms the caches and gives the bare client
+	// the stage's prompts for every round.
+	if _, err := stageRun(); err != nil {
+		return nil, err
+	}
+	prompts, bytes, err := storedPrompts(filepath.Join(dir, "r1.db"))
+	if err != nil {
+		return nil, err
+	}
+	if len(prompts) != want {
+		return nil, fmt.Errorf("%d candidates stored for %d requests", len(prompts), want)
+	}
+	if c.busy {
+		_, stopBusy, err := helper("busy")
+		if err != nil {
+			return nil, err
+		}
+		defer stopBusy()
+	}
+	var rate, cpu []float64
+	var stageCosts, bareCosts []cost
+	for r := range rounds {
+		var st, ba cost
+		var err error
+		steps := []func() error{
+			func() error { st, err = stageRun(); return err },
+			func() error { ba, err = bareRequests(ctx, url, prompts, candConc); return err },
+		}
+		for k := range steps {
+			if err := steps[(k+r)%2](); err != nil {
+				return nil, err
+			}
+		}
+		stageCosts, bareCosts = append(stageCosts, st), append(bareCosts, ba)
+		rate = append(rate, ba.wall/st.wall) // same requests: rate ratio = time ratio inverted
+		cpu = append(cpu, st.cpu/ba.cpu)
+	}
+	perReq := func(cs []cost) float64 {
+		var v []float64
+		for _, x := range cs {
+			v = append(v, x.cpu/float64(want)*1e6)
+		}
+		_, m, _ := Spread(v)
+		return m
+	}
+	_, bw, _ := Spread(func() []float64 {
+		var v []float64
+		for _, x := range bareCosts {
+			v = append(v, float64(want)/x.wall)
+		}
+		return v
+	}())
+	label := fmt.Sprintf("%s, %.1f kB", c.label, float64(bytes)/float64(want)/1e3)
+	return []Row{
+		{Figure: label + ": req/s", Anchor: "bare go-openai client's req/s", Values: rate,
+			Cost: costs(stageCosts), Goal: fmt.Sprintf("≥ %.2f", c.goal), Met: atLeast(c.goal),
+			Note: fmt.Sprintf("%d requests a round; bare client %.0f req/s (ideal %d)", want, bw,
+				int(float64(candConc)/candLatency.Seconds()))},
+		{Figure: label + ": CPU/request", Anchor: "bare client's CPU/request", Values: cpu,
+			Cost: costs(bareCosts) + " (bare)", Goal: "≤ 2", Met: atMost(2),
+			Note: fmt.Sprintf("median %.0f µs per request (stage) vs %.0f µs (bare)", perReq(stageCosts), perReq(bareCosts))},
+	}, nil
+}
+
+// writeContexts writes n dialogue contexts in ESConv's format: the demo's
+// conversations (their ids, and so the units, differ per copy), each
+// followed by the turns of the next four (requests of about 2.5 kB, a
+// paper/empathetic speaker's), or with long by those of the next eighteen
+// (about 7 kB, the length of a QMSum meeting excerpt the paper's prompts
+// carry).
+func writeContexts(dir string, n int, long bool) (string, error) {
+	src, err := experiments.Files.ReadFile("demo/data/esconv.json")
+	if err != nil {
+		return "", err
+	}
+	var convs []map[string]any
+	if err := json.Unmarshal(src, &convs); err != nil {
+		return "", err
+	}
+	var all []map[string]any
+	for i := range n {
+		c := map[string]any{}
+		for k, v := range convs[i%len(convs)] {
+			c[k] = v
+		}
+		if parts := map[bool]int{false: 5, true: 19}[long]; parts > 1 {
+			var dialog []any
+			for k := range parts {
+				dialog = append(dialog, convs[(i+k)%len(convs)]["dialog"].([]any)...)
+			}
+			c["dialog"] = dialog
+		}
+		c["situation"] = fmt.Sprintf("%s (%d)", c["situation"], i)
+		all = append(all, c)
+	}
+	out, err := json.Marshal(all)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "esconv.json")
+	return path, os.WriteFile(path, out, 0o644)
+}
+
+// storedPrompts returns the prompts a stage run stored, one per candidate
+// (a request each), and the bytes of their request bodies.
+func storedPrompts(path string) ([][]openai.ChatCompletionMessage, int, error) {
+	store, err := results.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer store.Close()
+	rows, err := store.Reader().Query(`SELECT prompt FROM candidates`)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out [][]openai.ChatCompletionMessage
+	total := 0
+	for rows.Next() {
+		var raw string
+		var msgs []openai.ChatCompletionMessage
+		if err := rows.Scan(&raw); err != nil {
+			return nil, 0, err
+		}
+		if err := json.Unmarshal([]byte(raw), &msgs); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, msgs)
+		body, err := json.Marshal(bareRequest(msgs))
+		if err != nil {
+			return nil, 0, err
+		}
+		total += len(body)
+	}
+	return out, total, rows.Err()
+}
+
+// bareRequests sends the prompts with a plain go-openai client, conc at a
+// time.
+func bareRequests(ctx context.Context, url string, prompts [][]openai.ChatCompletionMessage, conc int) (cost, error) {
+	cfg := openai.DefaultConfig("")
+	cfg.BaseURL = url
+	cfg.HTTPClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc + 8}}
+	c := openai.NewClientWithConfig(cfg)
+	jobs := make(chan []openai.ChatCompletionMessage, len(prompts))
+	for _, p := range prompts {
+		jobs <- p
+	}
+	close(jobs)
+	var once sync.Once
+	var first error
+	return measure(func() error {
+		var wg sync.WaitGroup
+		for range conc {
+			wg.Go(func() {
+				for msgs := range jobs {
+					if _, err := c.CreateChatCompletion(ctx, bareRequest(msgs)); err != nil {
+						once.Do(func() { first = err })
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		return first
+	})
+}
+
+// bareRequest is the bare client's request for a prompt.
+func bareRequest(msgs []openai.ChatCompletionMessage) openai.ChatCompletionRequest {
+	return openai.ChatCompletionRequest{Model: "Qwen/Qwen3-8B", MaxTokens: 64, Messages: msgs}
+}
