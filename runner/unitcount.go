@@ -103,6 +103,7 @@ func roleCounters(roles map[string]llm.RoleTally) (map[string]int64, []results.L
 		out[p+cntTokensOut] += rt.TokensOut
 		out[p+cntCacheHits] += rt.CacheHits
 		out[p+cntReused] += rt.Reused
+		out[p+cntLost] += 0 // settled later (SettleLost); present so every role has every counter
 		for b, n := range rt.Latency {
 			hist = append(hist, results.LatencyBucket{Role: role, LE: llm.BucketLatency(b), Count: n})
 		}
