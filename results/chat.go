@@ -95,4 +95,4 @@ func HumanExtra() map[string]json.RawMessage {
 }
 
 // IsHuman reports whether a turn was typed by a person (mascot chat).
-func (t Turn) IsHuman() bool { return string(t.Extra[humanMark]) == "true" }
+func IsHuman(t Turn) bool { return string(t.Extra[humanMark]) == "true" }

@@ -4,7 +4,9 @@
 // metrics, preference pairs, training steps, artifacts and counters.
 //
 // Layer: results sits below the runner (cmd -> runner -> results) and never
-// imports it. The report tables live in results/report.
+// imports it. It stores MASCOT JSONL records (results/jsonl, below it) as
+// episode rows; moving them to and from files is results/transfer, above
+// it. The report tables live in results/report.
 //
 // Choices:
 //   - One file, mattn/go-sqlite3, WAL. Writes go through one writer *sql.DB

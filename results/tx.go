@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // Tx is the write transaction of one unit, handed to CommitUnit's callback.
@@ -116,9 +118,9 @@ func (t *Tx) InsertEpisode(e Episode) (int64, error) {
 		e.Metadata.Dataset = e.Dataset
 	}
 	if e.Metadata.SchemaVersion == "" {
-		e.Metadata.SchemaVersion = SchemaVersionJSONL
+		e.Metadata.SchemaVersion = jsonl.SchemaVersion
 	}
-	meta, err := encodeMetadata(e.Metadata)
+	meta, err := jsonl.EncodeMetadata(e.Metadata)
 	if err != nil {
 		return 0, fmt.Errorf("encoding metadata of %s: %w", e.ConvID, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/runner/datasets"
 	"mascot.dev/mascot/runner/llm"
 )
@@ -16,13 +17,15 @@ import (
 // Branching.K children, one per candidate directive drawn from the same
 // Director prompt; elsewhere it has one.
 type Tree struct {
-	ConvID         string         `json:"conv_id"`
-	Metadata       Metadata       `json:"metadata"`
-	MeetingFields  *MeetingFields `json:"meeting_fields,omitempty"`
-	InitialEmotion string         `json:"initial_emotion,omitempty"`
-	UserBigFive    *BigFive       `json:"user_big_five,omitempty"`
-	UserMBTI       string         `json:"user_mbti,omitempty"`
-	Nodes          []Node         `json:"nodes"`
+	ConvID   string         `json:"conv_id"`
+	Metadata jsonl.Metadata `json:"metadata"`
+	// Meeting is the QMSum sample whose meeting keys the records carry
+	// (nil for other datasets).
+	Meeting        *datasets.Sample `json:"-"`
+	InitialEmotion string           `json:"initial_emotion,omitempty"`
+	UserBigFive    *BigFive         `json:"user_big_five,omitempty"`
+	UserMBTI       string           `json:"user_mbti,omitempty"`
+	Nodes          []Node           `json:"nodes"`
 
 	Counters Counters `json:"-"`
 	Skipped  bool     `json:"-"`
@@ -38,12 +41,12 @@ type Node struct {
 	RoundID  int    `json:"round_id"` // -1 for the root
 	Branch   int    `json:"branch"`   // index among its siblings
 
-	Directive       *Directive `json:"directive,omitempty"`
-	DirectiveOutput string     `json:"directive_output,omitempty"`
+	Directive       *jsonl.Directive `json:"directive,omitempty"`
+	DirectiveOutput string           `json:"directive_output,omitempty"`
 	// Turns are the turns this node added (agent turn and optional user
 	// turn; the root holds a generated opening user turn, if any).
-	Turns   []Turn `json:"turns"`
-	Emotion string `json:"emotion,omitempty"` // the user's emotion after this node
+	Turns   []jsonl.Turn `json:"turns"`
+	Emotion string       `json:"emotion,omitempty"` // the user's emotion after this node
 
 	// DirectorPrompt is set on a node whose children were branched: the
 	// prompt all K candidate directives were drawn from.
@@ -68,9 +71,11 @@ func RunBranching(ctx context.Context, ch Chatter, cfg Config, s datasets.Sample
 	}
 	st, ok, err := e.open(ctx)
 	ep := e.episode(st)
-	t := Tree{ConvID: ep.ConvID, Metadata: ep.Metadata, MeetingFields: ep.MeetingFields, emotion: ep.EmotionFields != nil,
+	t := Tree{ConvID: ep.ConvID, Metadata: ep.Metadata, emotion: !e.meeting,
 		Nodes: []Node{{ID: 0, Parent: -1, RoundID: -1, Turns: st.turns, Emotion: st.emotion}}}
-	if ep.EmotionFields != nil {
+	if e.meeting {
+		t.Meeting = &e.sample
+	} else {
 		t.InitialEmotion, t.UserBigFive, t.UserMBTI = st.trajectory[0], e.big5, e.mbti
 	}
 	if err == nil && ok {

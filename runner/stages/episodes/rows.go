@@ -9,79 +9,11 @@ import (
 	"mascot.dev/mascot/runner/dialogue"
 )
 
-// toRow maps a dialogue episode onto a results row so that
-// results.EncodeRecord writes the same MASCOT JSONL fields json.Marshal of
-// the dialogue episode does. Keys the row has no column for (QMSum's "id"
-// beside "conv_id", user_mbti, a null user_big_five, user turns' emotion)
-// travel in the Extra maps, which export writes back verbatim.
-func toRow(ep dialogue.Episode, s datasets.Sample, mode string, sampleIdx int) (results.Episode, error) {
-	m := ep.Metadata
-	row := results.Episode{
-		ConvID: ep.ConvID, SampleIdx: sampleIdx, System: m.System, Dataset: m.Dataset,
-		Valence: s.Valence, Domain: s.Domain, Mode: mode, AgentsSpoken: ep.AgentsSpoken,
-		Metadata: results.Metadata{SchemaVersion: m.SchemaVersion, System: m.System, Dataset: m.Dataset,
-			PersonaSet: m.PersonaSet, DirectorModel: m.DirectorModel, SpeakerModel: m.SpeakerModel,
-			UserModel: m.UserModel, RubricVersion: m.RubricVersion},
-		Extra: map[string]json.RawMessage{},
-	}
-	if row.AgentsSpoken == nil {
-		row.AgentsSpoken = map[string]int{}
-	}
-	if mf := ep.MeetingFields; mf != nil {
-		id, _ := json.Marshal(mf.ID)
-		row.Extra["id"] = id
-		start, meeting := mf.StartIdx, mf.Meeting
-		row.StartIdx, row.Meeting = &start, &meeting
-	}
-	if ef := ep.EmotionFields; ef != nil {
-		ini, fin := ef.InitialEmotion, ef.FinalEmotion
-		row.InitialEmotion, row.FinalEmotion = &ini, &fin
-		traj := ef.EmotionTrajectory
-		if traj == nil {
-			traj = []string{}
-		}
-		var err error
-		if row.EmotionTrajectory, err = json.Marshal(traj); err != nil {
-			return row, fmt.Errorf("encoding emotion trajectory of %s: %w", ep.ConvID, err)
-		}
-		if ef.UserBigFive != nil {
-			if row.UserBigFive, err = json.Marshal(ef.UserBigFive); err != nil {
-				return row, fmt.Errorf("encoding Big Five profile of %s: %w", ep.ConvID, err)
-			}
-		} else {
-			row.Extra["user_big_five"] = json.RawMessage("null")
-		}
-		if ef.UserMBTI != "" {
-			row.Extra["user_mbti"], _ = json.Marshal(ef.UserMBTI)
-		}
-	}
-	row.Turns = turnRows(ep.Turns)
-	return row, nil
-}
-
-// turnRows maps dialogue turns onto turn rows.
-func turnRows(ts []dialogue.Turn) []results.Turn {
-	out := make([]results.Turn, len(ts))
-	for i, t := range ts {
-		round := t.RoundID
-		r := results.Turn{TurnIdx: t.TurnIdx, RoundID: &round, TurnType: t.TurnType, AgentName: t.AgentName,
-			Response: t.Response}
-		if t.TurnType == dialogue.TurnUser {
-			if t.Emotion != "" {
-				e, _ := json.Marshal(t.Emotion)
-				r.Extra = map[string]json.RawMessage{"emotion": e}
-			}
-		} else {
-			d := results.Directive{}
-			if t.Directive != nil {
-				d = results.Directive{AgentName: t.Directive.AgentName, Action: t.Directive.Action, Tone: t.Directive.Tone}
-			}
-			out := t.DirectiveOutput
-			r.Directive, r.DirectiveOutput = &d, &out
-		}
-		out[i] = r
-	}
-	return out
+// toRow is the results row of a dialogue episode: its record as the
+// engine wrote it, with the sample's split labels and the stage's mode.
+func toRow(ep dialogue.Episode, s datasets.Sample, mode string, sampleIdx int) results.Episode {
+	return results.Episode{SampleIdx: sampleIdx, System: ep.Metadata.System, Dataset: ep.Metadata.Dataset,
+		Valence: s.Valence, Domain: s.Domain, Mode: mode, Record: ep.Record}
 }
 
 // branchInfo is the tree link of a branching node, kept in the metadata

@@ -164,10 +164,7 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 	if ep.Skipped {
 		return func(*results.Tx) error { return nil }, nil
 	}
-	row, err := toRow(ep, smp, s.cfg.Mode, p.sampleIdx)
-	if err != nil {
-		return nil, err
-	}
+	row := toRow(ep, smp, s.cfg.Mode, p.sampleIdx)
 	s.env.CountIn(ctx, s.key, "num_episodes", 1)
 	s.env.CountIn(ctx, s.key, "num_turns", int64(len(row.Turns)))
 	return func(tx *results.Tx) error {
@@ -189,10 +186,7 @@ func (s *stage) runBranching(ctx context.Context, u runner.Unit, cfg dialogue.Co
 	}
 	rows := make([]results.Episode, len(tree.Nodes))
 	for i, n := range tree.Nodes {
-		row, err := toRow(tree.Episode(n.ID), smp, ModeBranching, 0)
-		if err != nil {
-			return nil, err
-		}
+		row := toRow(tree.Episode(n.ID), smp, ModeBranching, 0)
 		row.Idx = n.ID
 		rows[i] = row
 	}

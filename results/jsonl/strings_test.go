@@ -1,4 +1,4 @@
-package results
+package jsonl
 
 import (
 	"bytes"
@@ -19,8 +19,8 @@ func FuzzAppendJSONString(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
-			t.Fatalf("appendJSONString(%q) = %s, want %s", s, got, want)
+		if got := AppendString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
 		}
 	})
 }
