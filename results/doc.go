@@ -35,6 +35,13 @@
 //     (llmattempts.go, migration 0013).
 //   - A run's unit tallies are facts of that run: the writer records the
 //     acting run with each unit state change, and only its tallies move.
+//   - A fresh report reads a run's report blocks (migration 0015,
+//     report_blocks.go): every unit linked to a run appends one binary
+//     entry (its episodes' grouping columns, its score sums) in the linking
+//     transaction, so the report reads a few hundred blocks instead of a
+//     row per unit. They are checked against the run's report stamp; a
+//     write they do not hold leaves them behind, the per-unit rows serve
+//     meanwhile and a finished run's next report rebuilds them.
 //   - What a stage holds can be digested without ids or times
 //     (StageDigest), and the rows stages read come in content order, so
 //     two databases with the same results compare equal.

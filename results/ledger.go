@@ -144,12 +144,16 @@ func linkUnit(ctx context.Context, tx *sql.Tx, u Unit, cached bool) error {
 	if u.RunID == "" {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO run_units (run_id, fingerprint, stage_key, cached) VALUES (?, ?, ?, ?)
+	res, err := tx.ExecContext(ctx, `INSERT INTO run_units (run_id, fingerprint, stage_key, cached) VALUES (?, ?, ?, ?)
 		ON CONFLICT (run_id, fingerprint) DO NOTHING`, u.RunID, u.Fingerprint, u.StageKey, cached)
 	if err != nil {
 		return fmt.Errorf("linking unit %s to run %s: %w", u.Fingerprint, u.RunID, err)
 	}
-	return nil
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("linking unit %s to run %s: %w", u.Fingerprint, u.RunID, err)
+	}
+	return appendBlocks(ctx, tx, u.RunID, []string{u.Fingerprint}, n)
 }
 
 // CommitUnit writes a unit's result rows (through fn) and marks the unit
@@ -259,15 +263,45 @@ func (s *Store) LinkUnits(ctx context.Context, runID, stageKey string, fingerpri
 	}
 	var n int64
 	err = s.writeTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO run_units (run_id, fingerprint, stage_key, cached)
-			SELECT ?, fingerprint, ?, 1 FROM units
-			WHERE state = 'done' AND fingerprint IN (SELECT value FROM json_each(?))
-			ON CONFLICT (run_id, fingerprint) DO NOTHING`, runID, stageKey, string(arg))
+		// The units this call links (done, not linked yet), for the
+		// run's report blocks, then the links.
+		rows, err := tx.QueryContext(ctx, `SELECT u.fingerprint FROM units u
+			WHERE u.state = 'done' AND u.fingerprint IN (SELECT value FROM json_each(?2))
+			AND NOT EXISTS (SELECT 1 FROM run_units ru WHERE ru.run_id = ?1 AND ru.fingerprint = u.fingerprint)
+			ORDER BY u.fingerprint`, runID, string(arg))
 		if err != nil {
 			return fmt.Errorf("linking units to run %s: %w", runID, err)
 		}
-		n, err = res.RowsAffected()
-		return err
+		var fps []string
+		for rows.Next() {
+			var fp string
+			if err := rows.Scan(&fp); err != nil {
+				rows.Close()
+				return fmt.Errorf("linking units to run %s: %w", runID, err)
+			}
+			fps = append(fps, fp)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("linking units to run %s: %w", runID, err)
+		}
+		if len(fps) == 0 {
+			return nil
+		}
+		linked, err := json.Marshal(fps)
+		if err != nil {
+			return fmt.Errorf("encoding fingerprints: %w", err)
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO run_units (run_id, fingerprint, stage_key, cached)
+			SELECT ?, value, ?, 1 FROM json_each(?) WHERE true
+			ON CONFLICT (run_id, fingerprint) DO NOTHING`, runID, stageKey, string(linked))
+		if err != nil {
+			return fmt.Errorf("linking units to run %s: %w", runID, err)
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		return appendBlocks(ctx, tx, runID, fps, n)
 	})
 	return int(n), err
 }

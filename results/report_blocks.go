@@ -1,0 +1,409 @@
+package results
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// A run's report blocks (migration 0015) hold one entry per unit linked to
+// the run, appended in the transaction that links it. An entry is binary,
+// little-endian: fixed-width integers (i64, i32, u16, f64), unsigned
+// varints (u) and strings as u length and bytes (s):
+//
+//	1 byte: the format, entryFormat
+//	the fingerprint: 1 byte 1 and its 32 bytes when it is 64 lowercase hex digits, else 0 and s
+//	u episodes, each: i64 id, i64 sample_idx, s mode, s system, s valence, s domain, s conv_id
+//	u values, each: i64 episode id, u16 tag, i32 count, f64 sum
+//
+// A tag (a level byte and a criterion, as the score sums' tags) is an index
+// into the run's tag list, kept with its judges in report_block_state. A
+// block's body, and a tail row's, is entries each preceded by its length
+// (u). The values are the unit's score sums (unit_scores), so a report
+// adds the same numbers the per-unit scan adds; they are fixed width, and
+// the repeated strings kept once per run, because a report decodes a
+// million of them at 100,000 episodes.
+
+// entryFormat marks an entry's layout; a reader meeting another treats the
+// blocks as behind (a report rebuilds them).
+const entryFormat = 1
+
+// blockTailMax is how many tail entries a run gathers before they are
+// merged into one block.
+const blockTailMax = 512
+
+// startBlocks gives a new run an empty, current set of report blocks (and
+// the report stamp they are checked against), in tx.
+func startBlocks(ctx context.Context, tx *sql.Tx, runID string) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO report_stamps (run_id, epoch)
+		VALUES (?, lower(hex(randomblob(8)))) ON CONFLICT (run_id) DO NOTHING`, runID); err != nil {
+		return fmt.Errorf("stamping run %s: %w", runID, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO report_block_state (run_id, version)
+		SELECT run_id, version FROM report_stamps WHERE run_id = ?
+		ON CONFLICT (run_id) DO UPDATE SET version = excluded.version, tail = 0, judges = '', tags = ''`,
+		runID); err != nil {
+		return fmt.Errorf("starting the report blocks of run %s: %w", runID, err)
+	}
+	return nil
+}
+
+// runDict is a run's tag list and judges (report_block_state), which the
+// entries appended to its blocks extend.
+type runDict struct {
+	tags    []string
+	tagIdx  map[string]int
+	judges  []string
+	changed bool
+}
+
+func newRunDict(tags, judges string) *runDict {
+	d := &runDict{tags: splitJudges(tags), tagIdx: map[string]int{}, judges: splitJudges(judges)}
+	for i, t := range d.tags {
+		d.tagIdx[t] = i
+	}
+	return d
+}
+
+// encode writes a unit's entry, its tags as the run's, adding the tags and
+// judges the run did not have.
+func (d *runDict) encode(u *unitData) ([]byte, error) {
+	entry := []byte{entryFormat}
+	if raw, err := hex.DecodeString(u.fp); err == nil && len(raw) == 32 && hex.EncodeToString(raw) == u.fp {
+		entry = append(append(entry, 1), raw...)
+	} else {
+		entry = appendString(append(entry, 0), u.fp)
+	}
+	entry = binary.AppendUvarint(entry, uint64(u.episodes))
+	entry = append(entry, u.eps...)
+	entry = binary.AppendUvarint(entry, uint64(len(u.vals)))
+	for _, v := range u.vals {
+		tag := u.tags[v.tag]
+		i, ok := d.tagIdx[tag]
+		if !ok {
+			if len(d.tags) == math.MaxUint16+1 {
+				return nil, fmt.Errorf("more than %d criteria", math.MaxUint16+1)
+			}
+			i = len(d.tags)
+			d.tagIdx[tag] = i
+			d.tags = append(d.tags, tag)
+			d.changed = true
+		}
+		entry = binary.LittleEndian.AppendUint64(entry, uint64(v.eid))
+		entry = binary.LittleEndian.AppendUint16(entry, uint16(i))
+		entry = binary.LittleEndian.AppendUint32(entry, uint32(v.n))
+		entry = binary.LittleEndian.AppendUint64(entry, math.Float64bits(v.sum))
+	}
+	for _, j := range u.judges {
+		if i, found := slices.BinarySearch(d.judges, j); !found && j != "" {
+			d.judges = slices.Insert(d.judges, i, j)
+			d.changed = true
+		}
+	}
+	return entry, nil
+}
+
+// save writes the run's tag list and judges back when an entry changed
+// them.
+func (d *runDict) save(ctx context.Context, tx *sql.Tx, runID string) error {
+	if !d.changed {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE report_block_state SET tags = ?, judges = ? WHERE run_id = ?`,
+		strings.Join(d.tags, "\x1e"), strings.Join(d.judges, "\x1e"), runID)
+	if err != nil {
+		return fmt.Errorf("updating the report blocks of run %s: %w", runID, err)
+	}
+	d.changed = false
+	return nil
+}
+
+// appendBlocks appends the entries of units just linked to runID (links:
+// how many run_units rows the link inserted, each of which bumped the
+// run's stamp once) to its report blocks, in the linking transaction. It
+// does nothing when the blocks were not current before the link (a write
+// they do not hold came first; they stay behind until rebuilt) or when the
+// run has none; a unit whose values have no score sums leaves them behind.
+func appendBlocks(ctx context.Context, tx *sql.Tx, runID string, fps []string, links int64) error {
+	if links == 0 {
+		return nil
+	}
+	var tail int64
+	var tags, judges string
+	err := tx.QueryRowContext(ctx, `UPDATE report_block_state SET version = version + ?2
+		WHERE run_id = ?1 AND version + ?2 = (SELECT version FROM report_stamps WHERE run_id = ?1)
+		RETURNING tail, tags, judges`, runID, links).Scan(&tail, &tags, &judges)
+	if err == sql.ErrNoRows {
+		return nil // not current, or no blocks: nothing to keep up
+	}
+	if err != nil {
+		return fmt.Errorf("updating the report blocks of run %s: %w", runID, err)
+	}
+	dict := newRunDict(tags, judges)
+	var added int64
+	for _, fp := range fps {
+		u, ok, err := readUnit(ctx, tx, fp)
+		if err != nil {
+			return err
+		}
+		if !ok { // values without score sums: the blocks cannot hold them
+			_, err := tx.ExecContext(ctx, `UPDATE report_block_state SET version = -1 WHERE run_id = ?`, runID)
+			if err != nil {
+				return fmt.Errorf("marking the report blocks of run %s behind: %w", runID, err)
+			}
+			return nil
+		}
+		if u.empty() {
+			continue // nothing a report reads
+		}
+		entry, err := dict.encode(&u)
+		if err != nil {
+			return fmt.Errorf("appending unit %s to the report blocks of run %s: %w", fp, runID, err)
+		}
+		body := append(binary.AppendUvarint(make([]byte, 0, len(entry)+4), uint64(len(entry))), entry...)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO report_block_tail (run_id, body) VALUES (?, ?)`,
+			runID, body); err != nil {
+			return fmt.Errorf("appending to the report blocks of run %s: %w", runID, err)
+		}
+		added++
+	}
+	if err := dict.save(ctx, tx, runID); err != nil || added == 0 {
+		return err
+	}
+	tail += added
+	if _, err := tx.ExecContext(ctx, `UPDATE report_block_state SET tail = ? WHERE run_id = ?`, tail, runID); err != nil {
+		return fmt.Errorf("updating the report blocks of run %s: %w", runID, err)
+	}
+	if tail >= blockTailMax {
+		return mergeTail(ctx, tx, runID)
+	}
+	return nil
+}
+
+// mergeTail moves a run's tail entries into one block.
+func mergeTail(ctx context.Context, tx *sql.Tx, runID string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT body FROM report_block_tail WHERE run_id = ? ORDER BY id`, runID)
+	if err != nil {
+		return fmt.Errorf("merging the report blocks of run %s: %w", runID, err)
+	}
+	var body []byte
+	n := 0
+	for rows.Next() {
+		var b sql.RawBytes
+		if err := rows.Scan(&b); err != nil {
+			rows.Close()
+			return fmt.Errorf("merging the report blocks of run %s: %w", runID, err)
+		}
+		body = append(body, b...)
+		n++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("merging the report blocks of run %s: %w", runID, err)
+	}
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO report_blocks (run_id, units, body) VALUES (?, ?, ?)`, []any{runID, n, body}},
+		{`DELETE FROM report_block_tail WHERE run_id = ?`, []any{runID}},
+		{`UPDATE report_block_state SET tail = 0 WHERE run_id = ?`, []any{runID}},
+	} {
+		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
+			return fmt.Errorf("merging the report blocks of run %s: %w", runID, err)
+		}
+	}
+	return nil
+}
+
+// unitData is what a unit holds for a report: its episodes (encoded as an
+// entry holds them), its score sums with the unit's own tags, its judges.
+type unitData struct {
+	fp       string
+	episodes int
+	eps      []byte
+	tags     []string
+	vals     []unitValue
+	judges   []string
+}
+
+type unitValue struct {
+	eid int64
+	tag int // index into unitData.tags
+	n   int32
+	sum float64
+}
+
+func (u *unitData) empty() bool { return u.episodes == 0 && len(u.vals) == 0 }
+
+// readUnit reads a unit's report data from its rows. ok is false when the
+// unit holds values (a judgment not of a candidate, a metric of an
+// episode) but no score sums.
+func readUnit(ctx context.Context, tx *sql.Tx, fp string) (u unitData, ok bool, err error) {
+	u.fp = fp
+	rows, err := tx.QueryContext(ctx, `SELECT id, sample_idx, mode, system, valence, domain, conv_id
+		FROM episodes WHERE unit_fp = ? ORDER BY id`, fp)
+	if err != nil {
+		return u, false, fmt.Errorf("reading episodes of unit %s: %w", fp, err)
+	}
+	for rows.Next() {
+		var id, sample int64
+		var mode, system, valence, domain, conv string
+		if err := rows.Scan(&id, &sample, &mode, &system, &valence, &domain, &conv); err != nil {
+			rows.Close()
+			return u, false, fmt.Errorf("reading episodes of unit %s: %w", fp, err)
+		}
+		u.eps = binary.LittleEndian.AppendUint64(u.eps, uint64(id))
+		u.eps = binary.LittleEndian.AppendUint64(u.eps, uint64(sample))
+		for _, s := range []string{mode, system, valence, domain, conv} {
+			u.eps = appendString(u.eps, s)
+		}
+		u.episodes++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return u, false, fmt.Errorf("reading episodes of unit %s: %w", fp, err)
+	}
+	var packed, judges sql.NullString
+	err = tx.QueryRowContext(ctx, `SELECT packed, judges FROM unit_scores WHERE unit_fp = ?`, fp).Scan(&packed, &judges)
+	switch {
+	case err == sql.ErrNoRows:
+		var values bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM judgments WHERE unit_fp = ?1 AND candidate_id IS NULL)
+			OR EXISTS (SELECT 1 FROM metrics WHERE unit_fp = ?1 AND episode_id IS NOT NULL)`, fp).Scan(&values); err != nil {
+			return u, false, fmt.Errorf("looking for values of unit %s: %w", fp, err)
+		}
+		return u, !values, nil
+	case err != nil:
+		return u, false, fmt.Errorf("reading score sums of unit %s: %w", fp, err)
+	case !judges.Valid:
+		return u, false, nil // judges not known (a row from before migration 0014)
+	}
+	u.judges = splitJudges(judges.String)
+	tagIdx := map[string]int{}
+	err = eachValue(packed.String, func(eid int64, tag string, v float64, n int32) error {
+		i, ok := tagIdx[tag]
+		if !ok {
+			i = len(u.tags)
+			tagIdx[tag] = i
+			u.tags = append(u.tags, tag)
+		}
+		u.vals = append(u.vals, unitValue{eid: eid, tag: i, n: n, sum: v})
+		return nil
+	})
+	if err != nil {
+		return u, false, fmt.Errorf("reading score sums of unit %s: %w", fp, err)
+	}
+	return u, true, nil
+}
+
+// splitJudges reads a list joined by U+001E ("" for none).
+func splitJudges(list string) []string {
+	if list == "" {
+		return nil
+	}
+	return strings.Split(list, "\x1e")
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// RebuildReportBlocks writes a run's report blocks afresh from its units'
+// rows (computing the score sums a unit lacks), for a run whose blocks fell
+// behind a write they do not hold, or a run older than them. Reports are
+// right without it, only slower: ScoreGroupsIn calls it for a run that is
+// not running.
+func (s *Store) RebuildReportBlocks(ctx context.Context, runID string) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		for _, q := range []string{`DELETE FROM report_blocks WHERE run_id = ?`, `DELETE FROM report_block_tail WHERE run_id = ?`} {
+			if _, err := tx.ExecContext(ctx, q, runID); err != nil {
+				return fmt.Errorf("rebuilding the report blocks of run %s: %w", runID, err)
+			}
+		}
+		if err := startBlocks(ctx, tx, runID); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT fingerprint FROM run_units WHERE run_id = ? ORDER BY fingerprint`, runID)
+		if err != nil {
+			return fmt.Errorf("rebuilding the report blocks of run %s: %w", runID, err)
+		}
+		var fps []string
+		for rows.Next() {
+			var fp string
+			if err := rows.Scan(&fp); err != nil {
+				rows.Close()
+				return fmt.Errorf("rebuilding the report blocks of run %s: %w", runID, err)
+			}
+			fps = append(fps, fp)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("rebuilding the report blocks of run %s: %w", runID, err)
+		}
+		var body []byte
+		dict := newRunDict("", "")
+		units := 0
+		flush := func() error {
+			if units == 0 {
+				return nil
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO report_blocks (run_id, units, body) VALUES (?, ?, ?)`, runID, units, body)
+			body, units = body[:0], 0
+			if err != nil {
+				return fmt.Errorf("rebuilding the report blocks of run %s: %w", runID, err)
+			}
+			return nil
+		}
+		for _, fp := range fps {
+			u, ok, err := readUnit(ctx, tx, fp)
+			if err == nil && !ok { // values without score sums: compute them
+				if err = writeUnitScores(ctx, tx, fp); err == nil {
+					u, ok, err = readUnit(ctx, tx, fp)
+				}
+			}
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("rebuilding the report blocks of run %s: unit %s has no score sums", runID, fp)
+			}
+			if u.empty() {
+				continue
+			}
+			entry, err := dict.encode(&u)
+			if err != nil {
+				return fmt.Errorf("rebuilding the report blocks of run %s: %w", runID, err)
+			}
+			body = binary.AppendUvarint(body, uint64(len(entry)))
+			body = append(body, entry...)
+			if units++; units == blockTailMax {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		dict.changed = true
+		return dict.save(ctx, tx, runID)
+	})
+}
+
+// ReportBlocksCurrent reports whether the run's report blocks hold what its
+// units hold (a fresh report then reads them instead of the units' rows).
+func (s *Store) ReportBlocksCurrent(ctx context.Context, runID string) (bool, error) {
+	var current bool
+	err := s.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM report_block_state b
+		JOIN report_stamps s ON s.run_id = b.run_id WHERE b.run_id = ? AND b.version = s.version)`, runID).Scan(&current)
+	if err != nil {
+		return false, fmt.Errorf("checking the report blocks of run %s: %w", runID, err)
+	}
+	return current, nil
+}
