@@ -51,7 +51,7 @@ func (s *Store) SaveChat(ctx context.Context, u Unit, e Episode) (int64, error) 
 		if _, err := tx.ExecContext(ctx, markDoneSQL, now, now, nullString(u.RunID), u.Fingerprint); err != nil {
 			return fmt.Errorf("marking chat unit %s done: %w", u.Fingerprint, err)
 		}
-		return linkUnit(ctx, tx, u, false)
+		return linkUnit(ctx, tx, u, false, nil)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("saving chat %s: %w", e.ConvID, err)

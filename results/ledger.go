@@ -139,8 +139,9 @@ func ensureUnit(ctx context.Context, tx *sql.Tx, u Unit, countAttempt bool) (str
 }
 
 // linkUnit records that run uses the unit; cached says it was produced
-// before (by this or another run) rather than now.
-func linkUnit(ctx context.Context, tx *sql.Tx, u Unit, cached bool) error {
+// before (by this or another run) rather than now. known, when set, is
+// what the unit holds for a report (see appendBlocks).
+func linkUnit(ctx context.Context, tx *sql.Tx, u Unit, cached bool, known *unitData) error {
 	if u.RunID == "" {
 		return nil
 	}
@@ -153,7 +154,7 @@ func linkUnit(ctx context.Context, tx *sql.Tx, u Unit, cached bool) error {
 	if err != nil {
 		return fmt.Errorf("linking unit %s to run %s: %w", u.Fingerprint, u.RunID, err)
 	}
-	return appendBlocks(ctx, tx, u.RunID, []string{u.Fingerprint}, n)
+	return appendBlocks(ctx, tx, u.RunID, []string{u.Fingerprint}, n, known)
 }
 
 // CommitUnit writes a unit's result rows (through fn) and marks the unit
@@ -180,7 +181,7 @@ func (s *Store) CommitUnit(ctx context.Context, u Unit, fn func(tx *Tx) error) e
 				return err
 			}
 			if prev == UnitDone {
-				return linkUnit(ctx, stx, u, true)
+				return linkUnit(ctx, stx, u, true, nil)
 			}
 			if _, err := stx.ExecContext(ctx, markDoneSQL, now, now, nullString(u.RunID), u.Fingerprint); err != nil {
 				return fmt.Errorf("marking unit %s done: %w", u.Fingerprint, err)
@@ -196,12 +197,20 @@ func (s *Store) CommitUnit(ctx context.Context, u Unit, fn func(tx *Tx) error) e
 		// unit that wrote values. One that did not has none to sum (rows
 		// an earlier attempt left are read raw, as for any unit without
 		// sums), and no sums row: a done unit is never committed again.
+		var known *unitData
+		if !t.raw { // what the unit holds is what it inserted
+			known = &unitData{fp: u.Fingerprint, episodes: t.episodeCount, eps: t.episodes}
+		}
 		if t.values {
-			if err := writeUnitScores(ctx, stx, u.Fingerprint); err != nil {
+			scores, judges, err := writeUnitScores(ctx, stx, u.Fingerprint)
+			if err != nil {
 				return err
 			}
+			if known != nil {
+				known.setScores(scores, judges)
+			}
 		}
-		return linkUnit(ctx, stx, u, false)
+		return linkUnit(ctx, stx, u, false, known)
 	})
 }
 
@@ -246,7 +255,7 @@ func (s *Store) FailUnitWith(ctx context.Context, u Unit, errMsg string, fn func
 				return fmt.Errorf("recording failed unit %s: %w", u.Fingerprint, err)
 			}
 		}
-		return linkUnit(ctx, tx, u, false)
+		return linkUnit(ctx, tx, u, false, nil)
 	})
 }
 
@@ -301,7 +310,7 @@ func (s *Store) LinkUnits(ctx context.Context, runID, stageKey string, fingerpri
 		if n, err = res.RowsAffected(); err != nil {
 			return err
 		}
-		return appendBlocks(ctx, tx, runID, fps, n)
+		return appendBlocks(ctx, tx, runID, fps, n, nil)
 	})
 	return int(n), err
 }

@@ -129,9 +129,14 @@ func (d *runDict) save(ctx context.Context, tx *sql.Tx, runID string) error {
 // does nothing when the blocks were not current before the link (a write
 // they do not hold came first; they stay behind until rebuilt) or when the
 // run has none; a unit whose values have no score sums leaves them behind.
-func appendBlocks(ctx context.Context, tx *sql.Tx, runID string, fps []string, links int64) error {
+// known, when set, is what the one unit of fps holds (a commit knows it
+// from its inserts), which spares reading it back.
+func appendBlocks(ctx context.Context, tx *sql.Tx, runID string, fps []string, links int64, known *unitData) error {
 	if links == 0 {
 		return nil
+	}
+	if known != nil && len(fps) == 1 {
+		return appendKnown(ctx, tx, runID, known, links)
 	}
 	var tail int64
 	var tags, judges string
@@ -161,14 +166,8 @@ func appendBlocks(ctx context.Context, tx *sql.Tx, runID string, fps []string, l
 		if u.empty() {
 			continue // nothing a report reads
 		}
-		entry, err := dict.encode(&u)
-		if err != nil {
-			return fmt.Errorf("appending unit %s to the report blocks of run %s: %w", fp, runID, err)
-		}
-		body := append(binary.AppendUvarint(make([]byte, 0, len(entry)+4), uint64(len(entry))), entry...)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO report_block_tail (run_id, body) VALUES (?, ?)`,
-			runID, body); err != nil {
-			return fmt.Errorf("appending to the report blocks of run %s: %w", runID, err)
+		if err := insertEntry(ctx, tx, runID, dict, &u); err != nil {
+			return err
 		}
 		added++
 	}
@@ -181,6 +180,53 @@ func appendBlocks(ctx context.Context, tx *sql.Tx, runID string, fps []string, l
 	}
 	if tail >= blockTailMax {
 		return mergeTail(ctx, tx, runID)
+	}
+	return nil
+}
+
+// appendKnown is appendBlocks for one unit whose data the caller has: one
+// statement when it holds nothing a report reads (most units), two when
+// it does.
+func appendKnown(ctx context.Context, tx *sql.Tx, runID string, u *unitData, links int64) error {
+	added := 0
+	if !u.empty() {
+		added = 1
+	}
+	var tail int64
+	var tags, judges string
+	err := tx.QueryRowContext(ctx, `UPDATE report_block_state SET version = version + ?2, tail = tail + ?3
+		WHERE run_id = ?1 AND version + ?2 = (SELECT version FROM report_stamps WHERE run_id = ?1)
+		RETURNING tail, tags, judges`, runID, links, added).Scan(&tail, &tags, &judges)
+	if err == sql.ErrNoRows || (err == nil && added == 0) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("updating the report blocks of run %s: %w", runID, err)
+	}
+	dict := newRunDict(tags, judges)
+	if err := insertEntry(ctx, tx, runID, dict, u); err != nil {
+		return err
+	}
+	if err := dict.save(ctx, tx, runID); err != nil {
+		return err
+	}
+	if tail >= blockTailMax {
+		return mergeTail(ctx, tx, runID)
+	}
+	return nil
+}
+
+// insertEntry encodes a unit's entry for the run and appends it to the
+// run's tail.
+func insertEntry(ctx context.Context, tx *sql.Tx, runID string, dict *runDict, u *unitData) error {
+	entry, err := dict.encode(u)
+	if err != nil {
+		return fmt.Errorf("appending unit %s to the report blocks of run %s: %w", u.fp, runID, err)
+	}
+	body := append(binary.AppendUvarint(make([]byte, 0, len(entry)+4), uint64(len(entry))), entry...)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO report_block_tail (run_id, body) VALUES (?, ?)`,
+		runID, body); err != nil {
+		return fmt.Errorf("appending to the report blocks of run %s: %w", runID, err)
 	}
 	return nil
 }
@@ -258,11 +304,7 @@ func readUnit(ctx context.Context, tx *sql.Tx, fp string) (u unitData, ok bool, 
 			rows.Close()
 			return u, false, fmt.Errorf("reading episodes of unit %s: %w", fp, err)
 		}
-		u.eps = binary.LittleEndian.AppendUint64(u.eps, uint64(id))
-		u.eps = binary.LittleEndian.AppendUint64(u.eps, uint64(sample))
-		for _, s := range []string{mode, system, valence, domain, conv} {
-			u.eps = appendString(u.eps, s)
-		}
+		u.eps = appendBlockEpisode(u.eps, id, sample, mode, system, valence, domain, conv)
 		u.episodes++
 	}
 	rows.Close()
@@ -284,22 +326,41 @@ func readUnit(ctx context.Context, tx *sql.Tx, fp string) (u unitData, ok bool, 
 	case !judges.Valid:
 		return u, false, nil // judges not known (a row from before migration 0014)
 	}
-	u.judges = splitJudges(judges.String)
-	tagIdx := map[string]int{}
+	var scores []unitScore
 	err = eachValue(packed.String, func(eid int64, tag string, v float64, n int32) error {
-		i, ok := tagIdx[tag]
-		if !ok {
-			i = len(u.tags)
-			tagIdx[tag] = i
-			u.tags = append(u.tags, tag)
-		}
-		u.vals = append(u.vals, unitValue{eid: eid, tag: i, n: n, sum: v})
+		scores = append(scores, unitScore{episode: eid, tag: tag, sum: v, n: n})
 		return nil
 	})
 	if err != nil {
 		return u, false, fmt.Errorf("reading score sums of unit %s: %w", fp, err)
 	}
+	u.setScores(scores, judges.String)
 	return u, true, nil
+}
+
+// setScores sets the unit's values and judges from its score sums.
+func (u *unitData) setScores(scores []unitScore, judges string) {
+	u.judges = splitJudges(judges)
+	tagIdx := map[string]int{}
+	for _, sc := range scores {
+		i, ok := tagIdx[sc.tag]
+		if !ok {
+			i = len(u.tags)
+			tagIdx[sc.tag] = i
+			u.tags = append(u.tags, sc.tag)
+		}
+		u.vals = append(u.vals, unitValue{eid: sc.episode, tag: i, n: sc.n, sum: sc.sum})
+	}
+}
+
+// appendBlockEpisode encodes an episode as an entry holds it.
+func appendBlockEpisode(b []byte, id, sample int64, mode, system, valence, domain, conv string) []byte {
+	b = binary.LittleEndian.AppendUint64(b, uint64(id))
+	b = binary.LittleEndian.AppendUint64(b, uint64(sample))
+	for _, s := range [...]string{mode, system, valence, domain, conv} {
+		b = appendString(b, s)
+	}
+	return b
 }
 
 // splitJudges reads a list joined by U+001E ("" for none).
@@ -363,7 +424,7 @@ func (s *Store) RebuildReportBlocks(ctx context.Context, runID string) error {
 		for _, fp := range fps {
 			u, ok, err := readUnit(ctx, tx, fp)
 			if err == nil && !ok { // values without score sums: compute them
-				if err = writeUnitScores(ctx, tx, fp); err == nil {
+				if _, _, err = writeUnitScores(ctx, tx, fp); err == nil {
 					u, ok, err = readUnit(ctx, tx, fp)
 				}
 			}

@@ -82,6 +82,12 @@ func readBlocksOn(ctx context.Context, dc any, runID string) (bs *blockSet, ok b
 	if !okE || !okQ {
 		return nil, false, fmt.Errorf("driver connection %T cannot execute or query", dc)
 	}
+	// Read the pages through a memory map instead of a read call and a
+	// copy per page (the connection is read-only; the setting stays with
+	// it, as the scan's).
+	if _, err := ex.ExecContext(ctx, `PRAGMA mmap_size = 1073741824`, nil); err != nil {
+		return nil, false, err
+	}
 	if _, err := ex.ExecContext(ctx, `BEGIN`, nil); err != nil {
 		return nil, false, err
 	}

@@ -72,3 +72,10 @@ var plainJSON = func() (t [utf8.RuneSelf]bool) {
 
 // appendJSONInt appends n as a JSON number.
 func appendJSONInt(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n), 10) }
+
+// AppendDirective appends d as json.Marshal writes a Directive.
+func AppendDirective(b []byte, d Directive) []byte {
+	b = AppendString(append(b, `{"agent_name":`...), d.AgentName)
+	b = AppendString(append(b, `,"action":`...), d.Action)
+	return append(AppendString(append(b, `,"tone":`...), d.Tone), '}')
+}
