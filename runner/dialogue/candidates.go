@@ -83,7 +83,7 @@ func GenerateCandidates(ctx context.Context, ch Chatter, cfg CandidateConfig, s 
 	if err != nil {
 		return set, err
 	}
-	texts, oks, err := e.c.many(ctx, RoleSpeaker, cfg.Speaker, Pos{Step: "candidate"}, set.Prompt, nil, "", cfg.K, cfg.SupportsN)
+	texts, oks, _, err := e.c.many(ctx, RoleSpeaker, cfg.Speaker, Pos{Step: "candidate"}, set.Prompt, nil, "", cfg.K, cfg.SupportsN)
 	if err != nil {
 		set.Counters = *e.c.counters
 		return set, err
