@@ -287,3 +287,64 @@ func TestDirectorGRPOResumesToTheSameAdapter(t *testing.T) {
 	t.Logf("resumed from step %d; speaker replies replayed from the cache: %d", meta.ResumedFrom,
 		h.counter("dg", "llm.speaker.reused")+h.counter("dg", "llm.speaker.cache_hits"))
 }
+
+// TestDirectorGRPOEndpointRollouts: with rollouts "endpoint" the
+// Director's directives come from its endpoint, which gets the current
+// adapter hot-loaded once per generation (PEFT files the stage wrote)
+// and serves each generation's draws under that adapter's alias; the
+// trainer learns from the directives it reads back, and the stage
+// unloads the last adapter when it is done.
+func TestDirectorGRPOEndpointRollouts(t *testing.T) {
+	srv := fakevllm.Start(t, fakevllm.Options{Seed: 4, Record: true})
+	const g, steps = 2, 2
+	l := directorSpec(t, srv.URL(), fmt.Sprintf(`rollouts: "endpoint", num_generations: %d, max_steps: %d, batch_size: 1, horizon: 1, heldout_fraction: 0`, g, steps))
+	h := newHarness(t, l, runner.Default.With(fakeJudge()))
+	h.run()
+	loaded := map[string]bool{}
+	for _, r := range srv.Requests() {
+		if r.Path != "/v1/load_lora_adapter" {
+			continue
+		}
+		var b struct {
+			Name string `json:"lora_name"`
+			Path string `json:"lora_path"`
+		}
+		if err := json.Unmarshal(r.Body, &b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(b.Path, "adapter_config.json")); err != nil {
+			t.Errorf("adapter %s loaded from %s: %v", b.Name, b.Path, err)
+		}
+		loaded[b.Name] = true
+	}
+	served := map[string]int{}
+	for _, r := range srv.Requests() {
+		var b struct {
+			Model          string `json:"model"`
+			ResponseFormat struct {
+				JSONSchema struct {
+					Name string `json:"name"`
+				} `json:"json_schema"`
+			} `json:"response_format"`
+		}
+		if r.Path == "/v1/chat/completions" && json.Unmarshal(r.Body, &b) == nil && b.ResponseFormat.JSONSchema.Name == "directive" && loaded[b.Model] {
+			served[b.Model]++
+		}
+	}
+	t.Logf("adapters loaded %v; Director requests per adapter %v", loaded, served)
+	if len(loaded) != steps || len(served) != steps {
+		t.Fatalf("adapters loaded %v, Director requests per adapter %v; want one adapter per generation (%d)", loaded, served, steps)
+	}
+	if n := h.counter("dg", "llm.director.attempts"); n < steps {
+		t.Errorf("%d Director attempts over HTTP, want at least %d", n, steps)
+	}
+	if n := h.counter("dg", "rollout_speaker_turns"); n != g*steps {
+		t.Errorf("%d Speaker turns, want %d", n, g*steps)
+	}
+	if n := h.count(`SELECT COUNT(*) FROM training_steps WHERE stage_key = 'dg' AND grad_norm > 0`); n == 0 {
+		t.Error("no GRPO step of the Director had a gradient")
+	}
+	if a := srv.Adapters(); len(a) != 0 {
+		t.Errorf("the endpoint still serves %v after training", a)
+	}
+}
