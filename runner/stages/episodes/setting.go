@@ -2,6 +2,7 @@ package episodes
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"mascot.dev/mascot/runner"
@@ -65,6 +66,9 @@ func (t *Setting) Sample(id string) (datasets.Sample, bool) {
 func (t *Setting) Config(unitKey string, smp datasets.Sample) dialogue.Config {
 	return t.s.dialogueConfig(runner.Unit{Fingerprint: unitKey}, smp, t.index[smp.ID])
 }
+
+// DirectiveSchema is the JSON schema the stage's Director requests carry.
+func (t *Setting) DirectiveSchema() json.RawMessage { return dialogue.DirectiveSchema(t.s.roster) }
 
 // Router sends the dialogue roles to the stage's endpoints.
 func (t *Setting) Router() stagekit.Router { return t.s.router() }

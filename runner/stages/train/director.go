@@ -79,7 +79,7 @@ func (s *grpoStage) runDirector(ctx context.Context, u runner.Unit, p directorPa
 	if err := p.set.LoadAdapters(ctx); err != nil {
 		return nil, err
 	}
-	ro, err := s.newRollouts(u, p, tok{tk}, rf, dir)
+	ro, err := s.newRollouts(u, p, tok{tk}, base.Config.VocabSize, rf, dir)
 	if err != nil {
 		return nil, err
 	}

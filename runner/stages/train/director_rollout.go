@@ -30,6 +30,7 @@ type rollouts struct {
 	states  map[string]dstate
 	held    []dstate
 	tok     tok
+	gram    *grammar
 	reward  reward.Func
 
 	// endpoint mode: the Director's endpoint, where each generation's
@@ -39,9 +40,14 @@ type rollouts struct {
 	alias    string
 }
 
-func (s *grpoStage) newRollouts(u runner.Unit, p directorPayload, tk tok, rf reward.Func, dir string) (*rollouts, error) {
+func (s *grpoStage) newRollouts(u runner.Unit, p directorPayload, tk tok, vocabSize int, rf reward.Func, dir string) (*rollouts, error) {
 	r := &rollouts{env: s.env, key: s.key, fp: u.Fingerprint, seed: s.env.Seed(s.key), cfg: s.cfg, set: p.set,
-		states: map[string]dstate{}, held: p.heldout, tok: tk, reward: rf}
+		states: map[string]dstate{}, held: p.heldout, tok: tk, gram: newGrammar(tk, vocabSize), reward: rf}
+	// A budget that cannot hold the shortest directive is a config error,
+	// whichever samples it (the built-in engine refuses it too).
+	if _, err := r.gram.processor(p.set.DirectiveSchema(), s.cfg.MaxCompletionLength); err != nil {
+		return nil, fmt.Errorf("stage %s: %w", s.key, err)
+	}
 	for _, st := range p.train {
 		r.states[st.Key] = st
 	}
@@ -210,7 +216,7 @@ func (r *rollouts) chatter(ctx context.Context, pol *train.Policy, tag string) (
 	c := &policyChat{next: r.set.Router(), tok: r.tok, temperature: r.cfg.Temperature, maxTokens: r.cfg.MaxCompletionLength}
 	if r.endpoint == "" {
 		c.think = r.env.Exp.Endpoints[r.set.Endpoint(dialogue.RoleDirector)].EnableThinking
-		c.policy = pol
+		c.policy, c.grammar = pol, r.gram
 		return c, nil
 	}
 	c.think, c.client, c.endpoint = r.env.Exp.Endpoints[r.endpoint].EnableThinking, r.env.LLM, r.endpoint

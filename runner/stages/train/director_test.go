@@ -55,7 +55,7 @@ stages: {
 	br: {kind: "episodes", mode: "branching", dataset: "es", roster: "support", turns: 2, branch_k: 2,
 		user_response_probability: 0.5}
 	dg: {kind: "train-grpo", policy: "director", prompts: "br", rewards: ["group"], base_stage: "pre",
-		max_completion_length: 8, lora: {r: 8, alpha: 16, dropout: 0}, lr: 1e-2, ` + dg + `}
+		max_completion_length: 64, lora: {r: 8, alpha: 16, dropout: 0}, lr: 1e-2, ` + dg + `}
 }
 `
 	l, err := schema.Load(testspec.Write(t, src), schema.Options{})
@@ -156,6 +156,11 @@ func TestDirectorGRPORollsOutWholeTrajectories(t *testing.T) {
 	}
 	if n := h.count(`SELECT COUNT(*) FROM training_steps WHERE stage_key = 'dg' AND reward IS NOT NULL`); n != steps {
 		t.Errorf("%d rewarded GRPO steps, want %d", n, steps)
+	}
+	// Drawn under the directive schema, as the built-in engine would
+	// draw them, the tiny policy's directives all parse.
+	if n, f := h.counter("dg", "num_directive_parse_failures"), h.counter("dg", "num_random_agent_fallbacks"); n != 0 || f != 0 {
+		t.Errorf("%d directives did not parse and %d fell back to a random agent, want none", n, f)
 	}
 	// The directive tokens the policy drew get gradient.
 	if n := h.count(`SELECT COUNT(*) FROM training_steps WHERE stage_key = 'dg' AND grad_norm > 0`); n == 0 {

@@ -27,12 +27,15 @@ type policyChat struct {
 	// that do not set it (the chat template differs).
 	think bool
 	// GRPO's sampling settings replace the episodes stage's for the
-	// Director: the loss divides the logits by the same temperature.
-	temperature, topP float64
-	topK, maxTokens   int
+	// Director: plain sampling at the temperature the loss divides the
+	// logits by (no top-p or top-k truncation), up to maxTokens.
+	temperature float64
+	maxTokens   int
 
-	// trainer mode: the current policy.
-	policy *train.Policy
+	// trainer mode: the current policy, constrained by grammar to the
+	// request's JSON schema as the built-in engine constrains it.
+	policy  *train.Policy
+	grammar *grammar
 	// endpoint mode: the client, endpoint and the adapter's alias there.
 	client   *llm.Client
 	endpoint string
@@ -80,14 +83,21 @@ func (c *policyChat) encode(ms []llm.Message, enableThinking *bool) ([]int, erro
 	return c.tok.Encode(text), nil
 }
 
-// sample answers a Director request from the policy in this process. The
-// draw counts as a Director request (no HTTP attempt) in the unit's
-// tally, with its tokens.
+// sample answers a Director request from the policy in this process,
+// constrained to the request's JSON schema. The draw counts as a Director
+// request (no HTTP attempt) in the unit's tally, with its tokens.
 func (c *policyChat) sample(ctx context.Context, req llm.Request, prompt []int) (llm.Response, error) {
 	p := c.policy.Params
-	p.Temperature, p.TopP, p.TopK, p.MaxTokens = float32(c.temperature), float32(c.topP), c.topK, c.maxTokens
+	p.Temperature, p.TopP, p.TopK, p.MaxTokens = float32(c.temperature), 0, 0, c.maxTokens
 	if req.Seed != nil {
 		p.Seed = uint64(*req.Seed)
+	}
+	if len(req.JSONSchema) > 0 && c.grammar != nil {
+		proc, err := c.grammar.processor(req.JSONSchema, c.maxTokens)
+		if err != nil {
+			return llm.Response{}, err
+		}
+		p.Processor = proc
 	}
 	n := max(1, req.N)
 	rs, err := sample.GenerateN(ctx, c.policy.Model, prompt, n, p)
@@ -115,7 +125,7 @@ func (c *policyChat) sample(ctx context.Context, req llm.Request, prompt []int) 
 // its tokens (an EOS appended when the server stopped on it).
 func (c *policyChat) remote(ctx context.Context, req llm.Request, prompt []int) (llm.Response, error) {
 	req.Endpoint, req.Model, req.MaxTokens = c.endpoint, c.alias, c.maxTokens
-	t, tp, tk := c.temperature, c.topP, c.topK
+	t, tp, tk := c.temperature, 1.0, -1 // top_p 1 and top_k −1: no truncation (vLLM's values)
 	req.Temperature, req.TopP, req.TopK = &t, &tp, &tk
 	resp, err := c.client.Chat(ctx, req)
 	if err != nil {
