@@ -58,6 +58,9 @@ type caller struct {
 	seed     int64
 	strict   bool
 	counters *Counters
+	// lastErr is the last failure counted by fail (tolerant mode goes on
+	// without it, but a caller left with nothing can say why).
+	lastErr error
 }
 
 // call is one request. n > 1 asks for n choices in one request.
@@ -84,6 +87,7 @@ func (c *caller) call(ctx context.Context, role string, s Sampling, pos Pos, msg
 // fail counts a generation failure; in strict mode it returns err.
 func (c *caller) fail(err error) error {
 	c.counters.NumGenerationFailures++
+	c.lastErr = err
 	if c.strict {
 		return err
 	}
