@@ -75,7 +75,6 @@ func (s *grpoStage) runDirector(ctx context.Context, u runner.Unit, p directorPa
 	defer release()
 	p.base.describe(&opts)
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-grpo", u, opts.Steps, 0)
-	opts.MaxLength = 0
 	if err := p.set.LoadAdapters(ctx); err != nil {
 		return nil, err
 	}

@@ -168,7 +168,6 @@ func (s *grpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, erro
 	defer release()
 	p.base.describe(&opts)
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-grpo", u, opts.Steps, 0)
-	opts.MaxLength = 0
 	ev := evaluator{tk: tok{tk}, reward: rf, n: max(2, s.cfg.NumGenerations), seed: opts.Seed,
 		params: sample.Params{Temperature: float32(s.cfg.Temperature), MaxTokens: s.cfg.MaxCompletionLength,
 			StopTokens: []int{tok{tk}.EOS()}}}
