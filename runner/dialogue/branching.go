@@ -51,6 +51,8 @@ type Node struct {
 	// DirectorPrompt is set on a node whose children were branched: the
 	// prompt all K candidate directives were drawn from.
 	DirectorPrompt []llm.Message `json:"director_prompt,omitempty"`
+	// Drawn is the request and choice this node's directive came from.
+	Drawn Draw `json:"-"`
 }
 
 // RunBranching grows a Tree of cfg.Turns rounds for sample s (systems
@@ -70,14 +72,7 @@ func RunBranching(ctx context.Context, ch Chatter, cfg Config, s datasets.Sample
 		return Tree{}, err
 	}
 	st, ok, err := e.open(ctx)
-	ep := e.episode(st)
-	t := Tree{ConvID: ep.ConvID, Metadata: ep.Metadata, emotion: !e.meeting,
-		Nodes: []Node{{ID: 0, Parent: -1, RoundID: -1, Turns: st.turns, Emotion: st.emotion}}}
-	if e.meeting {
-		t.Meeting = &e.sample
-	} else {
-		t.InitialEmotion, t.UserBigFive, t.UserMBTI = st.trajectory[0], e.big5, e.mbti
-	}
+	t := e.newTree(st, -1)
 	if err == nil && ok {
 		err = e.grow(ctx, &t, 0, st, 0)
 	}
@@ -90,6 +85,19 @@ func RunBranching(ctx context.Context, ch Chatter, cfg Config, s datasets.Sample
 	}
 	t.Counters = *e.c.counters
 	return t, err
+}
+
+// newTree starts a tree whose root holds the state st (its round: round).
+func (e *engine) newTree(st *state, round int) Tree {
+	ep := e.episode(st)
+	t := Tree{ConvID: ep.ConvID, Metadata: ep.Metadata, emotion: !e.meeting,
+		Nodes: []Node{{ID: 0, Parent: -1, RoundID: round, Turns: st.turns, Emotion: st.emotion}}}
+	if e.meeting {
+		t.Meeting = &e.sample
+	} else {
+		t.InitialEmotion, t.UserBigFive, t.UserMBTI = st.trajectory[0], e.big5, e.mbti
+	}
+	return t
 }
 
 // checkTreeSize refuses K, rounds or node counts outside the limits.
@@ -132,12 +140,13 @@ func (e *engine) grow(ctx context.Context, t *Tree, id int, st *state, round int
 	}
 	k := branchK(e.cfg, round)
 	path := t.Nodes[id].Path
-	ds, raws, prompt, err := e.directives(ctx, st, round, path, k)
+	dr, err := e.directives(ctx, st, round, path, k)
 	if err != nil {
 		return err
 	}
+	ds, raws := dr.ds, dr.raws
 	if k > 1 {
-		t.Nodes[id].DirectorPrompt = prompt
+		t.Nodes[id].DirectorPrompt = dr.prompt
 	}
 	for i := range k {
 		child := st.clone()
@@ -153,7 +162,7 @@ func (e *engine) grow(ctx context.Context, t *Tree, id int, st *state, round int
 		d := ds[i]
 		cid := len(t.Nodes)
 		t.Nodes = append(t.Nodes, Node{ID: cid, Parent: id, Path: cpath, RoundID: round, Branch: i,
-			Directive: &d, DirectiveOutput: raws[i], Turns: child.turns[before:], Emotion: child.emotion})
+			Directive: &d, DirectiveOutput: raws[i], Turns: child.turns[before:], Emotion: child.emotion, Drawn: dr.from[i]})
 		t.Nodes[id].Children = append(t.Nodes[id].Children, cid)
 		if err != nil {
 			return err
