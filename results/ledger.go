@@ -199,7 +199,7 @@ func (s *Store) CommitUnit(ctx context.Context, u Unit, fn func(tx *Tx) error) e
 		// sums), and no sums row: a done unit is never committed again.
 		var known *unitData
 		if !t.raw { // what the unit holds is what it inserted
-			known = &unitData{fp: u.Fingerprint, episodes: t.episodeCount, eps: t.episodes}
+			known = &unitData{fp: u.Fingerprint, eps: t.episodes}
 		}
 		if t.values {
 			scores, judges, err := writeUnitScores(ctx, stx, u.Fingerprint)

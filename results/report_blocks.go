@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -18,11 +19,13 @@ import (
 //
 //	1 byte: the format, entryFormat
 //	the fingerprint: 1 byte 1 and its 32 bytes when it is 64 lowercase hex digits, else 0 and s
-//	u episodes, each: i64 id, i64 sample_idx, s mode, s system, s valence, s domain, s conv_id
+//	u episodes, each: i64 id, i64 sample_idx, u16 kind, s conv_id
 //	u values, each: i64 episode id, u16 tag, i32 count, f64 sum
 //
 // A tag (a level byte and a criterion, as the score sums' tags) is an index
-// into the run's tag list, kept with its judges in report_block_state. A
+// into the run's tag list, and an episode's kind (its mode, system,
+// valence and domain, which repeat across a run's episodes) an index into
+// its kind list, both kept with its judges in report_block_state. A
 // block's body, and a tail row's, is entries each preceded by its length
 // (u). The values are the unit's score sums (unit_scores), so a report
 // adds the same numbers the per-unit scan adds; they are fixed width, and
@@ -31,7 +34,7 @@ import (
 
 // entryFormat marks an entry's layout; a reader meeting another treats the
 // blocks as behind (a report rebuilds them).
-const entryFormat = 1
+const entryFormat = 2
 
 // blockTailMax is how many tail entries a run gathers before they are
 // merged into one block.
@@ -46,28 +49,53 @@ func startBlocks(ctx context.Context, tx *sql.Tx, runID string) error {
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO report_block_state (run_id, version)
 		SELECT run_id, version FROM report_stamps WHERE run_id = ?
-		ON CONFLICT (run_id) DO UPDATE SET version = excluded.version, tail = 0, judges = '', tags = ''`,
+		ON CONFLICT (run_id) DO UPDATE SET version = excluded.version, tail = 0, judges = '', tags = '', kinds = ''`,
 		runID); err != nil {
 		return fmt.Errorf("starting the report blocks of run %s: %w", runID, err)
 	}
 	return nil
 }
 
-// runDict is a run's tag list and judges (report_block_state), which the
-// entries appended to its blocks extend.
+// errUnencodable is a unit the blocks cannot hold (a column holding the
+// lists' separators): its run's blocks are left behind, and its reports
+// read the rows.
+var errUnencodable = errors.New("a value holds U+001E or U+001F")
+
+// runDict is a run's tag and kind lists and judges (report_block_state),
+// which the entries appended to its blocks extend.
 type runDict struct {
-	tags    []string
-	tagIdx  map[string]int
-	judges  []string
-	changed bool
+	tags, kinds     []string
+	tagIdx, kindIdx map[string]int
+	judges          []string
+	changed         bool
 }
 
-func newRunDict(tags, judges string) *runDict {
-	d := &runDict{tags: splitJudges(tags), tagIdx: map[string]int{}, judges: splitJudges(judges)}
+func newRunDict(tags, kinds, judges string) *runDict {
+	d := &runDict{tags: splitJudges(tags), kinds: splitJudges(kinds), tagIdx: map[string]int{}, kindIdx: map[string]int{},
+		judges: splitJudges(judges)}
 	for i, t := range d.tags {
 		d.tagIdx[t] = i
 	}
+	for i, k := range d.kinds {
+		d.kindIdx[k] = i
+	}
 	return d
+}
+
+// index returns s's index in list (adding it), at most 2¹⁶ of them.
+func (d *runDict) index(list *[]string, idx map[string]int, s, what string) (int, error) {
+	i, ok := idx[s]
+	if ok {
+		return i, nil
+	}
+	if len(*list) == math.MaxUint16+1 {
+		return 0, fmt.Errorf("more than %d %s", math.MaxUint16+1, what)
+	}
+	i = len(*list)
+	idx[s] = i
+	*list = append(*list, s)
+	d.changed = true
+	return i, nil
 }
 
 // encode writes a unit's entry, its tags as the run's, adding the tags and
@@ -79,20 +107,25 @@ func (d *runDict) encode(u *unitData) ([]byte, error) {
 	} else {
 		entry = appendString(append(entry, 0), u.fp)
 	}
-	entry = binary.AppendUvarint(entry, uint64(u.episodes))
-	entry = append(entry, u.eps...)
+	entry = binary.AppendUvarint(entry, uint64(len(u.eps)))
+	for _, e := range u.eps {
+		if strings.ContainsAny(e.mode+e.system+e.valence+e.domain, "\x1e\x1f") {
+			return nil, errUnencodable // the kind list's separators
+		}
+		k, err := d.index(&d.kinds, d.kindIdx, e.kind(), "episode kinds")
+		if err != nil {
+			return nil, err
+		}
+		entry = binary.LittleEndian.AppendUint64(entry, uint64(e.id))
+		entry = binary.LittleEndian.AppendUint64(entry, uint64(e.sample))
+		entry = binary.LittleEndian.AppendUint16(entry, uint16(k))
+		entry = appendString(entry, e.conv)
+	}
 	entry = binary.AppendUvarint(entry, uint64(len(u.vals)))
 	for _, v := range u.vals {
-		tag := u.tags[v.tag]
-		i, ok := d.tagIdx[tag]
-		if !ok {
-			if len(d.tags) == math.MaxUint16+1 {
-				return nil, fmt.Errorf("more than %d criteria", math.MaxUint16+1)
-			}
-			i = len(d.tags)
-			d.tagIdx[tag] = i
-			d.tags = append(d.tags, tag)
-			d.changed = true
+		i, err := d.index(&d.tags, d.tagIdx, u.tags[v.tag], "criteria")
+		if err != nil {
+			return nil, err
 		}
 		entry = binary.LittleEndian.AppendUint64(entry, uint64(v.eid))
 		entry = binary.LittleEndian.AppendUint16(entry, uint16(i))
@@ -108,14 +141,13 @@ func (d *runDict) encode(u *unitData) ([]byte, error) {
 	return entry, nil
 }
 
-// save writes the run's tag list and judges back when an entry changed
-// them.
+// save writes the run's lists and judges back when an entry changed them.
 func (d *runDict) save(ctx context.Context, tx *sql.Tx, runID string) error {
 	if !d.changed {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE report_block_state SET tags = ?, judges = ? WHERE run_id = ?`,
-		strings.Join(d.tags, "\x1e"), strings.Join(d.judges, "\x1e"), runID)
+	_, err := tx.ExecContext(ctx, `UPDATE report_block_state SET tags = ?, kinds = ?, judges = ? WHERE run_id = ?`,
+		strings.Join(d.tags, "\x1e"), strings.Join(d.kinds, "\x1e"), strings.Join(d.judges, "\x1e"), runID)
 	if err != nil {
 		return fmt.Errorf("updating the report blocks of run %s: %w", runID, err)
 	}
@@ -139,17 +171,17 @@ func appendBlocks(ctx context.Context, tx *sql.Tx, runID string, fps []string, l
 		return appendKnown(ctx, tx, runID, known, links)
 	}
 	var tail int64
-	var tags, judges string
+	var tags, kinds, judges string
 	err := tx.QueryRowContext(ctx, `UPDATE report_block_state SET version = version + ?2
 		WHERE run_id = ?1 AND version + ?2 = (SELECT version FROM report_stamps WHERE run_id = ?1)
-		RETURNING tail, tags, judges`, runID, links).Scan(&tail, &tags, &judges)
+		RETURNING tail, tags, kinds, judges`, runID, links).Scan(&tail, &tags, &kinds, &judges)
 	if err == sql.ErrNoRows {
 		return nil // not current, or no blocks: nothing to keep up
 	}
 	if err != nil {
 		return fmt.Errorf("updating the report blocks of run %s: %w", runID, err)
 	}
-	dict := newRunDict(tags, judges)
+	dict := newRunDict(tags, kinds, judges)
 	var added int64
 	for _, fp := range fps {
 		u, ok, err := readUnit(ctx, tx, fp)
@@ -193,17 +225,17 @@ func appendKnown(ctx context.Context, tx *sql.Tx, runID string, u *unitData, lin
 		added = 1
 	}
 	var tail int64
-	var tags, judges string
+	var tags, kinds, judges string
 	err := tx.QueryRowContext(ctx, `UPDATE report_block_state SET version = version + ?2, tail = tail + ?3
 		WHERE run_id = ?1 AND version + ?2 = (SELECT version FROM report_stamps WHERE run_id = ?1)
-		RETURNING tail, tags, judges`, runID, links, added).Scan(&tail, &tags, &judges)
+		RETURNING tail, tags, kinds, judges`, runID, links, added).Scan(&tail, &tags, &kinds, &judges)
 	if err == sql.ErrNoRows || (err == nil && added == 0) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("updating the report blocks of run %s: %w", runID, err)
 	}
-	dict := newRunDict(tags, judges)
+	dict := newRunDict(tags, kinds, judges)
 	if err := insertEntry(ctx, tx, runID, dict, u); err != nil {
 		return err
 	}
@@ -217,9 +249,17 @@ func appendKnown(ctx context.Context, tx *sql.Tx, runID string, u *unitData, lin
 }
 
 // insertEntry encodes a unit's entry for the run and appends it to the
-// run's tail.
+// run's tail; a unit the blocks cannot hold leaves them behind instead.
 func insertEntry(ctx context.Context, tx *sql.Tx, runID string, dict *runDict, u *unitData) error {
 	entry, err := dict.encode(u)
+	if errors.Is(err, errUnencodable) {
+		_, err := tx.ExecContext(ctx, `UPDATE report_block_state SET version = -1 WHERE run_id = ?`, runID)
+		if err != nil {
+			return fmt.Errorf("marking the report blocks of run %s behind: %w", runID, err)
+		}
+		dict.changed = false
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("appending unit %s to the report blocks of run %s: %w", u.fp, runID, err)
 	}
@@ -270,12 +310,24 @@ func mergeTail(ctx context.Context, tx *sql.Tx, runID string) error {
 // unitData is what a unit holds for a report: its episodes (encoded as an
 // entry holds them), its score sums with the unit's own tags, its judges.
 type unitData struct {
-	fp       string
-	episodes int
-	eps      []byte
-	tags     []string
-	vals     []unitValue
-	judges   []string
+	fp     string
+	eps    []unitEpisode
+	tags   []string
+	vals   []unitValue
+	judges []string
+}
+
+// unitEpisode is an episode's grouping columns.
+type unitEpisode struct {
+	id, sample                    int64
+	mode, system, valence, domain string
+	conv                          string
+}
+
+// kind is the episode's entry in the run's kind list: its mode, system,
+// valence and domain joined by U+001F.
+func (e *unitEpisode) kind() string {
+	return e.mode + "\x1f" + e.system + "\x1f" + e.valence + "\x1f" + e.domain
 }
 
 type unitValue struct {
@@ -285,7 +337,7 @@ type unitValue struct {
 	sum float64
 }
 
-func (u *unitData) empty() bool { return u.episodes == 0 && len(u.vals) == 0 }
+func (u *unitData) empty() bool { return len(u.eps) == 0 && len(u.vals) == 0 }
 
 // readUnit reads a unit's report data from its rows. ok is false when the
 // unit holds values (a judgment not of a candidate, a metric of an
@@ -304,8 +356,7 @@ func readUnit(ctx context.Context, tx *sql.Tx, fp string) (u unitData, ok bool, 
 			rows.Close()
 			return u, false, fmt.Errorf("reading episodes of unit %s: %w", fp, err)
 		}
-		u.eps = appendBlockEpisode(u.eps, id, sample, mode, system, valence, domain, conv)
-		u.episodes++
+		u.eps = append(u.eps, unitEpisode{id, sample, mode, system, valence, domain, conv})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -353,16 +404,6 @@ func (u *unitData) setScores(scores []unitScore, judges string) {
 	}
 }
 
-// appendBlockEpisode encodes an episode as an entry holds it.
-func appendBlockEpisode(b []byte, id, sample int64, mode, system, valence, domain, conv string) []byte {
-	b = binary.LittleEndian.AppendUint64(b, uint64(id))
-	b = binary.LittleEndian.AppendUint64(b, uint64(sample))
-	for _, s := range [...]string{mode, system, valence, domain, conv} {
-		b = appendString(b, s)
-	}
-	return b
-}
-
 // splitJudges reads a list joined by U+001E ("" for none).
 func splitJudges(list string) []string {
 	if list == "" {
@@ -408,7 +449,7 @@ func (s *Store) RebuildReportBlocks(ctx context.Context, runID string) error {
 			return fmt.Errorf("rebuilding the report blocks of run %s: %w", runID, err)
 		}
 		var body []byte
-		dict := newRunDict("", "")
+		dict := newRunDict("", "", "")
 		units := 0
 		flush := func() error {
 			if units == 0 {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 )
 
 // blockSet is a run's report blocks decoded: its units' entries in the
@@ -19,7 +20,8 @@ type blockSet struct {
 	units []blockUnit
 	eps   []blockEpisode
 	vals  []blockValue
-	tags  []string // every entry's tags, deduplicated; blockValue.tag indexes it
+	tags  []string    // the run's tags; blockValue.tag indexes it
+	kinds [][4]string // the run's episode kinds: mode, system, valence, domain
 }
 
 type blockUnit struct {
@@ -118,16 +120,17 @@ func readBlocksOn(ctx context.Context, dc any, runID string) (bs *blockSet, ok b
 	}
 	var current bool
 	var units, size int64
-	var tags string
-	err = query(`SELECT b.version = s.version, b.tags, (SELECT COALESCE(SUM(units), 0) FROM report_blocks WHERE run_id = ?1),
+	var tags, kinds string
+	err = query(`SELECT b.version = s.version, b.tags, b.kinds, (SELECT COALESCE(SUM(units), 0) FROM report_blocks WHERE run_id = ?1),
 		(SELECT COALESCE(SUM(length(body)), 0) FROM report_blocks WHERE run_id = ?1)
 		FROM report_block_state b JOIN report_stamps s ON s.run_id = b.run_id WHERE b.run_id = ?1`,
 		func(v []driver.Value) error {
 			c, _ := v[0].(int64)
 			current = c == 1
 			tags, _ = v[1].(string)
-			units, _ = v[2].(int64)
-			size, _ = v[3].(int64)
+			kinds, _ = v[2].(string)
+			units, _ = v[3].(int64)
+			size, _ = v[4].(int64)
 			return nil
 		})
 	if err != nil || !current {
@@ -137,7 +140,14 @@ func readBlocksOn(ctx context.Context, dc any, runID string) (bs *blockSet, ok b
 	// that decoding seldom grows the slices.
 	bs = &blockSet{units: make([]blockUnit, 0, units+blockTailMax), vals: make([]blockValue, 0, size/22+1024),
 		tags: splitJudges(tags)}
-	d := blockDecoder{set: bs, strs: map[string]string{}}
+	for _, k := range splitJudges(kinds) {
+		f := strings.SplitN(k, "\x1f", 4)
+		if len(f) != 4 {
+			return nil, false, nil // not this format: read the rows instead
+		}
+		bs.kinds = append(bs.kinds, [4]string{f[0], f[1], f[2], f[3]})
+	}
+	d := blockDecoder{set: bs}
 	decode := func(v []driver.Value) error {
 		body, _ := v[0].([]byte)
 		return d.body(body)
@@ -154,14 +164,11 @@ func readBlocksOn(ctx context.Context, dc any, runID string) (bs *blockSet, ok b
 	return bs, true, nil
 }
 
-// blockDecoder decodes bodies into a blockSet, sharing the strings that
-// repeat (modes, systems, splits, tags, judges) instead of allocating
-// each.
+// blockDecoder decodes bodies into a blockSet.
 type blockDecoder struct {
-	set  *blockSet
-	strs map[string]string
-	b    []byte
-	err  bool
+	set *blockSet
+	b   []byte
+	err bool
 }
 
 func (d *blockDecoder) uvarint() uint64 {
@@ -196,15 +203,6 @@ func (d *blockDecoder) bytes() []byte {
 	return s
 }
 
-// shared returns a string equal to b, the same one every time.
-func (d *blockDecoder) shared(b []byte) string {
-	if s, ok := d.strs[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	d.strs[s] = s
-	return s
-}
 
 // body decodes one block (or tail) body: entries with their lengths.
 func (d *blockDecoder) body(b []byte) error {
@@ -242,15 +240,19 @@ func (d *blockDecoder) entry() {
 		u.fp = d.bytes()
 	}
 	for n := d.uvarint(); n > 0 && !d.err; n-- {
-		f := d.fixed(16)
+		f := d.fixed(18)
 		if f == nil {
 			return
 		}
-		e := blockEpisode{id: int64(binary.LittleEndian.Uint64(f)), sample: int64(binary.LittleEndian.Uint64(f[8:]))}
-		e.mode, e.system = d.shared(d.bytes()), d.shared(d.bytes())
-		e.valence, e.domain = d.shared(d.bytes()), d.shared(d.bytes())
-		e.conv = d.bytes()
-		bs.eps = append(bs.eps, e)
+		k := binary.LittleEndian.Uint16(f[16:])
+		if int(k) >= len(bs.kinds) {
+			d.err = true
+			return
+		}
+		kind := &bs.kinds[k]
+		bs.eps = append(bs.eps, blockEpisode{id: int64(binary.LittleEndian.Uint64(f)),
+			sample: int64(binary.LittleEndian.Uint64(f[8:])), mode: kind[0], system: kind[1], valence: kind[2],
+			domain: kind[3], conv: d.bytes()})
 	}
 	nvals := d.uvarint()
 	const width = 8 + 2 + 4 + 8

@@ -26,10 +26,9 @@ type Tx struct {
 	// raw says rows were written through SQL(): what the unit holds is
 	// then read back rather than known from the inserts.
 	raw bool
-	// episodes are the inserted episodes' grouping columns, as a report
-	// block entry holds them (report_blocks.go), and their number.
-	episodes     []byte
-	episodeCount int
+	// episodes are the inserted episodes' grouping columns, for the run's
+	// report blocks (report_blocks.go).
+	episodes []unitEpisode
 }
 
 // Rows returns how many result rows the unit has inserted so far
@@ -151,9 +150,7 @@ func (t *Tx) InsertEpisode(e Episode) (int64, error) {
 		return 0, fmt.Errorf("inserting episode %s: %w", e.ConvID, err)
 	}
 	if t.fp(e.UnitFP) == t.unit.Fingerprint {
-		t.episodes = appendBlockEpisode(t.episodes, id, int64(e.SampleIdx), e.Mode, e.System, e.Valence, e.Domain,
-			e.ConvID)
-		t.episodeCount++
+		t.episodes = append(t.episodes, unitEpisode{id, int64(e.SampleIdx), e.Mode, e.System, e.Valence, e.Domain, e.ConvID})
 	} else {
 		t.raw = true // a row of another unit: read back what each holds
 	}

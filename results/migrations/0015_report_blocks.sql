@@ -31,13 +31,16 @@ CREATE TABLE report_block_tail (
 );
 CREATE INDEX report_block_tail_by_run ON report_block_tail(run_id, id);
 
--- tags: the score tags the entries' values index, in order; judges: the
--- distinct judges of the blocks' units (unit_scores.judges), sorted (what
--- RunJudges reads); both joined by U+001E.
+-- tags: the score tags the entries' values index, in order; kinds: the
+-- episodes' (mode, system, valence, domain) the entries index, in order,
+-- each joined by U+001F; judges: the distinct judges of the blocks' units
+-- (unit_scores.judges), sorted (what RunJudges reads); each list joined by
+-- U+001E.
 CREATE TABLE report_block_state (
     run_id  TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
     version INTEGER NOT NULL,
     tail    INTEGER NOT NULL DEFAULT 0,
     tags    TEXT NOT NULL DEFAULT '',
+    kinds   TEXT NOT NULL DEFAULT '',
     judges  TEXT NOT NULL DEFAULT ''
 ) WITHOUT ROWID;
