@@ -203,7 +203,6 @@ func (d *blockDecoder) bytes() []byte {
 	return s
 }
 
-
 // body decodes one block (or tail) body: entries with their lengths.
 func (d *blockDecoder) body(b []byte) error {
 	d.b = b
