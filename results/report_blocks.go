@@ -431,60 +431,36 @@ func (s *Store) RebuildReportBlocks(ctx context.Context, runID string) error {
 		if err := startBlocks(ctx, tx, runID); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT fingerprint FROM run_units WHERE run_id = ? ORDER BY fingerprint`, runID)
+		units, err := readRunUnits(ctx, tx, runID)
 		if err != nil {
-			return fmt.Errorf("rebuilding the report blocks of run %s: %w", runID, err)
-		}
-		var fps []string
-		for rows.Next() {
-			var fp string
-			if err := rows.Scan(&fp); err != nil {
-				rows.Close()
-				return fmt.Errorf("rebuilding the report blocks of run %s: %w", runID, err)
-			}
-			fps = append(fps, fp)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return fmt.Errorf("rebuilding the report blocks of run %s: %w", runID, err)
 		}
 		var body []byte
 		dict := newRunDict("", "", "")
-		units := 0
+		n := 0
 		flush := func() error {
-			if units == 0 {
+			if n == 0 {
 				return nil
 			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO report_blocks (run_id, units, body) VALUES (?, ?, ?)`, runID, units, body)
-			body, units = body[:0], 0
+			_, err := tx.ExecContext(ctx, `INSERT INTO report_blocks (run_id, units, body) VALUES (?, ?, ?)`, runID, n, body)
+			body, n = body[:0], 0
 			if err != nil {
 				return fmt.Errorf("rebuilding the report blocks of run %s: %w", runID, err)
 			}
 			return nil
 		}
-		for _, fp := range fps {
-			u, ok, err := readUnit(ctx, tx, fp)
-			if err == nil && !ok { // values without score sums: compute them
-				if _, _, err = writeUnitScores(ctx, tx, fp); err == nil {
-					u, ok, err = readUnit(ctx, tx, fp)
-				}
-			}
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return fmt.Errorf("rebuilding the report blocks of run %s: unit %s has no score sums", runID, fp)
-			}
+		for i := range units {
+			u := &units[i]
 			if u.empty() {
 				continue
 			}
-			entry, err := dict.encode(&u)
+			entry, err := dict.encode(u)
 			if err != nil {
 				return fmt.Errorf("rebuilding the report blocks of run %s: %w", runID, err)
 			}
 			body = binary.AppendUvarint(body, uint64(len(entry)))
 			body = append(body, entry...)
-			if units++; units == blockTailMax {
+			if n++; n == blockTailMax {
 				if err := flush(); err != nil {
 					return err
 				}
@@ -508,4 +484,87 @@ func (s *Store) ReportBlocksCurrent(ctx context.Context, runID string) (bool, er
 		return false, fmt.Errorf("checking the report blocks of run %s: %w", runID, err)
 	}
 	return current, nil
+}
+
+// readRunUnits reads what every unit linked to the run holds for a report,
+// in fingerprint order, in three passes over the run (computing first the
+// score sums a unit with values lacks) rather than queries per unit.
+func readRunUnits(ctx context.Context, tx *sql.Tx, runID string) ([]unitData, error) {
+	missing, err := runStrings(ctx, tx, `SELECT ru.fingerprint FROM run_units ru WHERE ru.run_id = ?1
+		AND NOT EXISTS (SELECT 1 FROM unit_scores us WHERE us.unit_fp = ru.fingerprint)
+		AND (EXISTS (SELECT 1 FROM judgments j WHERE j.unit_fp = ru.fingerprint AND j.candidate_id IS NULL)
+		  OR EXISTS (SELECT 1 FROM metrics m WHERE m.unit_fp = ru.fingerprint AND m.episode_id IS NOT NULL))`, runID)
+	if err != nil {
+		return nil, err
+	}
+	for _, fp := range missing {
+		if _, _, err := writeUnitScores(ctx, tx, fp); err != nil {
+			return nil, err
+		}
+	}
+	var units []unitData
+	at := map[string]int{}
+	rows, err := tx.QueryContext(ctx, `SELECT ru.fingerprint, COALESCE(us.packed, ''), COALESCE(us.judges, '')
+		FROM run_units ru LEFT JOIN unit_scores us ON us.unit_fp = ru.fingerprint WHERE ru.run_id = ?
+		ORDER BY ru.fingerprint`, runID)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var fp, packed, judges string
+		if err := rows.Scan(&fp, &packed, &judges); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		var scores []unitScore
+		err := eachValue(packed, func(eid int64, tag string, v float64, n int32) error {
+			scores = append(scores, unitScore{episode: eid, tag: tag, sum: v, n: n})
+			return nil
+		})
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("reading score sums of unit %s: %w", fp, err)
+		}
+		u := unitData{fp: fp}
+		u.setScores(scores, judges)
+		at[fp] = len(units)
+		units = append(units, u)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT e.unit_fp, e.id, e.sample_idx, e.mode, e.system, e.valence, e.domain, e.conv_id
+		FROM run_units ru JOIN episodes e ON e.unit_fp = ru.fingerprint WHERE ru.run_id = ? ORDER BY e.id`, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var fp string
+		var e unitEpisode
+		if err := rows.Scan(&fp, &e.id, &e.sample, &e.mode, &e.system, &e.valence, &e.domain, &e.conv); err != nil {
+			return nil, err
+		}
+		units[at[fp]].eps = append(units[at[fp]].eps, e)
+	}
+	return units, rows.Err()
+}
+
+// runStrings returns the one text column of a query whose ?1 is the run.
+func runStrings(ctx context.Context, tx *sql.Tx, query, runID string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, query, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
 }
