@@ -4,14 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"time"
 )
 
 // Attempt is one HTTP attempt of an LLM request, recorded before it is
-// sent (see the llm_attempts table, migration 0013).
+// sent (the run's AttemptLog, migration 0015).
 type Attempt struct {
-	ID       string // the X-Request-Id it carries
+	ID       string // the X-Request-Id it carries: AttemptID(RunID, Seq)
+	Seq      int64  // its number within the run, from 1
 	RunID    string
 	StageKey string
 	Role     string
@@ -19,26 +22,14 @@ type Attempt struct {
 	N        int    // 1 for the first try
 }
 
+// AttemptID is the id of attempt seq of run runID.
+func AttemptID(runID string, seq int64) string { return runID + "." + strconv.FormatInt(seq, 10) }
+
 // AttemptsCounter is the counter an attempt bumps: llm.<role>.attempts.
 func AttemptsCounter(role string) string { return "llm." + role + ".attempts" }
 
 // LostCounter counts a role's attempts whose run died with them in flight.
 func LostCounter(role string) string { return "llm." + role + ".lost_in_flight" }
-
-// RecordAttempt records attempt a and adds it to its run's attempts
-// counter, in one transaction (joined to the group under way), and returns
-// once that has committed: the caller sends the attempt only then, so a
-// kill at any point loses no attempt the server may have received.
-func (s *Store) RecordAttempt(ctx context.Context, a Attempt) error {
-	return s.writeGroupedSums(ctx, func(ctx context.Context, tx *sql.Tx, sm *sums) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO llm_attempts (id, run_id, stage_key, role, key, attempt, sent_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, a.ID, a.RunID, a.StageKey, a.Role, a.Key, a.N, nowMS()); err != nil {
-			return fmt.Errorf("recording LLM attempt %s: %w", a.ID, err)
-		}
-		sm.addCounters(a.RunID, a.StageKey, map[string]int64{AttemptsCounter(a.Role): 1})
-		return nil
-	})
-}
 
 // Reply is a response to store in the cache: its JSON, whether committed
 // work counted its usage, and the attempts whose outcome it is.
@@ -46,7 +37,7 @@ type Reply struct {
 	Key     string
 	JSON    json.RawMessage
 	Counted bool
-	Settles []string // llm_attempts ids
+	Settles []Attempt
 }
 
 // CachedReply is a stored response and whether its usage was counted.
@@ -59,9 +50,9 @@ const putReplySQL = `INSERT INTO llm_calls (key, response_json, counted, created
 	ON CONFLICT (key) DO UPDATE SET response_json = excluded.response_json,
 	counted = MAX(llm_calls.counted, excluded.counted)`
 
-// putReplies writes replies and drops the attempts they (and settled)
-// settle; counted never goes back from 1 to 0.
-func putReplies(ctx context.Context, tx *sql.Tx, replies []Reply, settled []string) error {
+// putReplies writes replies and settles the attempts they (and settled)
+// answer; counted never goes back from 1 to 0.
+func putReplies(ctx context.Context, tx *sql.Tx, sm *sums, replies []Reply, settled []Attempt) error {
 	now := nowMS()
 	for _, r := range replies {
 		if r.Key == "" || !json.Valid(r.JSON) {
@@ -72,32 +63,64 @@ func putReplies(ctx context.Context, tx *sql.Tx, replies []Reply, settled []stri
 		}
 		settled = append(settled, r.Settles...)
 	}
-	return settle(ctx, tx, settled)
+	return settle(ctx, tx, sm, settled)
 }
 
-func settle(ctx context.Context, tx *sql.Tx, ids []string) error {
-	if len(ids) == 0 {
+// settle records that the outcomes of attempts as are stored, and counts
+// in sm (llm.<role>.attempts of each one's run and stage) those that were
+// not settled before: an attempt settled twice is counted once.
+func settle(ctx context.Context, tx *sql.Tx, sm *sums, as []Attempt) error {
+	if len(as) == 0 {
 		return nil
 	}
-	arg, err := json.Marshal(ids)
-	if err != nil {
-		return fmt.Errorf("encoding attempt ids: %w", err)
+	type ref struct {
+		run string
+		seq int64
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM llm_attempts WHERE id IN (SELECT value FROM json_each(?))`,
-		string(arg)); err != nil {
+	rows := make([][2]any, len(as))
+	by := make(map[ref]*Attempt, len(as))
+	for i := range as {
+		rows[i] = [2]any{as[i].RunID, as[i].Seq}
+		by[ref{as[i].RunID, as[i].Seq}] = &as[i]
+	}
+	arg, err := json.Marshal(rows)
+	if err != nil {
+		return fmt.Errorf("encoding attempts: %w", err)
+	}
+	res, err := tx.QueryContext(ctx, `INSERT INTO llm_settled (run_id, seq) SELECT value->>0, value->>1 FROM json_each(?)
+		WHERE true ON CONFLICT DO NOTHING RETURNING run_id, seq`, string(arg))
+	if err != nil {
 		return fmt.Errorf("settling LLM attempts: %w", err)
+	}
+	defer res.Close()
+	type stageRole struct{ run, stage, role string }
+	counts := map[stageRole]int64{}
+	for res.Next() {
+		var r ref
+		if err := res.Scan(&r.run, &r.seq); err != nil {
+			return fmt.Errorf("settling LLM attempts: %w", err)
+		}
+		if a := by[r]; a != nil {
+			counts[stageRole{a.RunID, a.StageKey, a.Role}]++
+		}
+	}
+	if err := res.Err(); err != nil {
+		return fmt.Errorf("settling LLM attempts: %w", err)
+	}
+	for k, n := range counts {
+		sm.addCounters(k.run, k.stage, map[string]int64{AttemptsCounter(k.role): n})
 	}
 	return nil
 }
 
 // PutReplies stores replies and settles attempts, all or none, in the
 // store's next group transaction (see writeGrouped).
-func (c *LLMCache) PutReplies(ctx context.Context, replies []Reply, settled []string) error {
+func (c *LLMCache) PutReplies(ctx context.Context, replies []Reply, settled []Attempt) error {
 	if len(replies) == 0 && len(settled) == 0 {
 		return nil
 	}
-	return c.s.writeGrouped(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		return putReplies(ctx, tx, replies, settled)
+	return c.s.writeGroupedSums(ctx, func(ctx context.Context, tx *sql.Tx, sm *sums) error {
+		return putReplies(ctx, tx, sm, replies, settled)
 	})
 }
 
@@ -108,8 +131,17 @@ func (t *Tx) CountReplies(pending []Reply, keys []string) error {
 	for i := range pending {
 		pending[i].Counted = true
 	}
-	if err := putReplies(t.ctx, t.tx, pending, nil); err != nil {
+	sm := t.sums
+	if sm == nil {
+		sm = &sums{}
+	}
+	if err := putReplies(t.ctx, t.tx, sm, pending, nil); err != nil {
 		return err
+	}
+	if sm != t.sums {
+		if err := sm.write(t.tx); err != nil {
+			return err
+		}
 	}
 	if len(keys) == 0 {
 		return nil
@@ -162,11 +194,50 @@ func (c *LLMCache) GetPrefixCounted(ctx context.Context, prefix string) (map[str
 	return out, rows.Err()
 }
 
-// SettleLost marks the open attempts of runs that are no longer live (a
-// killed process's requests in flight) as lost and counts each in its
-// run's llm.<role>.lost_in_flight, in one transaction; runs still live
-// (another process's) are left alone. It returns how many it settled.
+// SettleLost counts the attempts that runs no longer live (a killed
+// process's) had in flight: those of their journals never settled, and
+// the open llm_attempts rows that versions before migration 0015 left.
+// They are marked lost and counted in their run's llm.<role>.attempts
+// (journals only: an open row was counted when recorded) and
+// llm.<role>.lost_in_flight; runs still live (another process's) are left
+// alone. It also drops what llm_settled holds of dead runs whose journal
+// is gone. It returns how many attempts it found lost.
 func (s *Store) SettleLost(ctx context.Context) (int, error) {
+	now := time.Now()
+	deadRuns := map[string]bool{}
+	var lookErr error
+	dead := func(id string) bool {
+		if d, ok := deadRuns[id]; ok {
+			return d
+		}
+		r, err := s.GetRun(ctx, id)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			lookErr = err
+			return false
+		}
+		deadRuns[id] = err != nil || !r.Live(now) // a deleted run's attempts are lost too
+		return deadRuns[id]
+	}
+	n, err := s.settleLogs(ctx, dead)
+	if err == nil {
+		err = lookErr
+	}
+	if err != nil {
+		return n, err
+	}
+	m, err := s.settleOpenRows(ctx, dead)
+	if err == nil {
+		err = s.dropOrphanSettled(ctx, dead)
+	}
+	if err == nil {
+		err = lookErr
+	}
+	return n + m, err
+}
+
+// settleOpenRows settles the open llm_attempts rows of dead runs, which
+// versions before migration 0015 wrote (counted when recorded).
+func (s *Store) settleOpenRows(ctx context.Context, dead func(string) bool) (int, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT run_id FROM llm_attempts WHERE lost = 0`)
 	if err != nil {
 		return 0, fmt.Errorf("reading open LLM attempts: %w", err)
@@ -184,18 +255,16 @@ func (s *Store) SettleLost(ctx context.Context) (int, error) {
 	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("reading open LLM attempts: %w", err)
 	}
-	now := time.Now()
-	var dead []string
+	var gone []string
 	for _, id := range runIDs {
-		r, err := s.GetRun(ctx, id)
-		if err != nil || !r.Live(now) {
-			dead = append(dead, id) // a deleted run's attempts are lost too
+		if dead(id) {
+			gone = append(gone, id)
 		}
 	}
-	if len(dead) == 0 {
+	if len(gone) == 0 {
 		return 0, nil
 	}
-	arg, err := json.Marshal(dead)
+	arg, err := json.Marshal(gone)
 	if err != nil {
 		return 0, fmt.Errorf("encoding run ids: %w", err)
 	}
@@ -237,6 +306,40 @@ func (s *Store) SettleLost(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("settling lost LLM attempts: %w", err)
 	}
 	return n, nil
+}
+
+// dropOrphanSettled drops the llm_settled rows of dead runs that have no
+// journal left (a crash between a journal's removal and its rows').
+func (s *Store) dropOrphanSettled(ctx context.Context, dead func(string) bool) error {
+	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT run_id FROM llm_settled`)
+	if err != nil {
+		return fmt.Errorf("reading settled LLM attempts: %w", err)
+	}
+	var runs []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("reading settled LLM attempts: %w", err)
+		}
+		runs = append(runs, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(runs) == 0 {
+		return err
+	}
+	logs, err := s.attemptLogs()
+	if err != nil {
+		return err
+	}
+	for _, id := range runs {
+		if _, ok := logs[id]; !ok && dead(id) {
+			if err := s.dropSettled(ctx, id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // runExists says whether run id has a row (counters reference runs).

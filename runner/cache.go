@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -28,7 +27,9 @@ const (
 // storeCache keeps LLM responses in SQLite so reruns replay exactly, and
 // journals every attempt before it is sent (llm.Journal), so a run's LLM
 // counters stay exact however often its process is killed:
-//   - an attempt is recorded, and counted, before it goes out;
+//   - an attempt is recorded before it goes out, in the run's journal file
+//     (results.AttemptLog: an append, which the request does not wait on a
+//     transaction for), and counted when its outcome is stored;
 //   - a reply is stored with its usage and with whether committed work
 //     counted that usage; the unit that fetched it marks it counted in its
 //     own transaction;
@@ -37,16 +38,20 @@ const (
 //   - attempts of a dead run that never settled were in flight at the
 //     kill (llm.<role>.lost_in_flight, settled when the next run starts).
 type storeCache struct {
-	ctx   context.Context
-	s     *results.Store
-	log   *slog.Logger
-	runID string
-	seq   atomic.Int64 // attempt ids within the run
+	ctx     context.Context
+	s       *results.Store
+	log     *slog.Logger
+	runID   string
+	seq     atomic.Int64 // attempt ids within the run
+	journal *results.AttemptLog
 
 	flushMu sync.Mutex // held by a flush, so Forget does not race one
 	mu      sync.Mutex
 	pending map[string]pendingReply
 	settled []string // attempt ids whose failure is known, for the next flush
+	// open holds the attempts recorded and not yet settled in the store
+	// (by id): their outcome is pending, in flight, or being written.
+	open map[string]results.Attempt
 	// units holds the cached responses of the units in flight, read in
 	// one query when each starts (keys begin "<unit fingerprint>|").
 	units map[string]map[string]results.CachedReply
@@ -65,6 +70,7 @@ type pendingReply struct {
 
 func newStoreCache(ctx context.Context, s *results.Store, log *slog.Logger, runID string) *storeCache {
 	c := &storeCache{ctx: context.WithoutCancel(ctx), s: s, log: log, runID: runID, pending: map[string]pendingReply{},
+		journal: s.AttemptLog(runID), open: map[string]results.Attempt{},
 		units: map[string]map[string]results.CachedReply{},
 		kick:  make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	go c.loop()
@@ -159,19 +165,40 @@ func (c *storeCache) Put(key string, resp llm.Response) error {
 	return nil
 }
 
-// Sending implements llm.Journal: the attempt is recorded, and counted in
-// the stage of the unit ctx runs, before the client sends it.
+// Sending implements llm.Journal: the attempt is recorded in the run's
+// journal before the client sends it; it is counted, in the stage of the
+// unit ctx runs, with its outcome.
 func (c *storeCache) Sending(ctx context.Context, key, role string, attempt int) (string, error) {
-	id := fmt.Sprintf("%s.%d", c.runID, c.seq.Add(1))
-	stage := ""
+	seq := c.seq.Add(1)
+	a := results.Attempt{ID: results.AttemptID(c.runID, seq), Seq: seq, RunID: c.runID, Role: role, Key: key, N: attempt}
 	if t, ok := ctx.Value(unitTallyKey{}).(*unitTally); ok {
-		stage = t.stage
+		a.StageKey = t.stage
 	}
-	err := c.s.RecordAttempt(ctx, results.Attempt{ID: id, RunID: c.runID, StageKey: stage, Role: role, Key: key, N: attempt})
-	if err != nil {
+	if err := c.journal.Record(a); err != nil {
 		return "", err
 	}
-	return id, nil
+	c.mu.Lock()
+	c.open[a.ID] = a
+	c.mu.Unlock()
+	return a.ID, nil
+}
+
+// attempts returns the open attempts among ids; c.mu is held.
+func (c *storeCache) attempts(ids []string) []results.Attempt {
+	out := make([]results.Attempt, 0, len(ids))
+	for _, id := range ids {
+		if a, ok := c.open[id]; ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// settledIn drops attempts that a committed transaction settled.
+func (c *storeCache) settledIn(as []results.Attempt) {
+	for _, a := range as {
+		delete(c.open, a.ID)
+	}
 }
 
 // Settled implements llm.Journal.
@@ -182,26 +209,34 @@ func (c *storeCache) Settled(ids []string) {
 }
 
 // countedReplies returns, for a unit's commit, the pending replies among
-// keys (written in the unit's transaction, counted); the rest of keys are
-// marked counted by key there.
+// keys (written in the unit's transaction, counted, with the attempts
+// they settle); the rest of keys are marked counted by key there.
 func (c *storeCache) countedReplies(keys []string) []results.Reply {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []results.Reply
 	for _, k := range keys {
 		if p, ok := c.pending[k]; ok {
-			out = append(out, results.Reply{Key: k, JSON: p.raw, Settles: p.ids})
+			out = append(out, results.Reply{Key: k, JSON: p.raw, Settles: c.attempts(p.ids)})
 		}
 	}
 	return out
 }
 
 // markCounted records, once a unit's commit succeeded, that the replies
-// it counted are counted (so a later request in this process reads them
-// as cache hits).
-func (c *storeCache) markCounted(keys []string) {
+// it counted are counted (a later request in this process reads them as
+// cache hits). Those the commit wrote (written, from countedReplies) are
+// stored, with their attempts settled: the write-behind drops them
+// instead of writing them again.
+func (c *storeCache) markCounted(keys []string, written []results.Reply) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	for _, r := range written {
+		if p, ok := c.pending[r.Key]; ok && string(p.raw) == string(r.JSON) {
+			delete(c.pending, r.Key)
+		}
+		c.settledIn(r.Settles)
+	}
 	for _, k := range keys {
 		if p, ok := c.pending[k]; ok {
 			p.counted = true
@@ -271,9 +306,10 @@ func (c *storeCache) flush() {
 	c.mu.Lock()
 	batch := make([]results.Reply, 0, len(c.pending))
 	for k, p := range c.pending {
-		batch = append(batch, results.Reply{Key: k, JSON: p.raw, Counted: p.counted, Settles: p.ids})
+		batch = append(batch, results.Reply{Key: k, JSON: p.raw, Counted: p.counted, Settles: c.attempts(p.ids)})
 	}
-	settled := c.settled
+	ids := c.settled
+	settled := c.attempts(ids)
 	c.settled = nil
 	c.mu.Unlock()
 	if len(batch) == 0 && len(settled) == 0 {
@@ -282,7 +318,7 @@ func (c *storeCache) flush() {
 	if err := c.s.LLMCache().PutReplies(c.ctx, batch, settled); err != nil {
 		c.log.Warn("writing the LLM response cache", "err", err)
 		c.mu.Lock()
-		c.settled = append(c.settled, settled...)
+		c.settled = append(c.settled, ids...)
 		c.mu.Unlock()
 		return
 	}
@@ -291,11 +327,15 @@ func (c *storeCache) flush() {
 		if p, ok := c.pending[r.Key]; ok && string(p.raw) == string(r.JSON) && p.counted == r.Counted {
 			delete(c.pending, r.Key)
 		}
+		c.settledIn(r.Settles)
 	}
+	c.settledIn(settled)
 	c.mu.Unlock()
 }
 
-// close writes what is pending and stops the writer.
+// close writes what is pending and stops the writer. When every attempt
+// the run recorded is settled in the store, its journal goes; otherwise it
+// stays for the next run to count what is open as lost.
 func (c *storeCache) close() error {
 	select {
 	case <-c.quit:
@@ -303,6 +343,16 @@ func (c *storeCache) close() error {
 		close(c.quit)
 	}
 	<-c.done
+	c.mu.Lock()
+	open := len(c.open)
+	c.mu.Unlock()
+	if open > 0 {
+		c.log.Warn("LLM attempts left unsettled: the next run counts them as lost in flight", "attempts", open)
+		return nil
+	}
+	if err := c.journal.Finish(c.ctx); err != nil {
+		c.log.Warn("removing the attempts journal", "err", err)
+	}
 	return nil
 }
 
