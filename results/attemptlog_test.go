@@ -110,6 +110,10 @@ func TestAttemptLogFinish(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].Attempt != a {
 		t.Fatalf("journal read back as %+v, %v; want %+v", got, err, a)
 	}
+	if err := s.LLMCache().PutReplies(ctx, []Reply{{Key: "k", JSON: json.RawMessage(`{"choices":`), Settles: []Attempt{a}}},
+		nil); err == nil {
+		t.Fatal("a reply that is not JSON was stored")
+	}
 	if err := s.LLMCache().PutReplies(ctx, nil, []Attempt{a}); err != nil {
 		t.Fatal(err)
 	}

@@ -46,22 +46,38 @@ type CachedReply struct {
 	Counted bool
 }
 
-const putReplySQL = `INSERT INTO llm_calls (key, response_json, counted, created_at) VALUES (?, ?, ?, ?)
-	ON CONFLICT (key) DO UPDATE SET response_json = excluded.response_json,
+const putReplySQL = `INSERT INTO llm_calls (key, response_json, counted, created_at) VALUES `
+
+const putReplyUpsert = ` ON CONFLICT (key) DO UPDATE SET response_json = excluded.response_json,
 	counted = MAX(llm_calls.counted, excluded.counted)`
 
-// putReplies writes replies and settles the attempts they (and settled)
-// answer; counted never goes back from 1 to 0.
+// putReplies writes replies (one statement per maxRowsPerInsert) and
+// settles the attempts they (and settled) answer; counted never goes back
+// from 1 to 0. The column's CHECK (json_valid) refuses a reply that is
+// not JSON.
 func putReplies(ctx context.Context, tx *sql.Tx, sm *sums, replies []Reply, settled []Attempt) error {
 	now := nowMS()
-	for _, r := range replies {
-		if r.Key == "" || !json.Valid(r.JSON) {
-			return fmt.Errorf("caching LLM response %q: empty key or invalid JSON", r.Key)
+	for len(replies) > 0 {
+		chunk := replies[:min(len(replies), maxRowsPerInsert)]
+		replies = replies[len(chunk):]
+		q := make([]byte, 0, len(putReplySQL)+len(putReplyUpsert)+len(chunk)*16)
+		q = append(q, putReplySQL...)
+		args := make([]any, 0, 4*len(chunk))
+		for i, r := range chunk {
+			if r.Key == "" {
+				return fmt.Errorf("caching an LLM response: empty key")
+			}
+			if i > 0 {
+				q = append(q, ',')
+			}
+			q = append(q, "(?, ?, ?, ?)"...)
+			args = append(args, r.Key, string(r.JSON), r.Counted, now)
+			settled = append(settled, r.Settles...)
 		}
-		if _, err := tx.ExecContext(ctx, putReplySQL, r.Key, string(r.JSON), r.Counted, now); err != nil {
-			return fmt.Errorf("caching LLM response %s: %w", r.Key, err)
+		q = append(q, putReplyUpsert...)
+		if _, err := tx.ExecContext(ctx, string(q), args...); err != nil {
+			return fmt.Errorf("caching LLM responses (%s...): %w", chunk[0].Key, err)
 		}
-		settled = append(settled, r.Settles...)
 	}
 	return settle(ctx, tx, sm, settled)
 }
@@ -128,8 +144,10 @@ func (c *LLMCache) PutReplies(ctx context.Context, replies []Reply, settled []At
 // the unit counted: those still waiting to be cached are written with it
 // (pending), the others updated by key.
 func (t *Tx) CountReplies(pending []Reply, keys []string) error {
+	written := make(map[string]bool, len(pending))
 	for i := range pending {
 		pending[i].Counted = true
+		written[pending[i].Key] = true
 	}
 	sm := t.sums
 	if sm == nil {
@@ -143,10 +161,16 @@ func (t *Tx) CountReplies(pending []Reply, keys []string) error {
 			return err
 		}
 	}
-	if len(keys) == 0 {
+	stored := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if !written[k] {
+			stored = append(stored, k)
+		}
+	}
+	if len(stored) == 0 {
 		return nil
 	}
-	arg, err := json.Marshal(keys)
+	arg, err := json.Marshal(stored)
 	if err != nil {
 		return fmt.Errorf("encoding cache keys: %w", err)
 	}

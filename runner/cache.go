@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -141,6 +142,9 @@ func (c *storeCache) Get(key string) (llm.Response, bool, error) {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return llm.Response{}, false, nil
 	}
+	if r.Raw == nil && r.Choices != nil {
+		r.Raw = append([]string(nil), r.Choices...) // stored without it: the same (see Put)
+	}
 	r.Counted = counted
 	return r, true, nil
 }
@@ -148,6 +152,9 @@ func (c *storeCache) Get(key string) (llm.Response, bool, error) {
 // Put implements llm.Cache: the reply waits for the next flush (or the
 // commit of the unit that counts it) with the attempts it settles.
 func (c *storeCache) Put(key string, resp llm.Response) error {
+	if slices.Equal(resp.Raw, resp.Choices) {
+		resp.Raw = nil // the choices had no <think> block: Get restores it
+	}
 	b, err := json.Marshal(resp)
 	if err != nil {
 		return err
