@@ -26,6 +26,10 @@ type Kind struct {
 	// returns the config field at fault and what is missing; Execute turns
 	// it into a positioned error (exit 2) and Plan into a note.
 	Preflight func(st schema.Stage) (field string, err error)
+	// Settings, when set, is a short line of the settings that shape a
+	// stage's work beyond its inputs (the Director's rollout horizon),
+	// which the plan shows beside its inputs; "" shows nothing.
+	Settings func(st schema.Stage) string
 	// Decl, for a kind no declaration package declares, declares it to the
 	// schema on registration: its CUE (Decl.Source, usually go:embed of the
 	// kind's <kind>.cue), the kinds it reads, device and concurrency needs.
