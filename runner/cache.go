@@ -172,49 +172,6 @@ func (c *storeCache) Put(key string, resp llm.Response) error {
 	return nil
 }
 
-// Sending implements llm.Journal: the attempt is recorded in the run's
-// journal before the client sends it; it is counted, in the stage of the
-// unit ctx runs, with its outcome.
-func (c *storeCache) Sending(ctx context.Context, key, role string, attempt int) (string, error) {
-	seq := c.seq.Add(1)
-	a := results.Attempt{ID: results.AttemptID(c.runID, seq), Seq: seq, RunID: c.runID, Role: role, Key: key, N: attempt}
-	if t, ok := ctx.Value(unitTallyKey{}).(*unitTally); ok {
-		a.StageKey = t.stage
-	}
-	if err := c.journal.Record(a); err != nil {
-		return "", err
-	}
-	c.mu.Lock()
-	c.open[a.ID] = a
-	c.mu.Unlock()
-	return a.ID, nil
-}
-
-// attempts returns the open attempts among ids; c.mu is held.
-func (c *storeCache) attempts(ids []string) []results.Attempt {
-	out := make([]results.Attempt, 0, len(ids))
-	for _, id := range ids {
-		if a, ok := c.open[id]; ok {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// settledIn drops attempts that a committed transaction settled.
-func (c *storeCache) settledIn(as []results.Attempt) {
-	for _, a := range as {
-		delete(c.open, a.ID)
-	}
-}
-
-// Settled implements llm.Journal.
-func (c *storeCache) Settled(ids []string) {
-	c.mu.Lock()
-	c.settled = append(c.settled, ids...)
-	c.mu.Unlock()
-}
-
 // countedReplies returns, for a unit's commit, the pending replies among
 // keys (written in the unit's transaction, counted, with the attempts
 // they settle); the rest of keys are marked counted by key there.
@@ -278,89 +235,6 @@ func (c *storeCache) Forget(keys []string) {
 	if err := c.s.LLMCache().DeleteReplies(c.ctx, keys); err != nil {
 		c.log.Warn("dropping LLM replies from the cache", "err", err)
 	}
-}
-
-func (c *storeCache) kickFlush() {
-	select {
-	case c.kick <- struct{}{}:
-	default:
-	}
-}
-
-func (c *storeCache) loop() {
-	defer close(c.done)
-	t := time.NewTicker(cacheFlushEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-c.quit:
-			c.flush()
-			return
-		case <-t.C:
-		case <-c.kick:
-		}
-		c.flush()
-	}
-}
-
-// flush writes the pending responses and settles the attempts they and the
-// failures answer, all or none, in the store's next group transaction (see
-// results.LLMCache.PutReplies); they stay readable from pending until
-// written.
-func (c *storeCache) flush() {
-	c.flushMu.Lock()
-	defer c.flushMu.Unlock()
-	c.mu.Lock()
-	batch := make([]results.Reply, 0, len(c.pending))
-	for k, p := range c.pending {
-		batch = append(batch, results.Reply{Key: k, JSON: p.raw, Counted: p.counted, Settles: c.attempts(p.ids)})
-	}
-	ids := c.settled
-	settled := c.attempts(ids)
-	c.settled = nil
-	c.mu.Unlock()
-	if len(batch) == 0 && len(settled) == 0 {
-		return
-	}
-	if err := c.s.LLMCache().PutReplies(c.ctx, batch, settled); err != nil {
-		c.log.Warn("writing the LLM response cache", "err", err)
-		c.mu.Lock()
-		c.settled = append(c.settled, ids...)
-		c.mu.Unlock()
-		return
-	}
-	c.mu.Lock()
-	for _, r := range batch {
-		if p, ok := c.pending[r.Key]; ok && string(p.raw) == string(r.JSON) && p.counted == r.Counted {
-			delete(c.pending, r.Key)
-		}
-		c.settledIn(r.Settles)
-	}
-	c.settledIn(settled)
-	c.mu.Unlock()
-}
-
-// close writes what is pending and stops the writer. When every attempt
-// the run recorded is settled in the store, its journal goes; otherwise it
-// stays for the next run to count what is open as lost.
-func (c *storeCache) close() error {
-	select {
-	case <-c.quit:
-	default:
-		close(c.quit)
-	}
-	<-c.done
-	c.mu.Lock()
-	open := len(c.open)
-	c.mu.Unlock()
-	if open > 0 {
-		c.log.Warn("LLM attempts left unsettled: the next run counts them as lost in flight", "attempts", open)
-		return nil
-	}
-	if err := c.journal.Finish(c.ctx); err != nil {
-		c.log.Warn("removing the attempts journal", "err", err)
-	}
-	return nil
 }
 
 // unitOf is the unit part of a cache key ("<fingerprint>|role|...").
