@@ -135,7 +135,7 @@ func kindFiles() map[string][]byte {
 	b.WriteString("// Code generated from the declared stage kinds (schema.RegisterKind). DO NOT EDIT.\n\npackage schema\n\n")
 	b.WriteString("// #Kind lists the stage kinds.\n#Kind:")
 	if len(names) == 0 {
-		b.WriteString(" _|_ // no stage kinds declared")
+		b.WriteString(` =~"^$" & =~"." // no stage kinds: no value is a kind`)
 	}
 	for i, n := range names {
 		if i > 0 {

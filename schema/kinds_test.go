@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	_ "mascot.dev/mascot/runner/stages/decls" // the built-in stage kinds
+	_ "mascot.dev/mascot/runner/stages/all" // every built-in stage kind
 	"mascot.dev/mascot/schema"
 )
 

@@ -1,10 +1,7 @@
 package all_test
 
 import (
-	"go/parser"
-	"go/token"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -44,8 +41,7 @@ func TestStageKindsReferenceIsCurrent(t *testing.T) {
 
 // TestEveryKindIsDeclaredAndRegistered: the binary's kinds and the schema's
 // kinds are the same set, each with the definition its declaration names,
-// and package decls imports the declaration package of every stage package
-// all imports (so schema-only loaders see every kind the binary runs).
+// (each kind declares itself in its registration call).
 func TestEveryKindIsDeclaredAndRegistered(t *testing.T) {
 	if got, want := runner.Default.Names(), schema.Kinds(); !slices.Equal(got, want) {
 		t.Errorf("registered kinds %v, declared kinds %v", got, want)
@@ -57,37 +53,6 @@ func TestEveryKindIsDeclaredAndRegistered(t *testing.T) {
 			t.Errorf("kind %s: definition %q, declared %q, summary %q", n, k.Definition, spec.Definition, k.Summary)
 		}
 	}
-	stages := imports(t, "all.go")
-	decls := imports(t, filepath.Join("..", "decls", "decls.go"))
-	for _, p := range stages {
-		found := false
-		for _, d := range decls {
-			found = found || strings.HasPrefix(d, p+"/")
-		}
-		if !found {
-			t.Errorf("runner/stages/decls does not import the declarations of %s", p)
-		}
-	}
-	if len(decls) != len(stages) {
-		t.Errorf("decls imports %d declaration packages, all imports %d stage packages", len(decls), len(stages))
-	}
-}
-
-func imports(t *testing.T, file string) []string {
-	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, imp := range f.Imports {
-		p, err := strconv.Unquote(imp.Path.Value)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, p)
-	}
-	return out
 }
 
 // TestVendorWritesEveryKind: `mascot schema vendor` (what .ci/run hands to
@@ -112,28 +77,5 @@ func TestVendorWritesEveryKind(t *testing.T) {
 		if !strings.Contains(string(union), strconv.Quote(n)+": "+spec.Definition) {
 			t.Errorf("the vendored union lacks %s: %s", n, spec.Definition)
 		}
-	}
-}
-
-// TestDeclarationsImportNoStage: imports stay one-way. The declaration
-// packages, and so schema, import no runner package, which is what lets
-// schema's and the runner's own tests load specs with every built-in kind.
-func TestDeclarationsImportNoStage(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "mascot.dev/mascot/runner/stages/decls").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	decls := 0
-	for _, p := range strings.Fields(string(out)) {
-		switch {
-		case strings.HasSuffix(p, "decl") && strings.HasPrefix(p, "mascot.dev/mascot/runner/stages/"):
-			decls++
-		case p == "mascot.dev/mascot/runner/stages/decls":
-		case strings.HasPrefix(p, "mascot.dev/mascot/runner"):
-			t.Errorf("the declarations depend on %s", p)
-		}
-	}
-	if decls != len(imports(t, filepath.Join("..", "decls", "decls.go"))) {
-		t.Errorf("found %d declaration packages among the dependencies:\n%s", decls, out)
 	}
 }

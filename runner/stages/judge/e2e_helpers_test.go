@@ -11,8 +11,8 @@ import (
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
+	_ "mascot.dev/mascot/runner/stages/all" // every built-in stage kind
 	_ "mascot.dev/mascot/runner/stages/candidates"
-	_ "mascot.dev/mascot/runner/stages/decls" // the kinds the specs name
 	_ "mascot.dev/mascot/runner/stages/judge"
 	_ "mascot.dev/mascot/runner/stages/metrics"
 	_ "mascot.dev/mascot/runner/stages/pairs"

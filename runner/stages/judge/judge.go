@@ -9,7 +9,6 @@ import (
 	"mascot.dev/mascot/plugins/host"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
-	"mascot.dev/mascot/runner/stages/judge/judgedecl"
 	"mascot.dev/mascot/runner/stages/judge/plugstart"
 	"mascot.dev/mascot/schema"
 )
@@ -29,11 +28,6 @@ const (
 	LevelCollective = "collective"
 	LevelCompare    = "compare"
 )
-
-func init() {
-	runner.Register(runner.Kind{Name: "judge", Version: "1", Definition: judgedecl.Spec.Definition,
-		Summary: "score candidates, turns or episodes with judge plugins", New: New})
-}
 
 type stage struct {
 	env     *runner.Env

@@ -10,7 +10,6 @@ import (
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/stages/judge"
 	"mascot.dev/mascot/runner/stages/judge/plugstart"
-	"mascot.dev/mascot/runner/stages/metrics/metricsdecl"
 	"mascot.dev/mascot/schema"
 )
 
@@ -18,11 +17,6 @@ import (
 type Config struct {
 	Episodes string   `json:"episodes"`
 	Metrics  []string `json:"metrics"`
-}
-
-func init() {
-	runner.Register(runner.Kind{Name: "metrics", Version: "1", Definition: metricsdecl.Spec.Definition,
-		Summary: "automatic metrics (self-BLEU, distinct-n, NLI) over episodes", New: New})
 }
 
 type stage struct {

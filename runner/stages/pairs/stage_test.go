@@ -8,7 +8,7 @@ import (
 	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
-	_ "mascot.dev/mascot/runner/stages/decls" // the kinds the specs name
+	_ "mascot.dev/mascot/runner/stages/all" // every built-in stage kind
 	_ "mascot.dev/mascot/runner/stages/pairs"
 	"mascot.dev/mascot/schema"
 )

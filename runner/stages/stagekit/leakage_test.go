@@ -11,7 +11,7 @@ import (
 	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/datasets"
-	_ "mascot.dev/mascot/runner/stages/decls" // the kinds the specs name
+	_ "mascot.dev/mascot/runner/stages/all" // every built-in stage kind
 	"mascot.dev/mascot/runner/stages/stagekit"
 	"mascot.dev/mascot/schema"
 )

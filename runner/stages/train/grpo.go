@@ -9,7 +9,6 @@ import (
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
-	"mascot.dev/mascot/runner/stages/train/traindecl"
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/lora"
 	"mascot.dev/mascot/trainer/loss"
@@ -39,11 +38,6 @@ type GRPOConfig struct {
 	Rollouts                string   `json:"rollouts"`
 	HeldoutFraction         float64  `json:"heldout_fraction"`
 	LoRA                    LoRA     `json:"lora"`
-}
-
-func init() {
-	runner.Register(runner.Kind{Name: "train-grpo", Version: "1", Definition: traindecl.GRPO.Definition, Preflight: devicePreflight,
-		Summary: "GRPO LoRA policy (speaker or director) on stored prompts with weighted rewards", New: newGRPO})
 }
 
 type grpoStage struct {

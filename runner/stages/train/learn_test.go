@@ -10,7 +10,7 @@ import (
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
-	_ "mascot.dev/mascot/runner/stages/decls" // the kinds the specs name
+	_ "mascot.dev/mascot/runner/stages/all" // every built-in stage kind
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/lora"
 	"mascot.dev/mascot/trainer/qwen3"
