@@ -24,7 +24,11 @@ func paperRoster(name string) Roster {
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		panic(err)
 	}
-	l, err := schema.Load(p, schema.Options{})
+	none, err := schema.NewKinds()
+	if err != nil {
+		panic(err)
+	}
+	l, err := schema.Load(p, none, schema.Options{})
 	if err != nil {
 		panic(fmt.Sprintf("loading personas.%s: %v", name, err))
 	}

@@ -144,7 +144,7 @@ func (f *specFlags) add(c *cobra.Command) {
 }
 
 func (f *specFlags) load(arg string) (*schema.Loaded, error) {
-	return schema.Load(arg, f.loadOptions())
+	return schema.Load(arg, runner.Default.Kinds(), f.loadOptions())
 }
 
 func (f *specFlags) loadOptions() schema.Options {

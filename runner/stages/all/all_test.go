@@ -1,6 +1,7 @@
 package all_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,25 +33,43 @@ func TestStageKindsReferenceIsCurrent(t *testing.T) {
 			t.Errorf("the reference has no section for kind %s", n)
 		}
 	}
-	spec, _ := schema.LookupKind("judge")
+	judge, _ := runner.Default.Lookup("judge")
 	if !strings.Contains(string(fresh), "| [judge](#judge) | score candidates, turns or episodes with judge plugins | candidates, episodes | no |") ||
-		!strings.Contains(string(fresh), strings.TrimSpace(strings.TrimPrefix(spec.Source, "package schema"))) {
+		!strings.Contains(string(fresh), strings.TrimSpace(strings.TrimPrefix(judge.Source, "package schema"))) {
 		t.Errorf("the judge kind's row or CUE definition is missing:\n%s", fresh)
+	}
+	// The concurrency the page states is the runner's: change a constant
+	// and the page changes with it.
+	perSlot := fmt.Sprintf("keeps %d units in flight per slot", runner.UnitsPerEndpointSlot)
+	fallback := fmt.Sprintf("or %d when none\nsets one", runner.DefaultConcurrency)
+	episodes := fmt.Sprintf("- concurrency: %d× the largest limit of the endpoints in `speaker`, `director`", runner.UnitsPerEndpointSlot)
+	for _, want := range []string{perSlot, fallback, episodes} {
+		if !strings.Contains(string(fresh), want) {
+			t.Errorf("the reference does not say %q", want)
+		}
+	}
+	if strings.Contains(string(fresh), "twice") {
+		t.Errorf("the reference still states a multiple the runner does not use")
 	}
 }
 
-// TestEveryKindIsDeclaredAndRegistered: the binary's kinds and the schema's
-// kinds are the same set, each with the definition its declaration names,
-// (each kind declares itself in its registration call).
-func TestEveryKindIsDeclaredAndRegistered(t *testing.T) {
-	if got, want := runner.Default.Names(), schema.Kinds(); !slices.Equal(got, want) {
-		t.Errorf("registered kinds %v, declared kinds %v", got, want)
+// TestEveryKindIsOneRegistration: the set of kinds schema.Load is given is
+// the registry's own, each kind's CUE defines the definition its
+// registration names, and the kind's CUE does not repeat its name (the
+// union sets it).
+func TestEveryKindIsOneRegistration(t *testing.T) {
+	kinds := runner.Default.Kinds()
+	if got, want := kinds.Names(), runner.Default.Names(); !slices.Equal(got, want) || len(got) < 11 {
+		t.Errorf("schema kinds %v, registered kinds %v", got, want)
 	}
 	for _, n := range runner.Default.Names() {
 		k, _ := runner.Default.Lookup(n)
-		spec, _ := schema.LookupKind(n)
-		if k.Definition != spec.Definition || k.Summary == "" {
-			t.Errorf("kind %s: definition %q, declared %q, summary %q", n, k.Definition, spec.Definition, k.Summary)
+		spec, _ := kinds.Lookup(n)
+		if k.Definition != spec.Definition || k.Summary == "" || k.Version == "" || k.New == nil {
+			t.Errorf("kind %s: definition %q, schema's %q, summary %q, version %q", n, k.Definition, spec.Definition, k.Summary, k.Version)
+		}
+		if strings.Contains(k.Source, strconv.Quote(n)) {
+			t.Errorf("kind %s: its CUE repeats the kind's name", n)
 		}
 	}
 }
@@ -60,7 +79,7 @@ func TestEveryKindIsDeclaredAndRegistered(t *testing.T) {
 // all of them.
 func TestVendorWritesEveryKind(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := schema.Vendor(dir); err != nil {
+	if _, err := schema.Vendor(dir, runner.Default.Kinds()); err != nil {
 		t.Fatal(err)
 	}
 	gen := filepath.Join(dir, "cue.mod", "gen", "mascot.dev", "schema")
@@ -69,12 +88,12 @@ func TestVendorWritesEveryKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range runner.Default.Names() {
-		spec, _ := schema.LookupKind(n)
+		spec, _ := runner.Default.Lookup(n)
 		b, err := os.ReadFile(filepath.Join(gen, "kind_"+n+".cue"))
 		if err != nil || string(b) != spec.Source {
 			t.Errorf("vendored kind_%s.cue differs from the kind's own CUE (%v)", n, err)
 		}
-		if !strings.Contains(string(union), strconv.Quote(n)+": "+spec.Definition) {
+		if !strings.Contains(string(union), strconv.Quote(n)+": "+spec.Definition+" & {kind: "+strconv.Quote(n)+"}") {
 			t.Errorf("the vendored union lacks %s: %s", n, spec.Definition)
 		}
 	}

@@ -10,13 +10,14 @@ import (
 //go:embed candidates.cue
 var definition string
 
-// The candidates kind, declared in one call: its CUE definition (candidates.cue), what
-// it reads and needs, and its constructor.
+// The kind, declared in one call, the only place its name is written: its
+// CUE definition (candidates.cue), what it reads and needs, and its constructor.
 func init() {
-	runner.Register(runner.Kind{Name: "candidates", Version: "1", Definition: "#Candidates",
-		Summary: "K Speaker responses per (context, persona) for reward data", New: New,
-		Decl: &schema.KindSpec{Name: "candidates", Definition: "#Candidates", Source: definition,
+	runner.Register(runner.Kind{
+		KindSpec: schema.KindSpec{Name: "candidates", Definition: "#Candidates", Source: definition,
 			Endpoints: []string{"endpoint"},
 			Refs: []schema.Ref{{Field: "dataset", Target: "datasets"}, {Field: "roster", Target: "rosters"},
-				{Field: "endpoint", Target: "endpoints"}}}})
+				{Field: "endpoint", Target: "endpoints"}}},
+		Version: "1", Summary: "K Speaker responses per (context, persona) for reward data",
+		New: New})
 }

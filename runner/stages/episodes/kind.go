@@ -15,12 +15,11 @@ var definition string
 // hot-loads.
 var adapterKinds = []string{"train-grpo", "train-dpo", "train-sft"}
 
-// The episodes kind, declared in one call: its CUE definition (episodes.cue), what
-// it reads and needs, and its constructor.
+// The kind, declared in one call, the only place its name is written: its
+// CUE definition (episodes.cue), what it reads and needs, and its constructor.
 func init() {
-	runner.Register(runner.Kind{Name: "episodes", Version: "1", Definition: "#Episodes",
-		Summary: "MASCOT and baseline conversations: independent, branching (Director trees) or eval", New: New,
-		Decl: &schema.KindSpec{Name: "episodes", Definition: "#Episodes", Source: definition,
+	runner.Register(runner.Kind{
+		KindSpec: schema.KindSpec{Name: "episodes", Definition: "#Episodes", Source: definition,
 			Endpoints: []string{"speaker", "director"},
 			Evaluates: func(f map[string]json.RawMessage) bool { return string(f["mode"]) == `"eval"` },
 			Refs: []schema.Ref{{Field: "dataset", Target: "datasets"}, {Field: "roster", Target: "rosters"},
@@ -28,5 +27,7 @@ func init() {
 				{Field: "user", Target: "endpoints"},
 				{Field: "speaker_adapter", Target: "stages", Reads: adapterKinds},
 				{Field: "director_adapter", Target: "stages", Reads: adapterKinds},
-				{Field: "sft_adapter", Target: "stages", Reads: adapterKinds}}}})
+				{Field: "sft_adapter", Target: "stages", Reads: adapterKinds}}},
+		Version: "1", Summary: "MASCOT and baseline conversations: independent, branching (Director trees) or eval",
+		New: New})
 }
