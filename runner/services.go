@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results"
-	"mascot.dev/mascot/runner/llm"
 	"mascot.dev/mascot/schema"
 )
 
@@ -142,7 +142,7 @@ func (r *run) startServices(ctx context.Context) error {
 	return nil
 }
 
-// LLMEndpoint is the runner/llm configuration of experiment endpoint name:
+// LLMEndpoint is the llm configuration of experiment endpoint name:
 // replicas, concurrency, retries, timeouts, key variable and sampling. The
 // runner's client and judge plugins (which build their own client from it)
 // call an endpoint with the same settings.

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/plugins/sdk"
-	"mascot.dev/mascot/runner/llm"
 )
 
-// chatClient calls one judge endpoint through runner/llm, the client every
+// chatClient calls one judge endpoint through llm, the client every
 // other role uses: the endpoint's replicas, concurrency, retries (with
 // Retry-After), timeouts and key redaction apply, and each request is
 // counted in the Tally of the Score call it serves.
@@ -22,7 +22,7 @@ type chatClient struct {
 // role is the LLM role of a judge's requests: "judge:<name>".
 func (e Endpoint) role() string { return "judge:" + e.Name }
 
-// llmEndpoint is the runner/llm endpoint of a judge: the settings the host
+// llmEndpoint is the llm endpoint of a judge: the settings the host
 // passed (Endpoint.LLM), else ones built from url, model, key variable,
 // max_retries and timeout_s.
 func (e Endpoint) llmEndpoint() llm.Endpoint {
@@ -46,7 +46,7 @@ func (e Endpoint) llmEndpoint() llm.Endpoint {
 	return le
 }
 
-// newClients builds one runner/llm client over every judge endpoint.
+// newClients builds one llm client over every judge endpoint.
 func newClients(judges []Endpoint) ([]*chatClient, error) {
 	cfg := llm.Config{Roles: map[string]string{}}
 	for _, e := range judges {

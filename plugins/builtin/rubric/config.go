@@ -5,8 +5,8 @@ import (
 	"net/url"
 	"strconv"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/plugins/spec"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // Endpoint is one judge model behind an OpenAI-compatible server.
@@ -28,7 +28,7 @@ type Endpoint struct {
 	// that reject it; the tolerant parser still reads the output.
 	NoResponseFormat bool `json:"no_response_format"`
 	// LLM, when set (the judge stage passes it), holds the endpoint's
-	// runner/llm settings: every replica URL, concurrency, retries and
+	// llm settings: every replica URL, concurrency, retries and
 	// timeouts. Without it one is built from the fields above.
 	LLM *llm.Endpoint `json:"llm,omitempty"`
 }

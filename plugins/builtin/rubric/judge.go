@@ -9,9 +9,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/plugins/sdk"
 	"mascot.dev/mascot/plugins/spec"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // Judge is the rubric judge (sdk.Judge).

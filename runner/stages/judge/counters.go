@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/plugins/host"
-	"mascot.dev/mascot/runner/llm"
 	"mascot.dev/mascot/runner/stages/judge/plugstart"
 )
 

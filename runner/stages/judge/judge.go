@@ -225,7 +225,7 @@ func (s *stage) pluginConfig(name string, jc schema.Judge) (json.RawMessage, err
 			if len(ep.URLs) == 0 {
 				return nil, fmt.Errorf("endpoint %q has no url", jc.Endpoint)
 			}
-			// The plugin calls the endpoint through runner/llm with the
+			// The plugin calls the endpoint through llm with the
 			// endpoint's own settings (replicas, retries, timeouts) - by
 			// way of the run's LLM gateway when there is one, whose client
 			// retries, caches, journals, counts and traces each request

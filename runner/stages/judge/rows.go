@@ -4,9 +4,9 @@ import (
 	"strings"
 	"time"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/plugins/host"
 	"mascot.dev/mascot/results"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // judgeName is the row judge of a plugin score: "<judge>" for pooled or
@@ -80,7 +80,7 @@ func scoped(items []host.Item, token string) []host.Item {
 func gatewayTimeout(le llm.Endpoint) time.Duration {
 	total := le.TotalTimeout
 	if total <= 0 {
-		total = 5 * time.Minute // runner/llm's default total deadline
+		total = 5 * time.Minute // llm's default total deadline
 	}
 	return total + 30*time.Second
 }
