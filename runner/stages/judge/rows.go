@@ -2,7 +2,6 @@ package judge
 
 import (
 	"strings"
-	"time"
 
 	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/plugins/host"
@@ -72,17 +71,6 @@ func scoped(items []host.Item, token string) []host.Item {
 		out[i] = it
 	}
 	return out
-}
-
-// gatewayTimeout is how long the plugin waits for one request through the
-// gateway: the endpoint's whole budget (every retry the host's client
-// makes) and a margin.
-func gatewayTimeout(le llm.Endpoint) time.Duration {
-	total := le.TotalTimeout
-	if total <= 0 {
-		total = 5 * time.Minute // llm's default total deadline
-	}
-	return total + 30*time.Second
 }
 
 // voided lists the ids of the items a Score call gave up on (all of them
