@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 
 	"mascot.dev/mascot/plugins/host"
+	"mascot.dev/mascot/plugins/spec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/stages/judge/plugstart"
@@ -80,7 +81,7 @@ func New(env *runner.Env, st schema.Stage) (runner.Stage, error) {
 
 // work is a unit's payload: the items and where their rows go.
 type work struct {
-	items   []host.Item
+	items   []spec.Item
 	targets map[string]target
 }
 
