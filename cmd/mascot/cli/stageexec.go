@@ -206,5 +206,3 @@ func seedShard(input, db string) error {
 	}
 	return nil
 }
-
-func init() { extraCommands = append(extraCommands, newStageExec) }
