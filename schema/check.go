@@ -132,9 +132,9 @@ func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
 	for _, name := range keys(e.Rewards) {
 		r := e.Rewards[name]
 		if r.Stage != "" {
-			if st, ok := e.Stages[r.Stage]; !ok || st.Kind != "train-reward-model" {
+			if st, ok := e.Stages[r.Stage]; !ok || !slices.Contains(e.Kinds.RewardModelKinds(), st.Kind) {
 				errs = append(errs, Error{Path: "rewards." + name + ".stage",
-					Msg:       fmt.Sprintf("%q is not a train-reward-model stage", r.Stage),
+					Msg:       fmt.Sprintf("%q is not a %s stage", r.Stage, orList(e.Kinds.RewardModelKinds())),
 					Positions: at(cue.MakePath(cue.Str("rewards"), cue.Str(name), cue.Str("stage")))})
 			}
 		}
@@ -203,8 +203,10 @@ func Dependencies(e *Experiment) map[string][]string {
 			}
 		}
 		var ep []string
-		for _, f := range []string{"endpoint", "director", "speaker", "user", "rollout_endpoint"} {
-			ep = append(ep, refNames(fields[f], false)...)
+		for _, ref := range e.Kinds.StageRefs(st.Kind) {
+			if ref.Target == "endpoints" {
+				ep = append(ep, refNames(fields[ref.Field], ref.List)...)
+			}
 		}
 		for _, j := range refNames(fields["judges"], true) {
 			ep = append(ep, e.Judges[j].Endpoint)

@@ -38,6 +38,13 @@ type KindSpec struct {
 	// Model says the kind's output is a base model directory, what
 	// base_stage and a builtin endpoint's model_stage may name.
 	Model bool
+	// RewardModel says the kind's output is a reward model, what a reward
+	// of kind reward-model may name.
+	RewardModel bool
+	// Adapters are the fields naming a training stage whose LoRA adapter a
+	// stage of this kind loads on an endpoint; validation refuses an
+	// adapter trained on another base model than the endpoint serves.
+	Adapters []AdapterField
 	// Endpoints are the fields naming endpoints whose concurrency bounds the
 	// stage's units in flight when the stage sets none.
 	Endpoints []string
@@ -45,6 +52,12 @@ type KindSpec struct {
 	// fields, reads its datasets as evaluation data; nil means it reads
 	// them as training data. Evaluation and training data must not overlap.
 	Evaluates func(fields map[string]json.RawMessage) bool
+}
+
+// AdapterField is a field naming a training stage whose adapter is loaded
+// on the endpoint the field Endpoint names (DefaultEndpoint when unset).
+type AdapterField struct {
+	Field, Endpoint, DefaultEndpoint string
 }
 
 // Check reports what makes k unusable: a missing name or definition, or a
@@ -109,6 +122,18 @@ func (ks *Kinds) ModelKinds() []string {
 	var out []string
 	for _, n := range ks.Names() {
 		if ks.specs[n].Model {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// RewardModelKinds lists the kinds whose output is a reward model
+// (KindSpec.RewardModel).
+func (ks *Kinds) RewardModelKinds() []string {
+	var out []string
+	for _, n := range ks.Names() {
+		if ks.specs[n].RewardModel {
 			out = append(out, n)
 		}
 	}

@@ -45,6 +45,16 @@ func Reference(r *runner.Registry) []byte {
 			fmt.Fprintf(&b, "- concurrency: %d× the largest limit of the endpoints in %s when the stage sets none\n",
 				runner.UnitsPerEndpointSlot, quoteAll(spec.Endpoints))
 		}
+		if spec.Model {
+			b.WriteString("- output: a base model, what `base_stage` and a builtin endpoint's `model_stage` may name\n")
+		}
+		if spec.RewardModel {
+			b.WriteString("- output: a reward model, what a reward of kind `reward-model` may name\n")
+		}
+		for _, a := range spec.Adapters {
+			fmt.Fprintf(&b, "- loads the adapter of the stage `%s` names on the endpoint in `%s` (default `%s`), trained on the base model that endpoint serves\n",
+				a.Field, a.Endpoint, a.DefaultEndpoint)
+		}
 		if spec.Evaluates != nil {
 			b.WriteString("- reads its datasets as evaluation data in some configurations (kept apart from training data)\n")
 		}

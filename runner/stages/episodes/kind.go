@@ -21,6 +21,9 @@ func init() {
 	runner.Register(runner.Kind{
 		KindSpec: schema.KindSpec{Name: "episodes", Definition: "#Episodes", Source: definition,
 			Endpoints: []string{"speaker", "director"},
+			Adapters: []schema.AdapterField{{Field: "speaker_adapter", Endpoint: "speaker", DefaultEndpoint: "speaker"},
+				{Field: "director_adapter", Endpoint: "director", DefaultEndpoint: "director"},
+				{Field: "sft_adapter", Endpoint: "speaker", DefaultEndpoint: "speaker"}},
 			Evaluates: func(f map[string]json.RawMessage) bool { return string(f["mode"]) == `"eval"` },
 			Refs: []schema.Ref{{Field: "dataset", Target: "datasets"}, {Field: "roster", Target: "rosters"},
 				{Field: "director", Target: "endpoints"}, {Field: "speaker", Target: "endpoints"},

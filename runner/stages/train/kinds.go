@@ -44,7 +44,7 @@ func init() {
 		Version:  "1", Summary: "pretrain a tiny byte-level Qwen3 model from text (demo base)",
 		New: newPretrain, Preflight: devicePreflight})
 	runner.Register(runner.Kind{
-		KindSpec: schema.KindSpec{Name: "train-reward-model", Definition: "#TrainRewardModel", Source: rmSource, Device: true,
+		KindSpec: schema.KindSpec{Name: "train-reward-model", Definition: "#TrainRewardModel", Source: rmSource, Device: true, RewardModel: true,
 			Refs: []schema.Ref{{Field: "pairs", Target: "stages", Reads: []string{"pairs"}}, baseStage}},
 		Version: "2", Summary: "Bradley-Terry reward model on stored pairs (merged sequence-classification checkpoint)",
 		New: newRM, Preflight: devicePreflight})
