@@ -54,7 +54,8 @@ type Loaded struct {
 // Positions returns where the value at the field path was written (file:
 // line:col, most relevant first, in the form errors print them), for
 // checks made after loading (a run's preflight) to point at the user's
-// file. It is empty when the value has no source (a schema default).
+// file. A value the spec leaves at its schema default points into the
+// schema (mascot.dev/schema/...); one with no source at all has none.
 func (l *Loaded) Positions(path ...string) []string {
 	sel := make([]cue.Selector, len(path))
 	for i, p := range path {
