@@ -87,3 +87,42 @@ func TestCitationPatternFindsWhatItMustRefuse(t *testing.T) {
 		t.Errorf("a URL: %v", m)
 	}
 }
+
+// diary finds the marks of a benchmark diary: issue numbers, commits and
+// dates of runs, the load they ran under, rounds of work.
+var diary = regexp.MustCompile(`(?i)\bissues? [0-9]+\b|\bmain at [0-9a-f]{7}|\bcommit [0-9a-f]{7,40}\b|\b20[0-9]{2}-[0-9]{2}-[0-9]{2}\b|[0-9]{2}:[0-9]{2}(–[0-9]{2}:[0-9]{2})? UTC|\bload (average )?(of )?(about )?[0-9]|\bthis round\b|\bbranch [a-z]+[0-9]*[,):]`)
+
+// TestUserDocsHoldNoBenchmarkDiary: README.md and the user guides in docs/
+// say what the code does and how to measure it; measured figures, with
+// their dates, commits and load, live only in docs/benchmarks.md.
+func TestUserDocsHoldNoBenchmarkDiary(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, filepath.Join(root, "README.md"))
+	for _, p := range pages {
+		if filepath.Base(p) == "benchmarks.md" {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, p)
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := diary.FindString(line); m != "" {
+				t.Errorf("%s:%d: %q reads like a benchmark diary (figures and their runs go in docs/benchmarks.md): %s", rel, i+1, m, line)
+			}
+		}
+	}
+	for _, line := range []string{"Measured 2026-12-03 09:02–09:09 UTC", "main at 229756e", "the goal of issue 14", "(load 6–9)"} {
+		if !diary.MatchString(line) {
+			t.Errorf("the diary pattern misses %q", line)
+		}
+	}
+}
