@@ -26,6 +26,8 @@ type PlanStage struct {
 	Backend string `json:"backend,omitempty"`
 	// Summary is the kind's one-line description (Kind.Summary).
 	Summary string `json:"summary,omitempty"`
+	// Settings are the stage's settings the kind shows (Kind.Settings).
+	Settings string `json:"settings,omitempty"`
 }
 
 // Plan lists the stages in execution order with unit counts: how many each
@@ -43,6 +45,9 @@ func Plan(ctx context.Context, opts Options) ([]PlanStage, error) {
 		ps := PlanStage{Key: key, Kind: k.Name, Inputs: r.deps[key], Fingerprint: r.fps[key], Units: -1,
 			Device: opts.Loaded.Experiment.Kinds.IsTraining(k.Name), Summary: k.Summary}
 		ps.Units, ps.Done, ps.Note = r.countUnits(ctx, key)
+		if k.Settings != nil {
+			ps.Settings = k.Settings(r.opts.Loaded.Experiment.Stages[key])
+		}
 		if ps.Device {
 			ps.Backend = stageDevice(r.opts.Loaded.Experiment.Stages[key])
 		}
@@ -102,6 +107,9 @@ func PrintPlan(w io.Writer, plan []PlanStage) {
 		in := strings.Join(p.Inputs, ", ")
 		if in == "" {
 			in = "-"
+		}
+		if p.Settings != "" {
+			in += "  [" + p.Settings + "]"
 		}
 		if p.Note != "" {
 			in += "  (" + noteLine(p.Note) + ")"

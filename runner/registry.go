@@ -25,6 +25,10 @@ type Kind struct {
 	// returns the config field at fault and what is missing; Execute turns
 	// it into a positioned error (exit 2) and Plan into a note.
 	Preflight func(st schema.Stage) (field string, err error)
+	// Settings, when set, is a short line of the settings that shape a
+	// stage's work beyond its inputs (the Director's rollout horizon),
+	// which the plan shows beside its inputs; "" shows nothing.
+	Settings func(st schema.Stage) string
 }
 
 // Registry maps kind names to kinds. It is an explicit value so tests build

@@ -244,7 +244,7 @@ func (sw *sweep) finish(ctx context.Context, sum *SweepSummary, err error) (*Swe
 	}
 	if failed := sum.Failed(); len(failed) > 0 && err == nil {
 		err = fmt.Errorf("%d of %d sweep variants failed (first: %s: %s); rerun the same command to retry them",
-			len(failed), len(sum.Children), failed[0].Variant.Label(), firstLine(failed[0].Error))
+			len(failed), len(sum.Children), failed[0].Variant.Label(), failureLine(failed[0].Error))
 	}
 	if err != nil {
 		status = results.RunFailed

@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -171,6 +172,23 @@ func TestModelSizePlansOneServerPerSize(t *testing.T) {
 	}
 	if len(sp.Variants) != 9 || len(sp.Shared) != 0 {
 		t.Fatalf("plan: %d variants, %d shared stages; want 9 and 0 (every stage depends on a size)", len(sp.Variants), len(sp.Shared))
+	}
+	// The printed plan's VARIANT column holds the ~86-character labels:
+	// every row's units start under the header's.
+	var printed bytes.Buffer
+	runner.PrintSweepPlan(&printed, sp)
+	lines := strings.Split(printed.String(), "\n")
+	var header int
+	for header < len(lines) && !strings.HasPrefix(lines[header], "#") {
+		header++
+	}
+	col := strings.Index(lines[min(header, len(lines)-1)], "UNITS TO RUN")
+	for i, v := range sp.Variants {
+		row := lines[min(header+1+i, len(lines)-1)]
+		if col <= len(v.Label) || len(row) <= col || !strings.Contains(row[:col], v.Label) || row[col-1] != ' ' || row[col] == ' ' {
+			t.Errorf("variant %d's row is not aligned under UNITS TO RUN (column %d):\n%s", i+1, col, printed.String())
+			break
+		}
 	}
 	// The speaker's training is the same for every director size: variant
 	// 4 (director 1.7B, speaker 0.6B) reuses variant 1's.

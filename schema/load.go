@@ -154,7 +154,7 @@ func (l *loader) load(arg string) (*Loaded, error) {
 		errs = intRange(v, l.rw)
 	}
 	if len(errs) > 0 {
-		return nil, errs
+		return nil, multirunHints(errs, l.opts.Sets)
 	}
 	exp, err := decode(v)
 	if err != nil {

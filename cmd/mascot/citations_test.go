@@ -90,7 +90,7 @@ func TestCitationPatternFindsWhatItMustRefuse(t *testing.T) {
 
 // diary finds the marks of a benchmark diary: issue numbers, commits and
 // dates of runs, the load they ran under, rounds of work.
-var diary = regexp.MustCompile(`(?i)\bissues? [0-9]+\b|\bmain at [0-9a-f]{7}|\bcommit [0-9a-f]{7,40}\b|\b20[0-9]{2}-[0-9]{2}-[0-9]{2}\b|[0-9]{2}:[0-9]{2}(–[0-9]{2}:[0-9]{2})? UTC|\bload (average )?(of )?(about )?[0-9]|\bthis round\b|\bbranch [a-z]+[0-9]*[,):]`)
+var diary = regexp.MustCompile(`(?i)\bissues? [0-9]+\b|\bmain at [0-9a-f]{7}|\bcommit [0-9a-f]{7,40}\b|\b20[0-9]{2}-[0-9]{2}-[0-9]{2}\b|[0-9]{2}:[0-9]{2}(–[0-9]{2}:[0-9]{2})? UTC|\bload (average )?(of )?(about )?[0-9]|\bthis round\b|\bbranch [a-z]+[0-9]+\b`)
 
 // TestUserDocsHoldNoBenchmarkDiary: README.md and the user guides in docs/
 // say what the code does and how to measure it; measured figures, with

@@ -16,6 +16,9 @@
 //   - RunBranching: a tree of episodes with K candidate directives at each
 //     branch point, parent links and sibling groups for Director DPO/GRPO.
 //   - GenerateCandidates: K Speaker responses per (context, persona).
+//   - RunRollouts: K continuations of a stored conversation prefix, each
+//     from its own first directive, for a horizon of rounds (the
+//     Director's trajectory GRPO).
 //
 // # Choices (not fixed by the paper)
 //

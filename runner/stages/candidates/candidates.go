@@ -86,7 +86,11 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 		return nil, err
 	}
 	if len(set.Candidates) == 0 {
-		return nil, fmt.Errorf("no candidate survived for %s", u.Key)
+		if set.LastError != nil {
+			return nil, fmt.Errorf("no candidate survived for %s (%d failed requests; the last: %w)", u.Key,
+				set.Counters.NumGenerationFailures, set.LastError)
+		}
+		return nil, fmt.Errorf("no candidate survived for %s (%d empty responses)", u.Key, set.Counters.NumEmptyResponses)
 	}
 	b, err := json.Marshal(set.Prompt)
 	if err != nil {

@@ -38,7 +38,7 @@ func init() {
 				{Field: "rewards", Target: "rewards", List: true}, baseStage,
 				{Field: "rollout_endpoint", Target: "endpoints"}}},
 		Version: "1", Summary: "GRPO LoRA policy (speaker or director) on stored prompts with weighted rewards",
-		New: newGRPO, Preflight: devicePreflight})
+		New: newGRPO, Preflight: devicePreflight, Settings: grpoSettings})
 	runner.Register(runner.Kind{
 		KindSpec: schema.KindSpec{Name: "pretrain", Definition: "#Pretrain", Source: pretrainSource, Device: true, Model: true},
 		Version:  "1", Summary: "pretrain a tiny byte-level Qwen3 model from text (demo base)",
