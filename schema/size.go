@@ -9,9 +9,9 @@ import (
 
 // MaxSpecBytes bounds the CUE of the spec mascot is asked to load: the
 // .cue files of its package (the file named, or those of the directory).
-// CUE reads and evaluates all of it before it can say what is wrong, about
-// 1.6 s and 6 MB of memory per MB (a 50 MB spec took 82 s and 311 MB to be
-// rejected); the largest spec mascot ships is under 6 kB.
+// CUE reads and evaluates all of it before it can say what is wrong, in
+// time and memory that grow with its size (docs/benchmarks.md, "Spec
+// loading"); the specs mascot ships are a few kB each.
 const MaxSpecBytes = 1 << 20
 
 // checkSpecSize refuses a spec whose package (the file at local, or the

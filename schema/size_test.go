@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
 )
 
@@ -23,7 +24,7 @@ func TestOversizedSpecRejectedBeforeReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, arg := range []string{big, dir} {
-		_, err := schema.Load(arg, schema.Options{Cwd: dir})
+		_, err := schema.Load(arg, runner.Default.Kinds(), schema.Options{Cwd: dir})
 		var errs schema.Errors
 		if !errors.As(err, &errs) || len(errs) != 1 {
 			t.Fatalf("Load(%s): %v, want one schema error", arg, err)
@@ -37,7 +38,7 @@ func TestOversizedSpecRejectedBeforeReading(t *testing.T) {
 	if err := os.WriteFile(big, []byte(head+strings.Repeat(pad, 512)+"junk: [\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := schema.Load(big, schema.Options{Cwd: dir}); err == nil || strings.Contains(err.Error(), "at most") {
+	if _, err := schema.Load(big, runner.Default.Kinds(), schema.Options{Cwd: dir}); err == nil || strings.Contains(err.Error(), "at most") {
 		t.Fatalf("a spec under the limit: %v, want CUE's own error", err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"mascot.dev/mascot/runner/llm"
+	"mascot.dev/mascot/llm"
 )
 
 // BaselineAgent is the agent_name of single-assistant baseline turns.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/runner/datasets"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // CandidateConfig configures GenerateCandidates.

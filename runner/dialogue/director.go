@@ -6,7 +6,7 @@ import (
 	"errors"
 	"strconv"
 
-	"mascot.dev/mascot/runner/llm"
+	"mascot.dev/mascot/llm"
 )
 
 // DirectiveSchema is the JSON schema sent with Director requests: the agent

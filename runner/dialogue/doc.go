@@ -6,7 +6,7 @@
 // # Layer
 //
 // It sits under runner/stages (which turns its output into stored units) and
-// over runner/llm, which it reaches only through the Chatter interface defined
+// over llm, which it reaches only through the Chatter interface defined
 // here. It never sees dataset formats (only datasets.Sample) and never does
 // I/O itself, so every behaviour is testable with a scripted Chatter.
 //

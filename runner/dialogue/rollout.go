@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/runner/datasets"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // Prefix is a stored conversation to continue: the turns generated so far

@@ -1,9 +1,11 @@
-// Package llm is the runner's LLM client layer: it sends chat requests on
+// Package llm is mascot's LLM client layer: it sends chat requests on
 // behalf of roles (director, speaker, user, judge, ...) to OpenAI-compatible
 // servers, vLLM first.
 //
-// Layer: below runner/dialogue and the stage kinds, above go-openai and
-// net/http. Nothing in here knows about MASCOT prompts.
+// Layer: the bottom, beside schema and results: it imports no mascot
+// package. The runner (runner/dialogue, the stage kinds) and the built-in
+// rubric judge plugin both call models through it, so it sits below both;
+// above go-openai and net/http. Nothing in here knows about MASCOT prompts.
 //
 // Choices:
 //   - go-openai v1.43.0 sends the requests (client, headers, errors), but

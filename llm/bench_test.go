@@ -64,7 +64,7 @@ func cpuSelf() time.Duration {
 // ideal rate is 64 / 20 ms = 3,200 req/s. Reports req/s, its share of the
 // ideal, and CPU time per request of the client and of the server.
 //
-//	go test -run '^$' -bench ChatThroughput -benchtime 20000x ./runner/llm
+//	go test -run '^$' -bench ChatThroughput -benchtime 20000x ./llm
 func BenchmarkChatThroughput(b *testing.B) {
 	const conc = 64
 	url, stop := benchServer(b, 20*time.Millisecond)
