@@ -87,7 +87,7 @@ func (s *Store) JudgeScores(ctx context.Context, runID string, scope Scope) ([]J
 // the report reads every score only when two judges may be compared.
 func (s *Store) RunJudges(ctx context.Context, runID string, scope Scope) ([]string, error) {
 	if scope.Units == nil {
-		// The run's report blocks keep its judges (migration 0015).
+		// The run's report blocks keep its judges (migration 0017).
 		var list sql.NullString
 		err := s.r.QueryRowContext(ctx, `SELECT b.judges FROM report_block_state b
 			JOIN report_stamps s ON s.run_id = b.run_id WHERE b.run_id = ? AND b.version = s.version`, runID).Scan(&list)

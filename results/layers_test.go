@@ -20,7 +20,7 @@ func TestResultsLayers(t *testing.T) {
 		".":                  {"results/jsonl", "experiments/prompts"},
 		"transfer":           {"results", "results/jsonl", "internal/labels"},
 		"report":             {"results", "results/figures", "plugins/stats"},
-		"../runner/dialogue": {"results/jsonl", "runner/datasets", "runner/llm"},
+		"../runner/dialogue": {"results/jsonl", "runner/datasets", "llm"},
 	} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil || len(files) == 0 {

@@ -210,7 +210,7 @@ func canonCriterion(s string) string {
 // PairKey builds the key ScoreGroup.Keys holds for an episode.
 func PairKey(convID string, sampleIdx int) string { return convID + "#" + strconv.Itoa(sampleIdx) }
 
-// currentBlocks reads the run's report blocks (migration 0015); when they
+// currentBlocks reads the run's report blocks (migration 0017); when they
 // are behind and the run is not running, it rebuilds them first. ok is
 // false when there are none to read (the run is running, or the database
 // cannot be written): the per-unit rows are then read instead.

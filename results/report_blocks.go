@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-// A run's report blocks (migration 0015) hold one entry per unit linked to
+// A run's report blocks (migration 0017) hold one entry per unit linked to
 // the run, appended in the transaction that links it. An entry is binary,
 // little-endian: fixed-width integers (i64, i32, u16, f64), unsigned
 // varints (u) and strings as u length and bytes (s):

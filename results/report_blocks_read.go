@@ -56,7 +56,7 @@ type blockValue struct {
 var errBadBlock = errors.New("undecodable report block")
 
 // readBlocks returns the run's report blocks, or ok false when it has none
-// that are current (see migration 0015). Everything is read in one read
+// that are current (see migration 0017). Everything is read in one read
 // transaction, so the state checked is that of the blocks read, on a raw
 // driver connection: a body arrives as one []byte the driver allocated,
 // which the decoded units and episodes keep views into, with no copy

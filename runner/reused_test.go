@@ -58,7 +58,7 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2, concu
 		t.Fatalf("the server received %d requests before the kill, want 2", served)
 	}
 
-	l, err := schema.Load(spec, schema.Options{})
+	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

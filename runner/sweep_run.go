@@ -78,8 +78,12 @@ type sweep struct {
 func prepareSweep(opts SweepOptions) (*sweep, error) {
 	base := opts.Run.Loaded // the CLI has loaded the spec already
 	if base == nil {
+		reg := opts.Run.Registry
+		if reg == nil {
+			reg = Default
+		}
 		var err error
-		if base, err = schema.Load(opts.Arg, opts.Load); err != nil {
+		if base, err = schema.Load(opts.Arg, reg.Kinds(), opts.Load); err != nil {
 			return nil, err
 		}
 	}
@@ -95,7 +99,7 @@ func prepareSweep(opts SweepOptions) (*sweep, error) {
 		store: opts.Run.Store}
 	var all schema.Errors
 	for i, v := range variants {
-		l, err := schema.Load(opts.Arg, v.load(opts.Load))
+		l, err := schema.Load(opts.Arg, base.Experiment.Kinds, v.load(opts.Load))
 		if es, ok := err.(schema.Errors); ok {
 			for _, e := range es {
 				e.Msg = "variant " + v.Label() + ": " + e.Msg

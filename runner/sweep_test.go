@@ -89,7 +89,7 @@ sweep: axes: {
 var modelSizeTags = []string{"vllm_0_6b=http://small/v1", "vllm_1_7b=http://mid/v1", "vllm_8b=http://large/v1", "judge=http://j/v1"}
 
 func TestExpandGridZipSeeds(t *testing.T) {
-	l, err := schema.Load("paper/model-size", schema.Options{Tags: modelSizeTags})
+	l, err := schema.Load("paper/model-size", runner.Default.Kinds(), schema.Options{Tags: modelSizeTags})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestExpandGridZipSeeds(t *testing.T) {
 	if got := vs[1].Label(); got != `endpoints.director.model="Qwen/Qwen3-0.6B", endpoints.speaker.model="Qwen/Qwen3-1.7B"` {
 		t.Errorf("second variant = %s", got)
 	}
-	l, err = schema.Load("paper/mbti", schema.Options{Tags: []string{"vllm=http://a/v1", "judge=http://b/v1"}})
+	l, err = schema.Load("paper/mbti", runner.Default.Kinds(), schema.Options{Tags: []string{"vllm=http://a/v1", "judge=http://b/v1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestExpandGridZipSeeds(t *testing.T) {
 // does not depend on a size is planned once.
 func TestModelSizePlansOneServerPerSize(t *testing.T) {
 	urls := map[string]string{"Qwen/Qwen3-0.6B": "http://small/v1", "Qwen/Qwen3-1.7B": "http://mid/v1", "Qwen/Qwen3-8B": "http://large/v1"}
-	l, err := schema.Load("paper/model-size", schema.Options{Tags: modelSizeTags})
+	l, err := schema.Load("paper/model-size", runner.Default.Kinds(), schema.Options{Tags: modelSizeTags})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestModelSizePlansOneServerPerSize(t *testing.T) {
 		for k, val := range v.Axes {
 			sets = append(sets, k+"="+string(val))
 		}
-		vl, err := schema.Load("paper/model-size", schema.Options{Tags: modelSizeTags, Overrides: sets})
+		vl, err := schema.Load("paper/model-size", runner.Default.Kinds(), schema.Options{Tags: modelSizeTags, Overrides: sets})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +206,7 @@ func TestModelSizePlansOneServerPerSize(t *testing.T) {
 // An adapter loaded on an endpoint serving another base model is refused
 // with the position of the field that loads it.
 func TestAdapterOnAnotherBaseIsRefused(t *testing.T) {
-	_, err := schema.Load("paper/empathetic", schema.Options{Tags: []string{"vllm=http://a/v1", "judge=http://b/v1"},
+	_, err := schema.Load("paper/empathetic", runner.Default.Kinds(), schema.Options{Tags: []string{"vllm=http://a/v1", "judge=http://b/v1"},
 		Sets: []string{"stages.speaker_grpo.base_model=Qwen/Qwen3-0.6B"}})
 	if err == nil || !strings.Contains(err.Error(), "stages.eval.speaker_adapter: the adapter of stage speaker_grpo is trained on Qwen/Qwen3-0.6B, but endpoint speaker serves Qwen/Qwen3-8B") {
 		t.Fatalf("err = %v", err)

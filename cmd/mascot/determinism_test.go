@@ -76,7 +76,7 @@ func TestDemoTwiceIsIdentical(t *testing.T) {
 	}
 	a := runIn(t.TempDir())
 	b := runIn(t.TempDir())
-	l, err := schema.Load("demo", schema.Options{})
+	l, err := schema.Load("demo", runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,7 @@ func Path(n int) (string, error) {
 
 // fillScores computes the unit score sums a database cached before
 // migration 0008 lacks (results.Store.FillUnitScores) and the runs' report
-// blocks one cached before migration 0015 lacks (as a finished run's first
+// blocks one cached before migration 0017 lacks (as a finished run's first
 // report would); a no-op on one built since, whose commits wrote both.
 func fillScores(path string) error {
 	ctx := context.Background()

@@ -7,8 +7,8 @@ import (
 	"regexp"
 	"strings"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results/jsonl"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // BaselineAgent is the agent_name of single-assistant baseline turns.

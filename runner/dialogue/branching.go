@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strconv"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/runner/datasets"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // Tree is a branching episode: node 0 is the root (the opening state), and

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results/jsonl"
-	"mascot.dev/mascot/runner/llm"
 )
 
 func TestGenerateCandidates(t *testing.T) {

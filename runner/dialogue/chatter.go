@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	"mascot.dev/mascot/runner/llm"
+	"mascot.dev/mascot/llm"
 )
 
-// Chatter is what the engine needs from the LLM layer; runner/llm's client
+// Chatter is what the engine needs from the LLM layer; llm's client
 // implements it.
 type Chatter interface {
 	Chat(ctx context.Context, req llm.Request) (llm.Response, error)

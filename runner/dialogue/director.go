@@ -6,8 +6,8 @@ import (
 	"errors"
 	"strconv"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results/jsonl"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // DirectiveSchema is the JSON schema sent with Director requests: the agent

@@ -6,10 +6,11 @@
 // # Layer
 //
 // It sits under runner/stages (which turns its output into stored units) and
-// over runner/llm, which it reaches only through the Chatter interface defined
+// over llm, which it reaches only through the Chatter interface defined
 // here, and results/jsonl, whose Record is the episode it produces (the one
-// MASCOT JSONL record type; Episode embeds it). It never sees dataset formats (only datasets.Sample) and never does
-// I/O itself, so every behaviour is testable with a scripted Chatter.
+// MASCOT JSONL record type; Episode embeds it). It never sees dataset
+// formats (only datasets.Sample) and never does I/O itself, so every
+// behaviour is testable with a scripted Chatter.
 //
 // # Entry points
 //

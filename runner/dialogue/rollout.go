@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/runner/datasets"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // Prefix is a stored conversation to continue: the turns generated so far

@@ -1,8 +1,8 @@
 package dialogue
 
 import (
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results/jsonl"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // PathTo returns the node ids from the root to id.

@@ -351,7 +351,3 @@ func newImport() *cobra.Command {
 	c.Flags().StringVar(&name, "name", "", "run name (default: the file name)")
 	return c
 }
-
-func init() {
-	extraCommands = append(extraCommands, newResults, newReport, newExport, newImport)
-}

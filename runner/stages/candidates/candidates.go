@@ -15,7 +15,6 @@ import (
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/datasets"
 	"mascot.dev/mascot/runner/dialogue"
-	"mascot.dev/mascot/runner/stages/candidates/candidatesdecl"
 	"mascot.dev/mascot/runner/stages/stagekit"
 	"mascot.dev/mascot/schema"
 )
@@ -27,11 +26,6 @@ type Config struct {
 	Endpoint string          `json:"endpoint"`
 	K        int             `json:"k"`
 	Sampling schema.Sampling `json:"sampling"`
-}
-
-func init() {
-	runner.Register(runner.Kind{Name: "candidates", Version: "1", Definition: candidatesdecl.Spec.Definition,
-		Summary: "K Speaker responses per (context, persona) for reward data", New: New})
 }
 
 type stage struct {

@@ -3,6 +3,8 @@ package episodes
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"strings"
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner/datasets"
@@ -11,9 +13,25 @@ import (
 
 // toRow is the results row of a dialogue episode: its record as the
 // engine wrote it, with the sample's split labels and the stage's mode.
-func toRow(ep dialogue.Episode, s datasets.Sample, mode string, sampleIdx int) results.Episode {
-	return results.Episode{SampleIdx: sampleIdx, System: ep.Metadata.System, Dataset: ep.Metadata.Dataset,
+// The user's situation (what the simulated user was told, hidden from the
+// agents) goes with the conversation, in the metadata, so a human rater
+// comparing systems reads what the user came with.
+func toRow(ep dialogue.Episode, s datasets.Sample, mode string, sampleIdx int) (results.Episode, error) {
+	row := results.Episode{SampleIdx: sampleIdx, System: ep.Metadata.System, Dataset: ep.Metadata.Dataset,
 		Valence: s.Valence, Domain: s.Domain, Mode: mode, Record: ep.Record}
+	if sit := strings.TrimSpace(strings.Join([]string{s.Situation, s.Problem}, " ")); sit != "" {
+		b, err := json.Marshal(sit)
+		if err != nil {
+			return row, fmt.Errorf("encoding the situation of %s: %w", ep.ConvID, err)
+		}
+		extra := maps.Clone(row.Metadata.Extra)
+		if extra == nil {
+			extra = map[string]json.RawMessage{}
+		}
+		extra["situation"] = b
+		row.Metadata.Extra = extra
+	}
+	return row, nil
 }
 
 // branchInfo is the tree link of a branching node, kept in the metadata
@@ -42,7 +60,10 @@ func setBranch(row *results.Episode, n dialogue.Node, parentID int64) error {
 	if err != nil {
 		return fmt.Errorf("encoding branch link of node %d: %w", n.ID, err)
 	}
-	row.Metadata.Extra = map[string]json.RawMessage{"branch": b}
+	if row.Metadata.Extra == nil {
+		row.Metadata.Extra = map[string]json.RawMessage{}
+	}
+	row.Metadata.Extra["branch"] = b
 	if len(n.Children) > 1 && len(n.DirectorPrompt) > 0 {
 		p, err := json.Marshal(n.DirectorPrompt)
 		if err != nil {

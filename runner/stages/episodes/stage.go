@@ -11,15 +11,9 @@ import (
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/datasets"
 	"mascot.dev/mascot/runner/dialogue"
-	"mascot.dev/mascot/runner/stages/episodes/episodesdecl"
 	"mascot.dev/mascot/runner/stages/stagekit"
 	"mascot.dev/mascot/schema"
 )
-
-func init() {
-	runner.Register(runner.Kind{Name: "episodes", Version: "1", Definition: episodesdecl.Spec.Definition,
-		Summary: "MASCOT and baseline conversations: independent, branching (Director trees) or eval", New: New})
-}
 
 type stage struct {
 	env      *runner.Env
@@ -164,7 +158,10 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 	if ep.Skipped {
 		return func(*results.Tx) error { return nil }, nil
 	}
-	row := toRow(ep, smp, s.cfg.Mode, p.sampleIdx)
+	row, err := toRow(ep, smp, s.cfg.Mode, p.sampleIdx)
+	if err != nil {
+		return nil, err
+	}
 	s.env.CountIn(ctx, s.key, "num_episodes", 1)
 	s.env.CountIn(ctx, s.key, "num_turns", int64(len(row.Turns)))
 	return func(tx *results.Tx) error {
@@ -186,7 +183,10 @@ func (s *stage) runBranching(ctx context.Context, u runner.Unit, cfg dialogue.Co
 	}
 	rows := make([]results.Episode, len(tree.Nodes))
 	for i, n := range tree.Nodes {
-		row := toRow(tree.Episode(n.ID), smp, ModeBranching, 0)
+		row, err := toRow(tree.Episode(n.ID), smp, ModeBranching, 0)
+		if err != nil {
+			return nil, err
+		}
 		row.Idx = n.ID
 		rows[i] = row
 	}

@@ -53,7 +53,7 @@ stages: {
 		max_completion_length: 64, lora: {r: 8, alpha: 16, dropout: 0}, lr: 1e-2, ` + dg + `}
 }
 `
-	l, err := schema.Load(testspec.Write(t, src), schema.Options{})
+	l, err := schema.Load(testspec.Write(t, src), runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatalf("loading spec: %v", err)
 	}
@@ -63,15 +63,12 @@ stages: {
 // fakeJudge replaces the judge kind: one unit scoring every episode of
 // the judged stage on one collective criterion, 1–5 from a hash of its
 // transcript, so group pairs exist.
-func fakeJudge() runner.Kind {
-	return runner.Kind{Name: "judge", Version: "test", Definition: "#JudgeStage",
-		New: func(env *runner.Env, st schema.Stage) (runner.Stage, error) {
-			var c struct {
-				Items string `json:"items"`
-			}
-			err := st.Decode(&c)
-			return judgeEpisodes{env: env, items: c.Items}, err
-		}}
+func fakeJudge(env *runner.Env, st schema.Stage) (runner.Stage, error) {
+	var c struct {
+		Items string `json:"items"`
+	}
+	err := st.Decode(&c)
+	return judgeEpisodes{env: env, items: c.Items}, err
 }
 
 type judgeEpisodes struct {

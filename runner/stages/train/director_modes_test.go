@@ -21,11 +21,11 @@ import (
 func TestDirectorGRPOResumesToTheSameAdapter(t *testing.T) {
 	srv := fakevllm.Start(t, fakevllm.Options{Seed: 3})
 	l := directorSpec(t, srv.URL(), "num_generations: 2, max_steps: 4, batch_size: 1, horizon: 2, checkpoint_every: 1, heldout_fraction: 0")
-	whole := newHarness(t, l, runner.Default.With(fakeJudge()))
+	whole := newHarness(t, l, runner.Default.WithStage("judge", "test", fakeJudge))
 	whole.run()
 	want := whole.artifact("adapter")
 
-	h := newHarness(t, l, runner.Default.With(fakeJudge()))
+	h := newHarness(t, l, runner.Default.WithStage("judge", "test", fakeJudge))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { // interrupt once two of the four steps are recorded
@@ -70,7 +70,7 @@ func TestDirectorGRPOEndpointRollouts(t *testing.T) {
 	srv := fakevllm.Start(t, fakevllm.Options{Seed: 4, Record: true})
 	const g, steps = 2, 2
 	l := directorSpec(t, srv.URL(), fmt.Sprintf(`rollouts: "endpoint", num_generations: %d, max_steps: %d, batch_size: 1, horizon: 1, heldout_fraction: 0`, g, steps))
-	h := newHarness(t, l, runner.Default.With(fakeJudge()))
+	h := newHarness(t, l, runner.Default.WithStage("judge", "test", fakeJudge))
 	h.run()
 	loaded := map[string]bool{}
 	for _, r := range srv.Requests() {

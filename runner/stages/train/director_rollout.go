@@ -7,10 +7,10 @@ import (
 	"math"
 	"path/filepath"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/dialogue"
-	"mascot.dev/mascot/runner/llm"
 	"mascot.dev/mascot/runner/stages/episodes"
 	"mascot.dev/mascot/runner/stages/stagekit"
 	"mascot.dev/mascot/trainer/lora"

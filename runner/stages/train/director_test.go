@@ -22,7 +22,7 @@ func TestDirectorGRPORollsOutWholeTrajectories(t *testing.T) {
 	const g, steps, batch, horizon = 2, 3, 2, 1
 	l := directorSpec(t, srv.URL(), fmt.Sprintf("num_generations: %d, max_steps: %d, batch_size: %d, horizon: %d, heldout_fraction: 0",
 		g, steps, batch, horizon))
-	h := newHarness(t, l, runner.Default.With(fakeJudge()))
+	h := newHarness(t, l, runner.Default.WithStage("judge", "test", fakeJudge))
 	h.run()
 	want := int64(g * steps * batch * horizon)
 	got := h.counter("dg", "rollout_speaker_turns")
@@ -68,7 +68,7 @@ func TestDirectorGRPORollsOutWholeTrajectories(t *testing.T) {
 func TestDirectorRewardUsesTheGroupPairTemplate(t *testing.T) {
 	srv := fakevllm.Start(t, fakevllm.Options{Seed: 2})
 	l := directorSpec(t, srv.URL(), "num_generations: 2, max_steps: 1, batch_size: 1, heldout_fraction: 0.5")
-	h := newHarness(t, l, runner.Default.With(fakeJudge()))
+	h := newHarness(t, l, runner.Default.WithStage("judge", "test", fakeJudge))
 	h.run()
 	ctx := context.Background()
 	var units []string

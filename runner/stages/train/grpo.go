@@ -9,7 +9,6 @@ import (
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
-	"mascot.dev/mascot/runner/stages/train/traindecl"
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/lora"
 	"mascot.dev/mascot/trainer/loss"
@@ -43,12 +42,6 @@ type GRPOConfig struct {
 	Horizon         int     `json:"horizon,omitempty"`
 	HeldoutFraction float64 `json:"heldout_fraction"`
 	LoRA            LoRA    `json:"lora"`
-}
-
-func init() {
-	runner.Register(runner.Kind{Name: "train-grpo", Version: "1", Definition: traindecl.GRPO.Definition, Preflight: devicePreflight,
-		Summary: "GRPO LoRA policy (speaker or director) on stored prompts with weighted rewards", New: newGRPO,
-		Settings: grpoSettings})
 }
 
 type grpoStage struct {

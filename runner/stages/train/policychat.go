@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/runner/dialogue"
-	"mascot.dev/mascot/runner/llm"
 	"mascot.dev/mascot/trainer/sample"
 	"mascot.dev/mascot/trainer/tokenizer"
 	"mascot.dev/mascot/trainer/train"
