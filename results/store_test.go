@@ -340,12 +340,3 @@ func TestRunsCountersAndResolve(t *testing.T) {
 		t.Fatal("bogus sort accepted")
 	}
 }
-
-// SchemaVersion is the user_version a fully migrated database has.
-func SchemaVersion() int {
-	ms, err := loadMigrations()
-	if err != nil {
-		return 0
-	}
-	return len(ms)
-}

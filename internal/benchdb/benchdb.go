@@ -38,6 +38,7 @@ package benchdb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -84,7 +85,16 @@ func TrainContexts(n int) int { return (n + TrainEvery - 1) / TrainEvery }
 func Path(n int) (string, error) {
 	path := filepath.Join(os.TempDir(), fmt.Sprintf("mascot-benchdb-v%d-%d.db", version, n))
 	if _, err := os.Stat(path); err == nil {
-		return path, fillScores(path)
+		err := fillScores(path)
+		if !errors.Is(err, results.ErrSchemaNewer) {
+			return path, err
+		}
+		// Another checkout sharing the temp dir migrated it past this
+		// mascot's schema: this one builds a copy of its own.
+		path = filepath.Join(os.TempDir(), fmt.Sprintf("mascot-benchdb-v%d-s%d-%d.db", version, results.SchemaVersion(), n))
+		if _, err := os.Stat(path); err == nil {
+			return path, fillScores(path)
+		}
 	}
 	tmp := path + ".building"
 	for _, suf := range []string{"", "-wal", "-shm"} {
