@@ -30,7 +30,9 @@
 // MASCOT_BENCH_100K=1 (the store at 100,000 episodes: a 4.3 GB database,
 // built once under the temp dir in about 20 minutes; not for CI),
 // MASCOT_BENCH_SKIP (comma-separated phases to leave out: candidates,
-// store, engine, demo). TestSuiteSmall runs every phase but the demo at
+// store, engine, demo), MASCOT_BENCH_PAGE (a markdown page, relative to
+// the repository root, usually docs/benchmarks.md, into which the table is
+// written: page.go keeps one block per kind of run). TestSuiteSmall runs every phase but the demo at
 // a small scale (MASCOT_FULL=1, as CI does).
 //
 // Helper processes (the fake server, the busy process) re-execute the

@@ -3,6 +3,7 @@ package benchsuite
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,16 +17,27 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// BenchmarkSuite runs the suite and prints its table (doc.go):
+// BenchmarkSuite runs the suite and prints its table (doc.go); with
+// MASCOT_BENCH_PAGE=docs/benchmarks.md (relative to the repository root)
+// it also writes the table into that page:
 //
-//	go test ./internal/benchsuite -run '^$' -bench Suite -benchtime 1x -timeout 2h
+//	MASCOT_BENCH_PAGE=docs/benchmarks.md go test ./internal/benchsuite -run '^$' -bench Suite -benchtime 1x -timeout 2h
 func BenchmarkSuite(b *testing.B) {
 	for b.Loop() {
-		t, err := Run(context.Background(), b.TempDir(), FromEnv())
+		cfg := FromEnv()
+		t, err := Run(context.Background(), b.TempDir(), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
 		t.Print(os.Stdout)
+		if page := os.Getenv("MASCOT_BENCH_PAGE"); page != "" {
+			if !filepath.IsAbs(page) {
+				page = filepath.Join("..", "..", page) // the test runs in internal/benchsuite
+			}
+			if err := WritePage(page, t.Block(cfg)); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }
 
