@@ -20,7 +20,8 @@ import (
 //	mascot serve --model DIR [--lora NAME=DIR ...] [--addr 127.0.0.1:PORT]
 //	             [--served-model-name NAME] [--max-queue N] [--max-batch N] [--prefill-chunk N]
 //	             [--max-model-len N] [--max-n N] [--max-body-bytes B] [--max-request-tokens T]
-//	             [--prefix-cache-bytes B]
+//	             [--prefix-cache-bytes B] [--max-inflight-body-bytes B] [--max-inflight-tokens T]
+//	             [--body-timeout D] [--api-key-env VAR [--allow-adapter-updates]] [--allowed-host HOST ...]
 func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -61,6 +62,18 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&o.MaxRequestTokens, "max-request-tokens", 0, fmt.Sprintf("cache tokens one request may hold, n × (prompt + max_tokens) over its prompts (default: %d × the context length)", DefaultRequestContexts))
 	fs.Int64Var(&o.PrefixCacheBytes, "prefix-cache-bytes", DefaultPrefixCacheBytes, "memory for the KV cache of recent prompts, reused by prompts with the same prefix (negative: off)")
 	fs.IntVar(&o.MaxModelLen, "max-model-len", 0, "prompt plus completion limit (default: the model's max_position_embeddings)")
+	fs.Int64Var(&o.MaxBodyBytesInFlight, "max-inflight-body-bytes", 0, fmt.Sprintf("bytes of request bodies the process reads at once; more are answered 503 (default: %d × --max-body-bytes)", DefaultBodiesInFlight))
+	fs.IntVar(&o.MaxTokensInFlight, "max-inflight-tokens", 0, fmt.Sprintf("cache tokens of the requests queued or running at once; more are answered 503 (default: %d × --max-request-tokens)", DefaultRequestsInFlight))
+	fs.DurationVar(&o.BodyTimeout, "body-timeout", DefaultBodyTimeout, "time allowed to read one request body; a slower client is cut off")
+	keyEnv := fs.String("api-key-env", "", "environment variable holding a token every route but /health requires (Authorization: Bearer)")
+	fs.BoolVar(&o.AdapterUpdates, "allow-adapter-updates", false, "serve /v1/load_lora_adapter and /v1/unload_lora_adapter (needs --api-key-env)")
+	fs.Func("allowed-host", "a Host name clients use for this server besides its address (repeatable)", func(v string) error {
+		if v == "" {
+			return errors.New("empty host")
+		}
+		o.AllowedHosts = append(o.AllowedHosts, v)
+		return nil
+	})
 	fs.Func("lora", "adapter served as a model, NAME=DIR (repeatable)", func(v string) error {
 		name, dir, ok := strings.Cut(v, "=")
 		if !ok || name == "" || dir == "" {
@@ -83,6 +96,14 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	}
 	if o.ModelDir == "" {
 		return Options{}, errors.New("--model is required")
+	}
+	if *keyEnv != "" {
+		if o.Token = os.Getenv(*keyEnv); o.Token == "" {
+			return Options{}, fmt.Errorf("--api-key-env: environment variable %s is unset or empty", *keyEnv)
+		}
+	}
+	if o.AdapterUpdates && o.Token == "" {
+		return Options{}, errors.New("--allow-adapter-updates needs --api-key-env: adapter updates read and drop adapters, so only clients with the token may make them")
 	}
 	return o, nil
 }

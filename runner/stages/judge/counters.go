@@ -17,9 +17,8 @@ import (
 // the unit's tally per judge role), the plugin's restarts and timeouts. When any of the plugin's LLM requests failed for
 // good, some items were given up: the unit fails, so a rerun retries it.
 func (s *stage) score(ctx context.Context, name string, j *host.PluginJudge, items []host.Item) (host.ScoreResult, error) {
-	before := j.Restarts()
 	res, err := j.Score(ctx, items)
-	plugstart.CountCall(ctx, s.env, s.key, name, before, j.Restarts(), err)
+	plugstart.CountCall(ctx, s.env, s.key, name, err)
 	if err != nil {
 		return res, err
 	}

@@ -185,7 +185,7 @@ func (s *stage) plugin(ctx context.Context, name string) (*host.PluginJudge, err
 			return nil, fmt.Errorf("judge %s: %w", name, err)
 		}
 		return plugstart.StartJudge(ctx, s.env, s.key, plugstart.Spec{Name: name, Plugin: jc.Plugin,
-			Command: jc.Command, SHA256: jc.SHA256, Endpoints: nonEmpty(jc.Endpoint)}, conf)
+			Command: jc.Command, SHA256: jc.SHA256, Endpoints: nonEmpty(jc.Endpoint), InheritEnv: jc.Env}, conf)
 	})
 }
 
