@@ -133,6 +133,9 @@ func (e *Env) close() error {
 // where it unpacked it, while the config, and so every fingerprint, keeps
 // the original path).
 func (e *Env) LocalPath(p string) string {
+	// Files holds what the spec's own relative paths resolve to (the
+	// folder of the file that writes them, schema.Loaded.LocalPaths),
+	// and, in a replay, where the capsule unpacked them.
 	if q, ok := e.Files[p]; ok {
 		return q
 	}

@@ -193,6 +193,17 @@ func newRun(ctx context.Context, opts Options) (*run, error) {
 	return r, nil
 }
 
+// files is the run's Env.Files: where the spec's relative paths are read
+// (schema.Loaded.LocalPaths), with a replay's unpacked files (Options.Files)
+// over them.
+func (r *run) files() map[string]string {
+	m := r.opts.Loaded.LocalPaths()
+	for p, q := range r.opts.Files {
+		m[p] = q
+	}
+	return m
+}
+
 func (r *run) execute(ctx context.Context) (*Summary, error) {
 	exp := r.opts.Loaded.Experiment
 	if err := r.preflight(ctx); err != nil {
@@ -211,7 +222,7 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 		return nil, fmt.Errorf("creating run directory: %w", err)
 	}
 	code := buildinfo.Read()
-	cfg, err := runConfigJSON(r.opts.Loaded.Canonical, code)
+	cfg, err := runConfigJSON(r.opts.Loaded.Canonical, code, r.opts.Loaded.LocalPaths())
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +244,7 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 		envDir = d // a stage-exec shard writes files where the controller's run lives
 	}
 	r.env = &Env{Store: r.opts.Store, RunID: runID, RunDir: envDir, Exp: exp, Log: r.opts.Log,
-		Strict: r.opts.Strict, Out: r.opts.Out, Files: r.opts.Files}
+		Strict: r.opts.Strict, Out: r.opts.Out, Files: r.files()}
 	r.prog = newProgress(r.opts.Progress)
 	r.env.status = r.prog.status
 	r.env.Out = r.prog.above(r.env.Out)

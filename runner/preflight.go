@@ -68,7 +68,7 @@ func (r *run) preflight(ctx context.Context) error {
 func (r *run) completeStages(ctx context.Context) map[string]bool {
 	saved := r.env
 	defer func() { r.env = saved }()
-	r.env = &Env{Store: r.opts.Store, Exp: r.opts.Loaded.Experiment, Log: r.opts.Log, Out: io.Discard}
+	r.env = &Env{Store: r.opts.Store, Exp: r.opts.Loaded.Experiment, Log: r.opts.Log, Out: io.Discard, Files: r.files()}
 	done := map[string]bool{}
 	for _, key := range r.order {
 		if units, n, _ := r.countUnits(ctx, key); units >= 0 && n == units {

@@ -108,7 +108,9 @@ func (r *run) startServices(ctx context.Context) error {
 			if r.opts.Services.Engine == nil {
 				return fmt.Errorf("endpoint %s is builtin, but this build has no built-in engine", name)
 			}
-			srv, err := r.opts.Services.Engine.Start(ctx, name, ep, r.engineShare(ep))
+			started := ep
+			started.ModelDir = r.env.LocalPath(ep.ModelDir)
+			srv, err := r.opts.Services.Engine.Start(ctx, name, started, r.engineShare(ep))
 			if err != nil {
 				return fmt.Errorf("starting built-in engine for endpoint %s: %w", name, err)
 			}

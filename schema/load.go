@@ -49,6 +49,7 @@ type Loaded struct {
 	// read as their OpenValue; a run needs them set.
 	Open []string
 	rw   posRewriter
+	cwd  string // the working directory it was loaded in
 }
 
 // Positions returns where the value at the field path was written (file:
@@ -165,7 +166,7 @@ func (l *loader) load(arg string) (*Loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding canonical config: %w", err)
 	}
-	return &Loaded{Name: arg, Value: v, Experiment: exp, Canonical: canon, Tags: uniqueTags(tags), Open: open, rw: l.rw}, nil
+	return &Loaded{Name: arg, Value: v, Experiment: exp, Canonical: canon, Tags: uniqueTags(tags), Open: open, rw: l.rw, cwd: l.cwd}, nil
 }
 
 // config builds the load configuration and arguments for arg.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"google.golang.org/grpc/codes"
@@ -45,6 +46,10 @@ const EngineTokenVar = "MASCOT_ENGINE_TOKEN"
 // from env.Plugins for a built-in. Stderr goes to env.Log.
 func HostConfig(env *runner.Env, stage string, s Spec) (host.Config, error) {
 	argv := s.Command
+	if len(argv) > 0 && strings.ContainsRune(argv[0], '/') {
+		// A relative command is taken from the spec's folder.
+		argv = append([]string{env.LocalPath(argv[0])}, argv[1:]...)
+	}
 	if len(argv) == 0 {
 		if env.Plugins == nil {
 			return host.Config{}, fmt.Errorf("plugin %s: this build cannot start built-in plugins", s.Name)
