@@ -90,6 +90,16 @@ type loader struct {
 }
 
 func (l *loader) load(arg string) (*Loaded, error) {
+	var bad Errors
+	for _, f := range []struct {
+		flag   string
+		values []string
+	}{{"-t", l.opts.Tags}, {"--set", l.opts.Sets}, {"-m", l.opts.Overrides}} {
+		bad = append(bad, checkArgUTF8(f.flag, f.values)...)
+	}
+	if len(bad) > 0 {
+		return nil, bad
+	}
 	cfg, args, err := l.config(arg)
 	if err != nil {
 		return nil, err
@@ -132,6 +142,7 @@ func (l *loader) load(arg string) (*Loaded, error) {
 	v := sv.LookupPath(cue.ParsePath("#Experiment")).Unify(user)
 
 	errs := oerrs
+	userValues := overrides // what the command line writes
 	for _, o := range overrides {
 		v = v.Unify(o)
 	}
@@ -141,13 +152,28 @@ func (l *loader) load(arg string) (*Loaded, error) {
 			errs = append(errs, *serr)
 			continue
 		}
+		userValues = append(userValues, sv)
 		v = v.Unify(sv)
 	}
 	errs = append(errs, missing...)
 	if err := v.Validate(cue.Concrete(true)); err != nil {
-		errs = append(errs, anchor(pluginErrors(nameErrors(tidy(dropTagNoise(l.rw.fromCUE(err), missing)), identifierRule(sv)), sv), func(path string) string {
-			return l.rw.pos(v.LookupPath(cue.ParsePath(path)).Pos())
-		})...)
+		written := func(sel []cue.Selector) bool {
+			for _, w := range append([]cue.Value{user}, userValues...) {
+				if w.LookupPath(cue.MakePath(sel...)).Exists() {
+					return true
+				}
+			}
+			return false
+		}
+		// The value the user's own files write at a path (not the
+		// command line's), to tell it from the schema's.
+		userValue := func(sel []cue.Selector) (cue.Value, bool) {
+			w := user.LookupPath(cue.MakePath(sel...))
+			return w, w.Exists() && w.IsConcrete()
+		}
+		errs = append(errs, anchor(missingFields(pluginErrors(nameErrors(tidy(dropTagNoise(l.rw.fromCUE(err), missing)), identifierRule(sv)), sv), written, userValue), func(path string) string {
+			return l.rw.pos(v.LookupPath(cue.MakePath(selectors(splitPath(path))...)).Pos())
+		}, l.rw.pos(user.Pos()))...)
 	}
 	if len(errs) == 0 {
 		errs = intRange(v, l.rw)
@@ -191,6 +217,9 @@ func (l *loader) config(arg string) (*load.Config, []string, error) {
 	dir, args := local, []string{"."}
 	if !st.IsDir() {
 		dir, args = filepath.Dir(local), []string{"./" + filepath.Base(local)}
+	}
+	if errs := l.checkSources(dir, args); len(errs) > 0 {
+		return nil, nil, errs
 	}
 	modRoot, ok := findModRoot(dir)
 	if !ok {

@@ -32,7 +32,30 @@ const (
 
 func init() {
 	runner.Register(runner.Kind{Name: "judge", Version: "1", Definition: judgedecl.Spec.Definition,
-		Summary: "score candidates, turns or episodes with judge plugins", New: New})
+		Summary: "score candidates, turns or episodes with judge plugins", New: New, Preflight: preflight})
+}
+
+// preflight checks that every judge the stage uses can be started.
+func preflight(env *runner.Env, st schema.Stage) []runner.Problem {
+	var cfg Config
+	if err := st.Decode(&cfg); err != nil {
+		return []runner.Problem{runner.StageProblem(st, "", err)}
+	}
+	var ps []runner.Problem
+	for _, name := range cfg.Judges {
+		jc, ok := env.Exp.Judges[name]
+		if !ok {
+			continue // validation reports an unknown judge
+		}
+		if err := plugstart.Check(env, plugstart.Spec{Name: name, Plugin: jc.Plugin, Command: jc.Command, SHA256: jc.SHA256}); err != nil {
+			field := []string{"judges", name, "command"}
+			if len(jc.Command) == 0 {
+				field = []string{"judges", name, "plugin"}
+			}
+			ps = append(ps, runner.Problem{Path: field, Err: err})
+		}
+	}
+	return ps
 }
 
 type stage struct {

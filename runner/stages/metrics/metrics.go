@@ -22,7 +22,32 @@ type Config struct {
 
 func init() {
 	runner.Register(runner.Kind{Name: "metrics", Version: "1", Definition: metricsdecl.Spec.Definition,
-		Summary: "automatic metrics (self-BLEU, distinct-n, NLI) over episodes", New: New})
+		Summary: "automatic metrics (self-BLEU, distinct-n, NLI) over episodes", New: New, Preflight: preflight})
+}
+
+// preflight checks that every metric the stage computes can be started.
+func preflight(env *runner.Env, st schema.Stage) []runner.Problem {
+	var cfg struct {
+		Metrics []string `json:"metrics"`
+	}
+	if err := st.Decode(&cfg); err != nil {
+		return []runner.Problem{runner.StageProblem(st, "", err)}
+	}
+	var ps []runner.Problem
+	for _, name := range cfg.Metrics {
+		mc, ok := env.Exp.Metrics[name]
+		if !ok {
+			continue // validation reports an unknown metric
+		}
+		if err := plugstart.Check(env, plugstart.Spec{Name: name, Plugin: mc.Plugin, Command: mc.Command, SHA256: mc.SHA256}); err != nil {
+			field := []string{"metrics", name, "command"}
+			if len(mc.Command) == 0 {
+				field = []string{"metrics", name, "plugin"}
+			}
+			ps = append(ps, runner.Problem{Path: field, Err: err})
+		}
+	}
+	return ps
 }
 
 type stage struct {

@@ -91,6 +91,24 @@ func (e *Engine) Start(ctx context.Context, name string, ep schema.Endpoint, sha
 	return &handle{e: e, s: s}, nil
 }
 
+// CheckEndpoint implements runner.EndpointChecker: a model_dir must hold
+// a model (config.json), a model without model_dir or model_stage must be
+// a local directory or a hub id in the local cache. A model_stage endpoint
+// needs nothing yet.
+func (e *Engine) CheckEndpoint(name string, ep schema.Endpoint) error {
+	switch {
+	case ep.ModelDir != "":
+		if !isModelDir(ep.ModelDir) {
+			return fmt.Errorf("endpoint %s: %s holds no model (no config.json)", name, ep.ModelDir)
+		}
+	case ep.ModelStage == "":
+		if _, err := findModel(ep.Model); err != nil {
+			return fmt.Errorf("endpoint %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // placeholder serves a random tiny model until the real one is loaded.
 func placeholder(opts serve.Options) (*serve.Server, error) {
 	bt := tokenizer.NewByteLevel()

@@ -35,8 +35,23 @@ type PretrainConfig struct {
 }
 
 func init() {
-	runner.Register(runner.Kind{Name: "pretrain", Version: "1", Definition: traindecl.Pretrain.Definition, Preflight: devicePreflight,
+	runner.Register(runner.Kind{Name: "pretrain", Version: "1", Definition: traindecl.Pretrain.Definition, Preflight: pretrainPreflight,
 		Summary: "pretrain a tiny byte-level Qwen3 model from text (demo base)", New: newPretrain})
+}
+
+// pretrainPreflight adds to devicePreflight that the text exists and
+// holds a line: a run must not train other stages first and then find it
+// missing.
+func pretrainPreflight(env *runner.Env, st schema.Stage) []runner.Problem {
+	ps := devicePreflight(env, st)
+	var c PretrainConfig
+	if err := st.Decode(&c); err != nil {
+		return ps
+	}
+	if err := stagekit.CheckText(env, c.Text); err != nil {
+		ps = append(ps, runner.StageProblem(st, "text", fmt.Errorf("pretraining text: %w", err)))
+	}
+	return ps
 }
 
 type pretrain struct {

@@ -3,10 +3,15 @@ package plugstart
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 
@@ -201,4 +206,57 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// Check reports, without starting it, whether plugin s can be started:
+// its executable exists (a relative command taken from the spec's folder,
+// a bare name found in PATH) and is executable, and matches its sha256
+// pin. Stages call it from their preflight, so a run whose plugin is
+// missing stops before it does any work.
+func Check(env *runner.Env, s Spec) error {
+	argv := s.Command
+	if len(argv) == 0 {
+		if env.Plugins == nil {
+			return fmt.Errorf("plugin %s: this build cannot start built-in plugins", s.Name)
+		}
+		if argv = env.Plugins.Command(s.Plugin); len(argv) == 0 {
+			return fmt.Errorf("plugin %s: no command serves built-in %q", s.Name, s.Plugin)
+		}
+	}
+	path := argv[0]
+	if strings.ContainsRune(path, '/') {
+		if len(s.Command) > 0 {
+			path = env.LocalPath(path)
+		}
+		st, err := os.Stat(path)
+		switch {
+		case err != nil:
+			return fmt.Errorf("plugin %s: command %s does not exist", s.Name, path)
+		case !st.Mode().IsRegular():
+			return fmt.Errorf("plugin %s: command %s is not a file", s.Name, path)
+		case st.Mode().Perm()&0o111 == 0:
+			return fmt.Errorf("plugin %s: command %s is not executable (chmod +x)", s.Name, path)
+		}
+	} else {
+		found, err := exec.LookPath(path)
+		if err != nil {
+			return fmt.Errorf("plugin %s: command %q is not in PATH", s.Name, path)
+		}
+		path = found
+	}
+	if s.SHA256 != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("plugin %s: %w", s.Name, err)
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return fmt.Errorf("plugin %s: hashing %s: %w", s.Name, path, err)
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != s.SHA256 {
+			return fmt.Errorf("plugin %s: sha256 of %s is %s, but the config pins %s", s.Name, path, got, s.SHA256)
+		}
+	}
+	return nil
 }
