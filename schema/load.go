@@ -61,10 +61,45 @@ func (l *Loaded) Positions(path ...string) []string {
 	for i, p := range path {
 		sel[i] = cue.Str(p)
 	}
-	if p := l.rw.pos(l.Value.LookupPath(cue.MakePath(sel...)).Pos()); p != "" {
+	v := l.Value.LookupPath(cue.MakePath(sel...))
+	p := l.rw.pos(v.Pos())
+	if p == "" || strings.HasPrefix(p, ImportPrefix+"/schema/") {
+		// A list's or struct's own position can be the schema's: the
+		// first element the user wrote says where.
+		if q := firstUserPos(v, l.rw); q != "" {
+			p = q
+		}
+	}
+	if p != "" {
 		return []string{p}
 	}
 	return nil
+}
+
+// firstUserPos is the position of v's first element or field written
+// outside the schema, or "".
+func firstUserPos(v cue.Value, rw posRewriter) string {
+	user := func(x cue.Value) string {
+		if p := rw.pos(x.Pos()); p != "" && !strings.HasPrefix(p, ImportPrefix+"/schema/") {
+			return p
+		}
+		return ""
+	}
+	if it, err := v.List(); err == nil {
+		for it.Next() {
+			if p := user(it.Value()); p != "" {
+				return p
+			}
+		}
+	}
+	if it, err := v.Fields(cue.Optional(true)); err == nil {
+		for it.Next() {
+			if p := user(it.Value()); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // Load resolves arg — an embedded name such as "paper/qmsum", a .cue file

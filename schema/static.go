@@ -78,7 +78,11 @@ func staticChecks(e *Experiment, v cue.Value, rw posRewriter) Errors {
 			add("a builtin endpoint serves one model: give model_dir or model_stage, not both", "endpoints", name, "model_stage")
 		}
 		if ep.Kind != "builtin" && (ep.ModelDir != "" || ep.ModelStage != "") {
-			add(fmt.Sprintf("model_dir and model_stage belong to builtin endpoints; this one is %s", ep.Kind), "endpoints", name, "kind")
+			field := "model_dir"
+			if ep.ModelDir == "" {
+				field = "model_stage"
+			}
+			add(fmt.Sprintf("%s belongs to builtin endpoints; this one is %s", field, ep.Kind), "endpoints", name, field)
 		}
 		for _, d := range []struct {
 			field, v string
