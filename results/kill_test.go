@@ -16,6 +16,13 @@ const killUnits = 300
 
 // TestMain lets the test binary act as a writer process for the kill test.
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(fullDiskEnv); dir != "" {
+		if err := fullDiskWriter(dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if path := os.Getenv("MASCOT_RESULTS_KILL_WRITER"); path != "" {
 		if err := killWriter(path); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -86,7 +93,8 @@ func TestKillDuringCommits(t *testing.T) {
 		return cmd
 	}
 	// Kill until 10 kills landed mid-run (the writer had made progress and
-	// had not finished); the delay grows while kills land too early.
+	// had not finished); the delay grows while kills land too early and
+	// shrinks while a writer gets through much of the work in one life.
 	var progress []int
 	midKills, delay, prev := 0, 15, 0
 	for attempt := 0; midKills < 10 && attempt < 80; attempt++ {
@@ -101,6 +109,11 @@ func TestKillDuringCommits(t *testing.T) {
 			t.Fatalf("the writer finished before 10 kills landed mid-run: %v", progress)
 		case done > prev:
 			midKills++
+			if done-prev > killUnits/20 {
+				// Too much progress per life: the writer would finish
+				// before ten kills landed. Kill sooner.
+				delay = max(5, delay-20)
+			}
 		default:
 			delay += 20
 		}

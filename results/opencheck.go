@@ -10,6 +10,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 
 	"github.com/mattn/go-sqlite3"
 )
@@ -22,12 +25,12 @@ var ErrNotADatabase = errors.New("not a usable results database")
 var sqliteMagic = []byte("SQLite format 3\x00")
 
 // checkFile refuses, before SQLite touches it, an existing file that is
-// not a whole SQLite database: empty (SQLite would silently make a new
+// not a whole mascot database: empty (SQLite would silently make a new
 // database in it), without SQLite's header, with a page size SQLite never
-// writes, cut short of a page, or holding fewer pages than its header
-// says. A file that does not exist is fine (Open creates it). These checks
-// read 100 bytes and stat the file; a full integrity check would take
-// seconds on a large store.
+// writes, cut short of a page, or another program's. A file that does not exist is fine (Open creates
+// it). These checks read the 100-byte header and stat the file; a full
+// integrity check would take seconds on a large store (damage SQLite
+// meets while migrating is refused the same way).
 func checkFile(path string) error {
 	st, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -68,11 +71,14 @@ func checkFile(path string) error {
 	if st.Size()%page != 0 {
 		return bad("the file is %d bytes, not a whole number of %d-byte pages (cut short?)", st.Size(), page)
 	}
-	// The header's page count holds when its version-valid-for number
-	// matches the change counter.
-	pages := int64(binary.BigEndian.Uint32(hdr[28:32]))
-	if pages > 0 && bytes.Equal(hdr[24:28], hdr[92:96]) && pages*page > st.Size() {
-		return bad("its header counts %d pages, but the file holds %d (cut short?)", pages, st.Size()/page)
+	// (The header's page count is not checked against the file: a writer
+	// killed while checkpointing a WAL leaves it ahead of the file, which
+	// SQLite repairs from the WAL.)
+	// Another program's database has a schema (its schema cookie counts
+	// changes) but not mascot's schema version (user_version): mascot's
+	// tables must not be added to it.
+	if cookie, version := binary.BigEndian.Uint32(hdr[40:44]), binary.BigEndian.Uint32(hdr[60:64]); cookie != 0 && version == 0 {
+		return bad("an SQLite database of another program (a schema, but no mascot schema version)")
 	}
 	return nil
 }
@@ -84,48 +90,28 @@ func isCorrupt(err error) bool {
 	return errors.As(err, &se) && (se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB)
 }
 
-// checkSchema reads an existing database's schema through a query-only
-// connection (which changes nothing, not even the journal mode, yet may
-// recover a WAL left by a killed writer): a damaged
-// one fails here, and an SQLite file of another program (tables, but no
-// mascot schema version) is refused rather than filled with mascot's
-// tables.
-func checkSchema(ctx context.Context, path string) error {
-	if _, err := os.Stat(path); err != nil {
-		return nil // Open creates it
-	}
-	db, err := sql.Open("sqlite3", "file:"+path+"?_query_only=true&_busy_timeout=10000")
-	if err != nil {
-		return fmt.Errorf("opening %s: %w", path, err)
-	}
-	defer db.Close()
-	var tables, version int
-	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master`).Scan(&tables); err != nil {
-		if isCorrupt(err) {
-			return fmt.Errorf("%s: %w: %v; move it aside or name another with --db", path, ErrNotADatabase, err)
-		}
-		return fmt.Errorf("opening %s: %w", path, err)
-	}
-	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
-		return fmt.Errorf("opening %s: %w", path, err)
-	}
-	if version == 0 && tables > 0 {
-		return fmt.Errorf("%s: %w: an SQLite database of another program (%d schema objects, no mascot schema version); name another with --db", path, ErrNotADatabase, tables)
-	}
-	return nil
-}
-
-// create makes a new database at path, when there is none, whole or not
-// at all: it is built and migrated under a temporary name beside path and
-// then linked into place. A mascot killed while creating its database so
-// never leaves an empty file at path, and an empty file found there
-// (which checkFile refuses) is not one of mascot's. A concurrent creator
-// that links first wins; this one then opens its database.
+// create makes a new database file at path, when there is none, whole or
+// not at all: an empty database in WAL mode (SQLite's header, one page) is
+// made under a temporary name beside path and then linked into place, so
+// a mascot killed while creating its database never leaves an empty file
+// at path, and an empty file found there (which checkFile refuses) is not
+// one of mascot's. The migrations then run in place, as on any open. A
+// concurrent creator that links first wins; this one then opens its
+// database. Temporary files of creators that died are removed.
 func create(ctx context.Context, path string) error {
 	if _, err := os.Lstat(path); err == nil || !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".new-*")
+	prefix := "." + filepath.Base(path) + ".new-"
+	if stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), prefix+"*")); len(stale) > 0 {
+		for _, f := range stale {
+			pid, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(f), prefix), "-")
+			if n, err := strconv.Atoi(pid); err == nil && !processAlive(n) {
+				os.Remove(f)
+			}
+		}
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), fmt.Sprintf("%s%d-*", prefix, os.Getpid()))
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", path, err)
 	}
@@ -136,16 +122,11 @@ func create(ctx context.Context, path string) error {
 			os.Remove(tmp + sfx)
 		}
 	}()
-	db, err := sql.Open("sqlite3", dsn(tmp, false))
+	db, err := sql.Open("sqlite3", dsn(tmp, false)) // journal_mode=WAL writes the header
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(1)
-	err = migrate(ctx, db)
-	if err == nil {
-		// Everything into the main file, which alone is linked.
-		_, err = db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
-	}
+	err = db.PingContext(ctx)
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
@@ -160,4 +141,15 @@ func create(ctx context.Context, path string) error {
 		}
 	}
 	return nil
+}
+
+// isFull reports whether SQLite failed for want of space: a full disk, or
+// a file over the size the process may write.
+func isFull(err error) bool {
+	var se sqlite3.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	return se.Code == sqlite3.ErrFull || se.Code == sqlite3.ErrIoErr &&
+		(errors.Is(se.SystemErrno, syscall.ENOSPC) || errors.Is(se.SystemErrno, syscall.EFBIG))
 }

@@ -26,6 +26,8 @@ type Store struct {
 
 	group grouper // group commit of unit transactions
 	cache cacheWriter
+
+	reserve reserve // disk space kept for recording a run's end
 }
 
 // Open opens (creating if needed) the results database at path and migrates
@@ -40,9 +42,6 @@ func OpenContext(ctx context.Context, path string) (*Store, error) {
 		path = DefaultPath
 	}
 	if err := checkFile(path); err != nil {
-		return nil, err
-	}
-	if err := checkSchema(ctx, path); err != nil {
 		return nil, err
 	}
 	if dir := filepath.Dir(path); dir != "" {

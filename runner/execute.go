@@ -239,6 +239,9 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 	}
 	stopBeat := heartbeat(ctx, r.opts.Store, runID, r.opts.Log)
 	defer stopBeat()
+	// Disk space kept so that the run's end is recorded even when the
+	// disk fills during the run (FinishRun frees it then).
+	defer r.opts.Store.Reserve()()
 	envDir := runDir
 	if d := r.shardRunDir(); d != "" {
 		envDir = d // a stage-exec shard writes files where the controller's run lives
@@ -269,8 +272,10 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 	sum := r.buildSummary(runID, runDir, status, started)
 	sb, _ := json.MarshalIndent(sum, "", "  ")
 	_ = writeJSON(filepath.Join(runDir, "run_summary.json"), json.RawMessage(sb))
-	if err := r.opts.Store.FinishRun(context.WithoutCancel(ctx), runID, status, string(sb)); err != nil && runErr == nil {
-		runErr = fmt.Errorf("finishing run: %w", err)
+	if err := r.opts.Store.FinishRun(context.WithoutCancel(ctx), runID, status, string(sb)); err != nil {
+		// Said even after a stage failed: the run's status is not stored
+		// (a full disk), so it will read as interrupted.
+		runErr = errors.Join(runErr, fmt.Errorf("recording the end of run %s (%s): %w", runID, status, err))
 	}
 	if status == results.RunDone && runErr == nil && r.shardRunDir() == "" {
 		// The report and the viewer then serve the run's tables at once; a
