@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // Write-behind of the response cache: responses are written in batches,

@@ -32,7 +32,7 @@ func stageDatasets(exp *schema.Experiment, st schema.Stage) []string {
 			add(x)
 		}
 	}
-	for _, ref := range schema.StageRefs(st.Kind) {
+	for _, ref := range exp.Kinds.StageRefs(st.Kind) {
 		if ref.Target != "datasets" {
 			continue
 		}

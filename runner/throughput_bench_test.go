@@ -129,7 +129,7 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	l, err := schema.Load(spec, schema.Options{})
+	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // unitTally is what one unit's execution counted: its LLM requests per role

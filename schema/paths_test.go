@@ -1,9 +1,13 @@
-package schema
+package schema_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"mascot.dev/mascot/runner"
+	_ "mascot.dev/mascot/runner/stages/all" // every built-in stage kind
+	"mascot.dev/mascot/schema"
 )
 
 // TestLocalPathsTakeTheSpecFolder: relative paths a spec file writes
@@ -38,7 +42,7 @@ stages: pre: {kind: "pretrain", text: "corpus.txt", max_steps: 1}
 	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := Load(spec, Options{Cwd: cwd, Tags: []string{"dp=given/on-the-command-line.json"}, Sets: []string{`datasets.ab.split="train"`}})
+	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{Cwd: cwd, Tags: []string{"dp=given/on-the-command-line.json"}, Sets: []string{`datasets.ab.split="train"`}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +71,7 @@ stages: pre: {kind: "pretrain", text: "corpus.txt", max_steps: 1}
 	if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Load(p, Options{Cwd: cwd})
+	back, err := schema.Load(p, runner.Default.Kinds(), schema.Options{Cwd: cwd})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"mascot.dev/mascot/plugins/host"
 	"mascot.dev/mascot/plugins/internal/fakejudge"
+	"mascot.dev/mascot/plugins/spec"
 )
 
 // restartLog records Config.OnRestart's calls.
@@ -68,7 +69,7 @@ func TestKilledDuringHandshakeIsRestarted(t *testing.T) {
 			t.Error("a restart without its cause")
 		}
 	}
-	res, err := j.Score(ctx, []host.Item{{ID: "x", Response: "two words"}})
+	res, err := j.Score(ctx, []spec.Item{{ID: "x", Response: "two words"}})
 	if err != nil || res.Results[0].Scores[0].Raw != 2 {
 		t.Fatalf("score after the restarts: %+v %v", res, err)
 	}
@@ -121,7 +122,7 @@ func TestOneDeathCountsOneRestart(t *testing.T) {
 	errs := make([]error, calls)
 	for i := range calls {
 		wg.Go(func() {
-			_, errs[i] = j.Score(ctx, []host.Item{{ID: "x", Response: "a b c"}})
+			_, errs[i] = j.Score(ctx, []spec.Item{{ID: "x", Response: "a b c"}})
 		})
 	}
 	pid := waitPID(t, pidFile)

@@ -6,54 +6,53 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 )
-
-// Main runs `mascot serve` with args (the words after "serve"): it serves
-// until SIGINT or SIGTERM and returns the exit code (0 on a clean stop, 1
-// when the model cannot be served, 2 on bad flags).
-//
-//	mascot serve --model DIR [--lora NAME=DIR ...] [--addr 127.0.0.1:PORT]
-//	             [--served-model-name NAME] [--max-queue N] [--max-batch N] [--prefill-chunk N]
-//	             [--max-model-len N] [--max-n N] [--max-body-bytes B] [--max-request-tokens T]
-//	             [--prefix-cache-bytes B] [--max-inflight-body-bytes B] [--max-inflight-tokens T]
-//	             [--body-timeout D] [--api-key-env VAR [--allow-adapter-updates]] [--allowed-host HOST ...]
-func Main(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return mainContext(ctx, args, stdout, stderr)
-}
-
-func mainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	opts, err := ParseArgs(args, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintln(stderr, "mascot serve:", err)
-		return 2
-	}
-	opts.Logger = slog.New(slog.NewTextHandler(stderr, nil))
-	if err := Run(ctx, opts, stdout); err != nil {
-		fmt.Fprintln(stderr, "mascot serve:", err)
-		return 1
-	}
-	return 0
-}
 
 // ParseArgs parses the flags of `mascot serve` into Options; usage and
 // flag errors go to stderr.
 func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	var o Options
-	fs := flag.NewFlagSet("mascot serve", flag.ContinueOnError)
+	fs := FlagSet(&o)
 	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return Options{}, err
+	}
+	if fs.NArg() > 0 {
+		return Options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if err := o.CheckFlags(); err != nil {
+		return Options{}, err
+	}
+	return o, nil
+}
+
+// CheckFlags reports what the flags FlagSet parsed into o leave missing
+// or inconsistent, and reads the token --api-key-env names.
+func (o *Options) CheckFlags() error {
+	if o.ModelDir == "" {
+		return errors.New("--model is required")
+	}
+	if o.TokenEnv != "" {
+		if o.Token = os.Getenv(o.TokenEnv); o.Token == "" {
+			return fmt.Errorf("--api-key-env: environment variable %s is unset or empty", o.TokenEnv)
+		}
+	}
+	if o.AdapterUpdates && o.Token == "" {
+		return errors.New("--allow-adapter-updates needs --api-key-env: adapter updates read and drop adapters, so only clients with the token may make them")
+	}
+	return nil
+}
+
+// FlagSet is the flags of `mascot serve`, parsed into o: the one
+// definition the CLI (which shows them in its help and reference) and
+// ParseArgs share.
+func FlagSet(o *Options) *flag.FlagSet {
+	fs := flag.NewFlagSet("mascot serve", flag.ContinueOnError)
 	fs.StringVar(&o.ModelDir, "model", "", "model directory: config.json, safetensors and tokenizer.json (or a "+MarkerFile+" marker)")
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8000", "listen address (loopback unless you say otherwise)")
-	fs.StringVar(&o.ModelID, "served-model-name", "", "name of the base model in the API (default: the --model path)")
+	fs.StringVar(&o.ModelID, "served-model-name", "", "name of the base model in the API (default: the --model path as given, its last element when absolute)")
 	fs.IntVar(&o.MaxQueue, "max-queue", 64, "requests allowed to wait; more are answered 503")
 	fs.IntVar(&o.MaxBatch, "max-batch", 8, "sequences decoded together")
 	fs.IntVar(&o.PrefillChunk, "prefill-chunk", DefaultPrefillChunk, "prompt tokens prefilled per step beside the decoding sequences")
@@ -65,16 +64,16 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.Int64Var(&o.MaxBodyBytesInFlight, "max-inflight-body-bytes", 0, fmt.Sprintf("bytes of request bodies the process reads at once; more are answered 503 (default: %d × --max-body-bytes)", DefaultBodiesInFlight))
 	fs.IntVar(&o.MaxTokensInFlight, "max-inflight-tokens", 0, fmt.Sprintf("cache tokens of the requests queued or running at once; more are answered 503 (default: %d × --max-request-tokens)", DefaultRequestsInFlight))
 	fs.DurationVar(&o.BodyTimeout, "body-timeout", DefaultBodyTimeout, "time allowed to read one request body; a slower client is cut off")
-	keyEnv := fs.String("api-key-env", "", "environment variable holding a token every route but /health requires (Authorization: Bearer)")
+	fs.StringVar(&o.TokenEnv, "api-key-env", "", "environment variable holding a token every route but /health requires (`Authorization: Bearer`)")
 	fs.BoolVar(&o.AdapterUpdates, "allow-adapter-updates", false, "serve /v1/load_lora_adapter and /v1/unload_lora_adapter (needs --api-key-env)")
-	fs.Func("allowed-host", "a Host name clients use for this server besides its address (repeatable)", func(v string) error {
+	fs.Func("allowed-host", "a `HOST` clients use for this server besides its address (repeatable)", func(v string) error {
 		if v == "" {
 			return errors.New("empty host")
 		}
 		o.AllowedHosts = append(o.AllowedHosts, v)
 		return nil
 	})
-	fs.Func("lora", "adapter served as a model, NAME=DIR (repeatable)", func(v string) error {
+	fs.Func("lora", "adapter served as a model, `NAME=DIR` (repeatable)", func(v string) error {
 		name, dir, ok := strings.Cut(v, "=")
 		if !ok || name == "" || dir == "" {
 			return fmt.Errorf("want NAME=DIR, got %q", v)
@@ -88,24 +87,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 		o.Adapters[name] = dir
 		return nil
 	})
-	if err := fs.Parse(args); err != nil {
-		return Options{}, err
-	}
-	if fs.NArg() > 0 {
-		return Options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if o.ModelDir == "" {
-		return Options{}, errors.New("--model is required")
-	}
-	if *keyEnv != "" {
-		if o.Token = os.Getenv(*keyEnv); o.Token == "" {
-			return Options{}, fmt.Errorf("--api-key-env: environment variable %s is unset or empty", *keyEnv)
-		}
-	}
-	if o.AdapterUpdates && o.Token == "" {
-		return Options{}, errors.New("--allow-adapter-updates needs --api-key-env: adapter updates read and drop adapters, so only clients with the token may make them")
-	}
-	return o, nil
+	return fs
 }
 
 // Run serves opts until ctx is done, printing the base URL to stdout once

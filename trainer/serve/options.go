@@ -55,6 +55,9 @@ type Options struct {
 	// every route but /health (vLLM's --api-key). A run's engines get a
 	// per-run token that only the run's own client sends.
 	Token string
+	// TokenEnv names the environment variable CheckFlags reads Token from
+	// (mascot serve --api-key-env).
+	TokenEnv string
 	// AdapterUpdates turns on POST /v1/load_lora_adapter and
 	// /v1/unload_lora_adapter (off: 403), which read and drop adapters
 	// at paths the caller names; it needs Token.

@@ -235,5 +235,3 @@ func printArtifacts(c *cobra.Command, store *results.Store, runID string) error 
 	}
 	return nil
 }
-
-func init() { extraCommands = append(extraCommands, newRun) }

@@ -54,7 +54,7 @@ stages: {
 }
 `, 0o644)
 	t.Chdir(cwd)
-	l, err := schema.Load(filepath.Join(proj, "spec.cue"), schema.Options{})
+	l, err := schema.Load(filepath.Join(proj, "spec.cue"), runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ stages: {
 	}
 	defer store.Close()
 	sum, err := runner.Execute(context.Background(), runner.Options{Loaded: l, Store: store, RunsDir: filepath.Join(root, "runs"),
-		Registry: runner.Default.With(fakeEpisodes()), Services: runner.Services{Plugins: starter{mascotBin(t)}}})
+		Registry: runner.Default.WithStage("episodes", "test", fakeEpisodes), Services: runner.Services{Plugins: starter{mascotBin(t)}}})
 	if err != nil {
 		t.Fatalf("run from another folder: %v", err)
 	}
@@ -78,7 +78,7 @@ stages: {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := schema.Load(writeCopy(t, cfg), schema.Options{})
+	back, err := schema.Load(writeCopy(t, cfg), runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

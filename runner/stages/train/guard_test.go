@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
-	"mascot.dev/mascot/runner/llm"
 	"mascot.dev/mascot/runner/stages/train"
 	"mascot.dev/mascot/schema"
 )
@@ -85,14 +85,13 @@ func (p *probe) Run(ctx context.Context, _ runner.Unit) (runner.Commit, error) {
 func TestRunEngineRefusesForgedRequests(t *testing.T) {
 	got := map[string]int{}
 	var mu sync.Mutex
-	kind := runner.Kind{Name: "episodes", Version: "probe", Definition: "#Episodes", Summary: "forges requests",
-		New: func(env *runner.Env, _ schema.Stage) (runner.Stage, error) {
-			return &probe{env: env, mu: &mu, got: got}, nil
-		}}
+	reg := runner.Default.WithStage("episodes", "probe", func(env *runner.Env, _ schema.Stage) (runner.Stage, error) {
+		return &probe{env: env, mu: &mu, got: got}, nil
+	})
 	l := writeSpec(t, `endpoints: engine: {kind: "builtin", model: "mascot-tiny", model_stage: "pre"}
 stages: probe: {kind: "episodes", dataset: "es", roster: "support", director: "engine", user: "engine"}
 `)
-	h := newHarness(t, l, runner.Default.With(kind))
+	h := newHarness(t, l, reg)
 	eng := train.NewEngine()
 	defer eng.Close()
 	h.opts.Services.Engine = eng

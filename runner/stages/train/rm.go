@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"mascot.dev/mascot/runner"
-	"mascot.dev/mascot/runner/stages/train/traindecl"
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/train"
 )
@@ -17,11 +16,6 @@ type RMConfig struct {
 	MarginInLoss             bool    `json:"margin_in_loss"`
 	CenterRewardsCoefficient float64 `json:"center_rewards_coefficient"`
 	LoRA                     *LoRA   `json:"lora,omitempty"`
-}
-
-func init() {
-	runner.Register(runner.Kind{Name: "train-reward-model", Version: "2", Definition: traindecl.RewardModel.Definition, Preflight: devicePreflight,
-		Summary: "Bradley-Terry reward model on stored pairs (merged sequence-classification checkpoint)", New: newRM})
 }
 
 type rmStage struct {
