@@ -112,7 +112,7 @@ func TestKillDuringCommits(t *testing.T) {
 			if done-prev > killUnits/20 {
 				// Too much progress per life: the writer would finish
 				// before ten kills landed. Kill sooner.
-				delay = max(5, delay-20)
+				delay = max(5, delay/2)
 			}
 		default:
 			delay += 20
