@@ -8,16 +8,22 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"strings"
 	"syscall"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// buildChatRequest merges the endpoint defaults into req and returns the
-// go-openai request plus the members to splice into its JSON body.
-func buildChatRequest(ep Endpoint, req Request, model string) (openai.ChatCompletionRequest, []byte) {
+// chatRequest is a request ready to send: the go-openai request (for its
+// validation and the choice count) and the JSON body every attempt sends.
+type chatRequest struct {
+	o    openai.ChatCompletionRequest
+	body []byte
+}
+
+// buildChatRequest merges the endpoint defaults into req and encodes the
+// body (wire.go).
+func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, error) {
 	s := ep.Sampling
 	o := openai.ChatCompletionRequest{Model: model, N: req.N, Stop: req.Stop, Seed: req.Seed, MaxTokens: req.MaxTokens}
 	if o.N == 1 {
@@ -32,9 +38,12 @@ func buildChatRequest(ep Endpoint, req Request, model string) (openai.ChatComple
 	if o.Seed == nil {
 		o.Seed = s.Seed
 	}
+	w := wireRequest{Model: model, N: o.N, Stop: o.Stop, Seed: o.Seed, MaxTokens: o.MaxTokens,
+		Messages: make([]wireMessage, len(req.Messages))}
 	o.Messages = make([]openai.ChatCompletionMessage, len(req.Messages))
 	for i, m := range req.Messages {
 		o.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+		w.Messages[i] = wireMessage(m)
 	}
 	think := req.EnableThinking
 	if think == nil {
@@ -55,41 +64,30 @@ func buildChatRequest(ep Endpoint, req Request, model string) (openai.ChatComple
 			},
 		}
 	}
-	// Appended without fmt: this runs for every request.
-	var extra []byte
-	member := func(k string) {
-		if len(extra) > 0 {
-			extra = append(extra, ',')
-		}
-		extra = append(append(append(extra, '"'), k...), '"', ':')
+	w.ChatTemplateKwargs, w.ResponseFormat = o.ChatTemplateKwargs, o.ResponseFormat
+	w.Temperature = cmp.Or(req.Temperature, s.Temperature)
+	w.TopP = cmp.Or(req.TopP, s.TopP)
+	w.TopK = cmp.Or(req.TopK, s.TopK)
+	w.RepetitionPenalty = cmp.Or(req.RepetitionPenalty, s.RepetitionPenalty)
+	if err := openai.NewReasoningValidator().Validate(o); err != nil {
+		return chatRequest{}, err
 	}
-	addF := func(k string, p, def *float64) {
-		if p == nil {
-			p = def
-		}
-		if p != nil {
-			member(k)
-			extra = strconv.AppendFloat(extra, *p, 'g', -1, 64)
-		}
+	body, err := json.Marshal(w)
+	if err != nil {
+		return chatRequest{}, fmt.Errorf("encoding the request: %w", err)
 	}
-	addF("temperature", req.Temperature, s.Temperature)
-	addF("top_p", req.TopP, s.TopP)
-	if k := cmp.Or(req.TopK, s.TopK); k != nil {
-		member("top_k")
-		extra = strconv.AppendInt(extra, int64(*k), 10)
-	}
-	addF("repetition_penalty", req.RepetitionPenalty, s.RepetitionPenalty)
-	return o, extra
+	return chatRequest{o: o, body: body}, nil
 }
 
 // attempt sends one HTTP attempt to rep under the endpoint's per-attempt
 // deadline. kind is "" on success; msg explains a failure.
-func (c *Client) attempt(ctx context.Context, st *endpointState, rep *replica, oreq openai.ChatCompletionRequest,
-	extra []byte, requestID string) (out openai.ChatCompletionResponse, as *attemptState, kind Kind, msg string) {
-	as = &attemptState{extra: extra, requestID: requestID}
+func (c *Client) attempt(ctx context.Context, st *endpointState, rep *replica, creq chatRequest,
+	requestID string) (out openai.ChatCompletionResponse, as *attemptState, kind Kind, msg string) {
+	as = &attemptState{body: creq.body, requestID: requestID}
 	actx, cancel := context.WithTimeout(withAttempt(ctx, as), st.ep.Timeout)
 	defer cancel()
-	out, err := rep.oc.CreateChatCompletion(actx, oreq)
+	// go-openai encodes only the model: the doer sends creq.body instead.
+	out, err := rep.oc.CreateChatCompletion(actx, openai.ChatCompletionRequest{Model: creq.o.Model})
 	if err != nil {
 		kind, msg = classify(err, as.status, actx)
 		if msg == "" && len(as.errBody) > 0 {
@@ -97,10 +95,13 @@ func (c *Client) attempt(ctx context.Context, st *endpointState, rep *replica, o
 		}
 		return out, as, kind, msg
 	}
+	if as.reply != nil {
+		out = *as.reply
+	}
 	if len(out.Choices) == 0 {
 		return out, as, KindMalformed, "response has no choices"
 	}
-	if n := max(oreq.N, 1); len(out.Choices) != n {
+	if n := max(creq.o.N, 1); len(out.Choices) != n {
 		return out, as, KindMalformed, fmt.Sprintf("asked for %d choices, got %d", n, len(out.Choices))
 	}
 	if st.ep.RetryEmpty {

@@ -120,7 +120,10 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 	tl := TallyFrom(ctx)
 	tctx, cancel := context.WithTimeout(ctx, ep.TotalTimeout)
 	defer cancel()
-	oreq, extra := buildChatRequest(ep, req, model)
+	creq, err := buildChatRequest(ep, req, model)
+	if err != nil {
+		return Response{}, nil, &Error{Kind: KindConfig, Role: req.Role, Endpoint: ep.Name, Message: err.Error()}
+	}
 	journal := c.cfg.Journal
 	if req.CacheKey == "" {
 		journal = nil
@@ -157,7 +160,7 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 		if journal == nil {
 			tl.add(req.Role, func(r *RoleTally) { r.Attempts++ })
 		}
-		out, as, kind, msg := c.attempt(tctx, st, rep, oreq, extra, id)
+		out, as, kind, msg := c.attempt(tctx, st, rep, creq, id)
 		st.pool.done(rep, kind, as.retryAfter)
 		<-st.sem
 		if kind == "" {

@@ -9,11 +9,14 @@
 // net/http. Nothing in here knows about MASCOT prompts.
 //
 // Choices:
-//   - go-openai v1.43.0 builds and decodes the requests. Its float fields are
-//     omitempty, so temperature 0 would be dropped; vendor extras (top_k,
-//     repetition_penalty) are missing too. A body-rewriting HTTP doer splices
-//     temperature, top_p, top_k and repetition_penalty into the JSON body,
-//     and records the status and Retry-After header of each attempt.
+//   - go-openai v1.43.0 sends the requests (client, headers, errors), but
+//     the chat body is encoded once per request from plain structs and a
+//     successful reply is decoded by this package (wire.go): go-openai's
+//     message type re-encodes and re-scans every message, the largest CPU
+//     cost of a request, and its float fields are omitempty (temperature 0
+//     would be dropped) while vendor extras (top_k, repetition_penalty) are
+//     missing. Its HTTP doer sends that body in place of go-openai's and
+//     records the status and Retry-After header of each attempt.
 //   - Each Endpoint may list several replica URLs. A request goes to the
 //     replica with the fewest outstanding requests; a replica that fails
 //     (connection, timeout, 5xx) is cooled down and a failed attempt fails

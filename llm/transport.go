@@ -10,13 +10,16 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // attemptState travels in the request context from the retry loop to the
-// doer: what to splice into the body, and what the server answered.
+// doer: the body to send, and what the server answered.
 type attemptState struct {
-	extra      []byte // `"temperature":0,"top_k":5` (no braces), may be empty
-	requestID  string // the journal id, sent as X-Request-Id ("" = none)
+	body       []byte                         // the chat request's JSON (wire.go); nil: go-openai's
+	requestID  string                         // the journal id, sent as X-Request-Id ("" = none)
+	reply      *openai.ChatCompletionResponse // a 2xx chat reply, decoded by decodeReply
 	status     int
 	retryAfter time.Duration
 	// errBody is the start of an error response's body (status >= 400), so
@@ -43,9 +46,10 @@ func withAttempt(ctx context.Context, st *attemptState) context.Context {
 	return context.WithValue(ctx, attemptKey{}, st)
 }
 
-// doer implements go-openai's HTTPDoer. It rewrites the JSON body so that
-// fields go-openai drops (temperature 0, top_p 0) or lacks (top_k,
-// repetition_penalty) are really sent, and records status and Retry-After.
+// doer implements go-openai's HTTPDoer. It sends the body built for the
+// request (wire.go) in place of go-openai's, decodes a successful reply
+// itself (go-openai then decodes an empty object), and records status and
+// Retry-After.
 type doer struct {
 	hc *http.Client
 }
@@ -53,12 +57,9 @@ type doer struct {
 // Do implements openai.HTTPDoer.
 func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	st, _ := req.Context().Value(attemptKey{}).(*attemptState)
-	if st != nil && len(st.extra) > 0 && req.Body != nil {
-		body, err := readBody(req, len(st.extra)+1)
-		if err != nil {
-			return nil, err
-		}
-		body = spliceJSON(body, st.extra)
+	if st != nil && st.body != nil && req.Body != nil {
+		_ = req.Body.Close() // go-openai's, of the model alone
+		body := st.body
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.ContentLength = int64(len(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
@@ -70,59 +71,54 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		req.Header.Set(ScopeHeader, scope)
 	}
 	resp, err := d.hc.Do(req)
-	if err == nil && st != nil {
-		st.status = resp.StatusCode
-		st.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-		if resp.StatusCode >= 400 {
-			body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxErrBody))
-			_ = resp.Body.Close()
-			if rerr != nil {
-				return nil, fmt.Errorf("reading the HTTP %d response: %w", resp.StatusCode, rerr)
-			}
-			st.errBody = body
-			resp.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil || st == nil {
+		return resp, err
+	}
+	st.status = resp.StatusCode
+	st.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	switch {
+	case resp.StatusCode >= 400:
+		body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxErrBody))
+		_ = resp.Body.Close()
+		if rerr != nil {
+			return nil, fmt.Errorf("reading the HTTP %d response: %w", resp.StatusCode, rerr)
 		}
+		st.errBody = body
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+	case st.body != nil && resp.StatusCode >= 200 && resp.StatusCode < 300:
+		body, rerr := readAll(resp)
+		if rerr != nil {
+			// go-openai meets the same error where it did before.
+			resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{rerr}))
+			break
+		}
+		if out, ok := decodeReply(body); ok {
+			st.reply = &out
+			body = emptyObject
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	return resp, err
+	return resp, nil
 }
 
-// readBody reads and closes req's body into a slice with room for spare
-// more bytes (the spliced members), so that splicing them copies nothing.
-// A body of known length is read into one allocation of the right size
-// (bytes.Buffer.ReadFrom would grow it again for its last, empty read).
-func readBody(req *http.Request, spare int) ([]byte, error) {
-	var body []byte
-	var err error
-	if n := req.ContentLength; n > 0 {
-		body = make([]byte, n, n+int64(spare))
-		_, err = io.ReadFull(req.Body, body)
-	} else {
-		body, err = io.ReadAll(req.Body)
+var emptyObject = []byte("{}")
+
+// readAll reads and closes a response body, in one allocation when its
+// length is known.
+func readAll(resp *http.Response) ([]byte, error) {
+	defer resp.Body.Close()
+	if n := resp.ContentLength; n > 0 && n < 64<<20 {
+		body := make([]byte, n)
+		k, err := io.ReadFull(resp.Body, body)
+		return body[:k], err
 	}
-	if cerr := req.Body.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading the request body: %w", err)
-	}
-	return body, nil
+	return io.ReadAll(resp.Body)
 }
 
-// spliceJSON adds the members in extra to the JSON object in body, in
-// place when body has the room (it may reuse body's array). go-openai omits
-// the zero values of the fields we splice, so no key is duplicated.
-func spliceJSON(body, extra []byte) []byte {
-	b := bytes.TrimRight(body, " \t\r\n")
-	if len(b) < 2 || b[len(b)-1] != '}' {
-		return body
-	}
-	out := b[:len(b)-1]
-	if inner := bytes.TrimSpace(b[1 : len(b)-1]); len(inner) > 0 {
-		out = append(out, ',')
-	}
-	out = append(out, extra...)
-	return append(out, '}')
-}
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 // parseRetryAfter reads delay-seconds or an HTTP date; 0 when absent.
 func parseRetryAfter(v string, now time.Time) time.Duration {

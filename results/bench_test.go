@@ -8,6 +8,7 @@ import (
 
 	"mascot.dev/mascot/internal/benchdb"
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // BenchmarkInsertTurns measures batched turn inserts: one unit commit of
@@ -32,7 +33,7 @@ func BenchmarkInsertTurns(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		u := results.Unit{Fingerprint: fmt.Sprintf("u%d", i), Kind: "episodes", StageKey: "g", RunID: "r"}
 		err := s.CommitUnit(ctx, u, func(tx *results.Tx) error {
-			id, err := tx.InsertEpisode(results.Episode{ConvID: u.Fingerprint, System: "mascot"})
+			id, err := tx.InsertEpisode(results.Episode{System: "mascot", Record: jsonl.Record{ConvID: u.Fingerprint}})
 			if err != nil {
 				return err
 			}
@@ -96,42 +97,6 @@ func BenchmarkEpisodesPage100k(b *testing.B) {
 	}
 }
 
-// BenchmarkExportImport100k measures `mascot export` of the benchmark
-// pipeline run (its 100,000 evaluation episodes) and `mascot import` of
-// the file into a new database. Run with -benchtime 1x.
-func BenchmarkExportImport100k(b *testing.B) {
-	ctx := context.Background()
-	s := open100k(b)
-	dir := b.TempDir()
-	var file string
-	b.Run("export", func(b *testing.B) {
-		defer benchdb.ReportCPU(b)()
-		for b.Loop() {
-			res, err := s.ExportJSONL(ctx, benchdb.RunID, dir, results.ExportOptions{})
-			if err != nil || res.Episodes != 100_000 {
-				b.Fatal(res, err)
-			}
-			file = res.Path
-		}
-	})
-	b.Run("import", func(b *testing.B) {
-		defer benchdb.ReportCPU(b)()
-		for i := 0; b.Loop(); i++ {
-			dst, err := results.Open(filepath.Join(b.TempDir(), fmt.Sprintf("import-%d.db", i)))
-			if err != nil {
-				b.Fatal(err)
-			}
-			res, err := dst.ImportJSONL(ctx, file, "imported")
-			if err != nil || res.Episodes != 100_000 {
-				b.Fatal(res, err)
-			}
-			if err := dst.Close(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-}
-
 // BenchmarkCommitJudgments commits judge units (one episode, 40 judgments
 // and 2 metrics each, the benchmark database's shape) into a run that
 // links many units: the write cost of the per-unit score sums and the
@@ -168,7 +133,7 @@ func benchCommitJudgments(b *testing.B, stamped bool) {
 		gen := results.Unit{Fingerprint: fmt.Sprintf("g%d", i), Kind: "episodes", StageKey: "g", RunID: "r"}
 		err := s.CommitUnit(ctx, gen, func(tx *results.Tx) error {
 			var err error
-			ep, err = tx.InsertEpisode(results.Episode{ConvID: gen.Fingerprint, System: "mascot"})
+			ep, err = tx.InsertEpisode(results.Episode{System: "mascot", Record: jsonl.Record{ConvID: gen.Fingerprint}})
 			return err
 		})
 		if err != nil {

@@ -51,7 +51,7 @@ func (s *Store) SaveChat(ctx context.Context, u Unit, e Episode) (int64, error) 
 		if _, err := tx.ExecContext(ctx, markDoneSQL, now, now, nullString(u.RunID), u.Fingerprint); err != nil {
 			return fmt.Errorf("marking chat unit %s done: %w", u.Fingerprint, err)
 		}
-		return linkUnit(ctx, tx, u, false)
+		return linkUnit(ctx, tx, u, false, nil)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("saving chat %s: %w", e.ConvID, err)
@@ -95,4 +95,4 @@ func HumanExtra() map[string]json.RawMessage {
 }
 
 // IsHuman reports whether a turn was typed by a person (mascot chat).
-func (t Turn) IsHuman() bool { return string(t.Extra[humanMark]) == "true" }
+func IsHuman(t Turn) bool { return string(t.Extra[humanMark]) == "true" }

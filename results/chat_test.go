@@ -3,6 +3,8 @@ package results
 import (
 	"context"
 	"testing"
+
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // TestSaveChat: a conversation saved three times (growing, then shrunk by
@@ -15,7 +17,8 @@ func TestSaveChat(t *testing.T) {
 	mustRun(t, s, "r")
 	u := Unit{Fingerprint: "chat-fp", RunID: "r"}
 	ep := func(texts ...string) Episode {
-		e := Episode{ConvID: "chat-1", System: "mascot", Dataset: "chat", AgentsSpoken: map[string]int{}}
+		e := Episode{System: "mascot", Dataset: "chat",
+			Record: jsonl.Record{ConvID: "chat-1", AgentsSpoken: map[string]int{}}}
 		for i, x := range texts {
 			tu := Turn{TurnIdx: i, Response: x, AgentName: "The Anchor"}
 			if i%2 == 0 {
@@ -46,7 +49,7 @@ func TestSaveChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(e.Turns) != 2 || !e.Turns[0].IsHuman() || e.Turns[1].IsHuman() || e.Mode != ModeChat || e.AgentsSpoken["The Anchor"] != 1 {
+	if len(e.Turns) != 2 || !IsHuman(e.Turns[0]) || IsHuman(e.Turns[1]) || e.Mode != ModeChat || e.AgentsSpoken["The Anchor"] != 1 {
 		t.Fatalf("stored %+v", e)
 	}
 	if n := count(t, s, `SELECT COUNT(*) FROM episodes`); n != 1 {

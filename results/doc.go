@@ -4,7 +4,9 @@
 // metrics, preference pairs, training steps, artifacts and counters.
 //
 // Layer: results sits below the runner (cmd -> runner -> results) and never
-// imports it. The report tables live in results/report.
+// imports it. It stores MASCOT JSONL records (results/jsonl, below it) as
+// episode rows; moving them to and from files is results/transfer, above
+// it. The report tables live in results/report.
 //
 // Choices:
 //   - One file, mattn/go-sqlite3, WAL. Writes go through one writer *sql.DB
@@ -26,13 +28,23 @@
 //     through run_units.
 //   - Judgments point at exactly one item (candidate, turn or episode) with a
 //     real foreign key each, enforced by a CHECK. Pairs point at two candidates.
-//   - LLM counters are exact under kills: every HTTP attempt is recorded in
-//     llm_attempts, and counted, before it is sent; a cached reply says
-//     whether committed work counted its usage (llm_calls.counted); the
-//     open attempts of dead runs are counted as lost in flight
-//     (llmattempts.go, migration 0013).
+//   - LLM counters are exact under kills: every HTTP attempt is appended to
+//     its run's journal file before it is sent and counted when its outcome
+//     is stored (llm_settled); a cached reply says whether committed work
+//     counted its usage (llm_calls.counted); the attempts of dead runs'
+//     journals that never settled are counted as lost in flight
+//     (attemptlog.go, llmattempts.go, migrations 0013 and 0015).
+//   - The candidates of a unit that share a prompt point at one
+//     candidate_prompts row (migration 0016); readers resolve it.
 //   - A run's unit tallies are facts of that run: the writer records the
 //     acting run with each unit state change, and only its tallies move.
+//   - A fresh report reads a run's report blocks (migration 0017,
+//     report_blocks.go): every unit linked to a run appends one binary
+//     entry (its episodes' grouping columns, its score sums) in the linking
+//     transaction, so the report reads a few hundred blocks instead of a
+//     row per unit. They are checked against the run's report stamp; a
+//     write they do not hold leaves them behind, the per-unit rows serve
+//     meanwhile and a finished run's next report rebuilds them.
 //   - What a stage holds can be digested without ids or times
 //     (StageDigest), and the rows stages read come in content order, so
 //     two databases with the same results compare equal.

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // refEpisodeGroups is episodeGroups as it was before the parallel ranges:
@@ -72,8 +74,8 @@ func TestEpisodeGroupsInRangesEqualOneQuery(t *testing.T) {
 		fp := fmt.Sprintf("u-%04d", (u*7919)%units) // ids ascend, fingerprints do not
 		err := s.CommitUnit(ctx, Unit{Fingerprint: fp, Kind: "episodes", StageKey: "gen", RunID: "r"}, func(tx *Tx) error {
 			for k := range 1 + u%2 {
-				ep := Episode{Idx: k, ConvID: fmt.Sprintf("c%05d", u), SampleIdx: k, System: systems[u%3],
-					Valence: valences[u%4], Mode: modes[u%5]}
+				ep := Episode{Idx: k, SampleIdx: k, System: systems[u%3], Valence: valences[u%4], Mode: modes[u%5],
+					Record: jsonl.Record{ConvID: fmt.Sprintf("c%05d", u)}}
 				if ep.Valence == "" && u%8 == 2 {
 					ep.Domain = "product"
 				}
@@ -91,7 +93,8 @@ func TestEpisodeGroupsInRangesEqualOneQuery(t *testing.T) {
 		{Fingerprint: "u-other", Kind: "episodes", StageKey: "gen", RunID: "other"}} {
 		err := s.CommitUnit(ctx, u, func(tx *Tx) error {
 			if u.RunID == "other" {
-				_, err := tx.InsertEpisode(Episode{ConvID: "c-other", System: "mascot", Valence: "positive"})
+				_, err := tx.InsertEpisode(Episode{System: "mascot", Valence: "positive",
+					Record: jsonl.Record{ConvID: "c-other"}})
 				return err
 			}
 			return nil

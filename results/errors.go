@@ -9,7 +9,3 @@ var ErrNotFound = errors.New("not found")
 // ErrAmbiguous is returned (wrapped) by ResolveRun when a prefix matches
 // several runs.
 var ErrAmbiguous = errors.New("ambiguous")
-
-// ErrBadRecord is returned (wrapped, with the line number) by ImportJSONL
-// for a line that is not a MASCOT JSONL record.
-var ErrBadRecord = errors.New("bad record")

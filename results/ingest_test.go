@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // fillShard writes n units into a fresh shard database the way a
@@ -25,8 +27,9 @@ func fillShard(t *testing.T, path, tag string, n int) []string {
 		fp := fmt.Sprintf("%s-unit-%d", tag, i)
 		fps = append(fps, fp)
 		err := s.CommitUnit(ctx, Unit{Fingerprint: fp, Kind: "k", StageKey: "gen", RunID: "job-" + tag}, func(tx *Tx) error {
-			ep, err := tx.InsertEpisode(Episode{ConvID: fp, System: "mascot", Dataset: "esconv",
-				Turns: []Turn{{TurnIdx: 0, AgentName: "a", Response: "hi " + fp}, {TurnIdx: 1, AgentName: "b", Response: "yo"}}})
+			ep, err := tx.InsertEpisode(Episode{System: "mascot", Dataset: "esconv",
+				Record: jsonl.Record{ConvID: fp, Turns: []Turn{{TurnIdx: 0, AgentName: "a", Response: "hi " + fp},
+					{TurnIdx: 1, AgentName: "b", Response: "yo"}}}})
 			if err != nil {
 				return err
 			}

@@ -2,7 +2,9 @@ package results
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -84,6 +86,18 @@ func (s *Store) JudgeScores(ctx context.Context, runID string, scope Scope) ([]J
 // JudgeScores is not: one short row per unit, not one per judgment, so
 // the report reads every score only when two judges may be compared.
 func (s *Store) RunJudges(ctx context.Context, runID string, scope Scope) ([]string, error) {
+	if scope.Units == nil {
+		// The run's report blocks keep its judges (migration 0017).
+		var list sql.NullString
+		err := s.r.QueryRowContext(ctx, `SELECT b.judges FROM report_block_state b
+			JOIN report_stamps s ON s.run_id = b.run_id WHERE b.run_id = ? AND b.version = s.version`, runID).Scan(&list)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("reading the judges of run %s: %w", runID, err)
+		}
+		if list.Valid {
+			return splitJudges(list.String), nil
+		}
+	}
 	var arg any = runID
 	units, where := `run_scored_units ru`, ` WHERE ru.run_id = ?1`
 	if scope.Units != nil {

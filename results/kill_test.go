@@ -1,8 +1,10 @@
 package results
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -16,13 +18,6 @@ const killUnits = 300
 
 // TestMain lets the test binary act as a writer process for the kill test.
 func TestMain(m *testing.M) {
-	if dir := os.Getenv(fullDiskEnv); dir != "" {
-		if err := fullDiskWriter(dir); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
 	if path := os.Getenv("MASCOT_RESULTS_KILL_WRITER"); path != "" {
 		if err := killWriter(path); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -73,6 +68,7 @@ func killWriter(path string) error {
 		if err != nil {
 			return err
 		}
+		fmt.Println("committed", fp) // the test kills after reading some of these
 	}
 	return nil
 }
@@ -83,46 +79,45 @@ func killWriter(path string) error {
 func TestKillDuringCommits(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kill.db")
 	rng := rand.New(rand.NewPCG(7, 7))
-	start := func() *exec.Cmd {
+	// Ten kills that land mid-run: each after the writer reported 1–15 more
+	// commits (so it made progress whatever the machine's load, and cannot
+	// have finished), a few milliseconds later, so it dies inside its next
+	// commit or its sleep. Timing kills from outside instead (a delay grown
+	// while kills landed early) let a loaded machine's writer finish first.
+	var progress []int
+	prev := 0
+	for kill := 0; kill < 10; kill++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "MASCOT_RESULTS_KILL_WRITER="+path)
 		cmd.Stderr = os.Stderr
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		return cmd
-	}
-	// Kill until 10 kills landed mid-run (the writer had made progress and
-	// had not finished); the delay grows while kills land too early and
-	// shrinks while a writer gets through much of the work in one life.
-	var progress []int
-	midKills, delay, prev := 0, 15, 0
-	for attempt := 0; midKills < 10 && attempt < 80; attempt++ {
-		cmd := start()
-		time.Sleep(time.Duration(delay+rng.IntN(40)) * time.Millisecond)
+		lines := bufio.NewScanner(out)
+		for n := 1 + rng.IntN(15); n > 0; n-- {
+			if !lines.Scan() {
+				t.Fatalf("writer stopped reporting commits after kill %d: %v", kill, lines.Err())
+			}
+		}
+		time.Sleep(time.Duration(rng.IntN(4)) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
+		go io.Copy(io.Discard, out) // drain what it wrote before it died
 		cmd.Wait()
 		done := doneSoFar(t, path)
 		progress = append(progress, done)
-		switch {
-		case done == killUnits:
-			t.Fatalf("the writer finished before 10 kills landed mid-run: %v", progress)
-		case done > prev:
-			midKills++
-			if done-prev > killUnits/20 {
-				// Too much progress per life: the writer would finish
-				// before ten kills landed. Kill sooner.
-				delay = max(5, delay/2)
-			}
-		default:
-			delay += 20
+		if done <= prev || done >= killUnits {
+			t.Fatalf("kill %d did not land mid-run: units done after each kill %v", kill+1, progress)
 		}
 		prev = done
 	}
-	if midKills < 10 {
-		t.Fatalf("only %d kills landed mid-run: %v", midKills, progress)
-	}
-	if err := start().Wait(); err != nil {
+	final := exec.Command(os.Args[0], "-test.run=^$")
+	final.Env = append(os.Environ(), "MASCOT_RESULTS_KILL_WRITER="+path)
+	final.Stderr = os.Stderr
+	if err := final.Run(); err != nil {
 		t.Fatalf("final writer: %v", err)
 	}
 	s, err := Open(path)

@@ -139,17 +139,22 @@ func ensureUnit(ctx context.Context, tx *sql.Tx, u Unit, countAttempt bool) (str
 }
 
 // linkUnit records that run uses the unit; cached says it was produced
-// before (by this or another run) rather than now.
-func linkUnit(ctx context.Context, tx *sql.Tx, u Unit, cached bool) error {
+// before (by this or another run) rather than now. known, when set, is
+// what the unit holds for a report (see appendBlocks).
+func linkUnit(ctx context.Context, tx *sql.Tx, u Unit, cached bool, known *unitData) error {
 	if u.RunID == "" {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO run_units (run_id, fingerprint, stage_key, cached) VALUES (?, ?, ?, ?)
+	res, err := tx.ExecContext(ctx, `INSERT INTO run_units (run_id, fingerprint, stage_key, cached) VALUES (?, ?, ?, ?)
 		ON CONFLICT (run_id, fingerprint) DO NOTHING`, u.RunID, u.Fingerprint, u.StageKey, cached)
 	if err != nil {
 		return fmt.Errorf("linking unit %s to run %s: %w", u.Fingerprint, u.RunID, err)
 	}
-	return nil
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("linking unit %s to run %s: %w", u.Fingerprint, u.RunID, err)
+	}
+	return appendBlocks(ctx, tx, u.RunID, []string{u.Fingerprint}, n, known)
 }
 
 // CommitUnit writes a unit's result rows (through fn) and marks the unit
@@ -176,7 +181,7 @@ func (s *Store) CommitUnit(ctx context.Context, u Unit, fn func(tx *Tx) error) e
 				return err
 			}
 			if prev == UnitDone {
-				return linkUnit(ctx, stx, u, true)
+				return linkUnit(ctx, stx, u, true, nil)
 			}
 			if _, err := stx.ExecContext(ctx, markDoneSQL, now, now, nullString(u.RunID), u.Fingerprint); err != nil {
 				return fmt.Errorf("marking unit %s done: %w", u.Fingerprint, err)
@@ -192,12 +197,20 @@ func (s *Store) CommitUnit(ctx context.Context, u Unit, fn func(tx *Tx) error) e
 		// unit that wrote values. One that did not has none to sum (rows
 		// an earlier attempt left are read raw, as for any unit without
 		// sums), and no sums row: a done unit is never committed again.
+		var known *unitData
+		if !t.raw { // what the unit holds is what it inserted
+			known = &unitData{fp: u.Fingerprint, eps: t.episodes}
+		}
 		if t.values {
-			if err := writeUnitScores(ctx, stx, u.Fingerprint); err != nil {
+			scores, judges, err := writeUnitScores(ctx, stx, u.Fingerprint)
+			if err != nil {
 				return err
 			}
+			if known != nil {
+				known.setScores(scores, judges)
+			}
 		}
-		return linkUnit(ctx, stx, u, false)
+		return linkUnit(ctx, stx, u, false, known)
 	})
 }
 
@@ -242,7 +255,7 @@ func (s *Store) FailUnitWith(ctx context.Context, u Unit, errMsg string, fn func
 				return fmt.Errorf("recording failed unit %s: %w", u.Fingerprint, err)
 			}
 		}
-		return linkUnit(ctx, tx, u, false)
+		return linkUnit(ctx, tx, u, false, nil)
 	})
 }
 
@@ -259,15 +272,45 @@ func (s *Store) LinkUnits(ctx context.Context, runID, stageKey string, fingerpri
 	}
 	var n int64
 	err = s.writeTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO run_units (run_id, fingerprint, stage_key, cached)
-			SELECT ?, fingerprint, ?, 1 FROM units
-			WHERE state = 'done' AND fingerprint IN (SELECT value FROM json_each(?))
-			ON CONFLICT (run_id, fingerprint) DO NOTHING`, runID, stageKey, string(arg))
+		// The units this call links (done, not linked yet), for the
+		// run's report blocks, then the links.
+		rows, err := tx.QueryContext(ctx, `SELECT u.fingerprint FROM units u
+			WHERE u.state = 'done' AND u.fingerprint IN (SELECT value FROM json_each(?2))
+			AND NOT EXISTS (SELECT 1 FROM run_units ru WHERE ru.run_id = ?1 AND ru.fingerprint = u.fingerprint)
+			ORDER BY u.fingerprint`, runID, string(arg))
 		if err != nil {
 			return fmt.Errorf("linking units to run %s: %w", runID, err)
 		}
-		n, err = res.RowsAffected()
-		return err
+		var fps []string
+		for rows.Next() {
+			var fp string
+			if err := rows.Scan(&fp); err != nil {
+				rows.Close()
+				return fmt.Errorf("linking units to run %s: %w", runID, err)
+			}
+			fps = append(fps, fp)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("linking units to run %s: %w", runID, err)
+		}
+		if len(fps) == 0 {
+			return nil
+		}
+		linked, err := json.Marshal(fps)
+		if err != nil {
+			return fmt.Errorf("encoding fingerprints: %w", err)
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO run_units (run_id, fingerprint, stage_key, cached)
+			SELECT ?, value, ?, 1 FROM json_each(?) WHERE true
+			ON CONFLICT (run_id, fingerprint) DO NOTHING`, runID, stageKey, string(linked))
+		if err != nil {
+			return fmt.Errorf("linking units to run %s: %w", runID, err)
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		return appendBlocks(ctx, tx, runID, fps, n, nil)
 	})
 	return int(n), err
 }

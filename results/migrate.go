@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -66,7 +67,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("reading user_version: %w", err)
 	}
 	if current > len(ms) {
-		return fmt.Errorf("database schema version %d is newer than this mascot (%d)", current, len(ms))
+		return fmt.Errorf("database schema version %d is newer than this mascot (%d): %w", current, len(ms), ErrSchemaNewer)
 	}
 	for _, m := range ms[current:] {
 		if err := applyMigration(ctx, db, m); err != nil {
@@ -93,3 +94,17 @@ func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
 	}
 	return nil
 }
+
+// SchemaVersion is the user_version a database this mascot fully migrated
+// has (0 if the embedded migrations cannot be read).
+func SchemaVersion() int {
+	ms, err := loadMigrations()
+	if err != nil {
+		return 0
+	}
+	return len(ms)
+}
+
+// ErrSchemaNewer is returned (wrapped) when a database was migrated by a
+// newer mascot than this one.
+var ErrSchemaNewer = errors.New("written by a newer mascot")

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"mascot.dev/mascot/results/jsonl"
 )
 
 const episodeColumns = `e.id, e.unit_fp, COALESCE(e.run_id, ''), e.idx, e.conv_id, e.id_field, e.id_raw, e.sample_idx,
@@ -34,7 +36,7 @@ func scanEpisode(sc interface{ Scan(...any) error }) (*Episode, error) {
 		n := int(startIdx.Int64)
 		e.StartIdx = &n
 	}
-	if e.Metadata, err = decodeMetadata(json.RawMessage(meta)); err != nil {
+	if e.Metadata, err = jsonl.DecodeMetadata(json.RawMessage(meta)); err != nil {
 		return nil, err
 	}
 	if spoken.Valid {

@@ -2,7 +2,9 @@ package results
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -80,6 +82,20 @@ func (s *Store) ScoreGroupsIn(ctx context.Context, runID, splitBy string, scope 
 	split, err := splitExpr(splitBy)
 	if err != nil {
 		return nil, err
+	}
+	bs, ok, err := s.currentBlocks(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		in, missing := bs.covers(scope)
+		covered, err := s.linkedTo(ctx, runID, missing)
+		if err != nil {
+			return nil, err
+		}
+		if covered {
+			return bs.scoreGroups(splitBy, scope, in)
+		}
 	}
 	training, err := s.CoversTraining(ctx, runID, scope)
 	if err != nil {
@@ -193,3 +209,41 @@ func canonCriterion(s string) string {
 
 // PairKey builds the key ScoreGroup.Keys holds for an episode.
 func PairKey(convID string, sampleIdx int) string { return convID + "#" + strconv.Itoa(sampleIdx) }
+
+// currentBlocks reads the run's report blocks (migration 0017); when they
+// are behind and the run is not running, it rebuilds them first. ok is
+// false when there are none to read (the run is running, or the database
+// cannot be written): the per-unit rows are then read instead.
+func (s *Store) currentBlocks(ctx context.Context, runID string) (*blockSet, bool, error) {
+	bs, ok, err := s.readBlocks(ctx, runID)
+	if err != nil || ok {
+		return bs, ok, err
+	}
+	var status string
+	err = s.r.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, runID).Scan(&status)
+	if err != nil || status == RunRunning {
+		return nil, false, nil // no such run (the scan says so), or one still writing
+	}
+	if s.RebuildReportBlocks(ctx, runID) != nil {
+		return nil, false, nil // a read-only database, say: the scan serves
+	}
+	return s.readBlocks(ctx, runID)
+}
+
+// linkedTo reports whether every unit of fps is linked to the run.
+func (s *Store) linkedTo(ctx context.Context, runID string, fps []string) (bool, error) {
+	if len(fps) == 0 {
+		return true, nil
+	}
+	arg, err := json.Marshal(fps)
+	if err != nil {
+		return false, fmt.Errorf("encoding fingerprints: %w", err)
+	}
+	var n int
+	err = s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_units WHERE run_id = ?
+		AND fingerprint IN (SELECT value FROM json_each(?))`, runID, string(arg)).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("looking up units of run %s: %w", runID, err)
+	}
+	return n == len(slices.Compact(slices.Sorted(slices.Values(fps)))), nil
+}

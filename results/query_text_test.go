@@ -2,8 +2,8 @@ package results
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -148,14 +148,18 @@ func TestTextIndexFollowsWrites(t *testing.T) {
 		t.Errorf("%d index entries for driving, want 2 (episode 17's third turn, run other's)", n)
 	}
 	undoMigrations(t, s.w, migrationNumber(t, "_turn_text"))
-	if err := s.CommitUnit(context.Background(), Unit{Fingerprint: "late", Kind: "episodes", StageKey: "g", RunID: "r"},
-		func(tx *Tx) error {
-			ep := sampleEpisode("conv-late")
-			ep.Turns[0].Response = "written before the index existed: driving"
-			_, err := tx.InsertEpisode(ep)
-			return err
-		}); err != nil {
-		t.Fatal(err)
+	// A unit written as a writer of that schema wrote it.
+	for _, q := range []string{
+		`INSERT INTO units (fingerprint, kind, stage_key, run_id, state, created_at, updated_at)
+			VALUES ('late', 'episodes', 'g', 'r', 'done', 0, 0)`,
+		`INSERT INTO run_units (run_id, fingerprint, stage_key) VALUES ('r', 'late', 'g')`,
+		`INSERT INTO episodes (unit_fp, run_id, conv_id, system, created_at) VALUES ('late', 'r', 'conv-late', 'mascot', 0)`,
+		`INSERT INTO turns (episode_id, turn_idx, response) VALUES (last_insert_rowid(), 0,
+			'written before the index existed: driving')`,
+	} {
+		if _, err := s.w.Exec(q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := migrate(context.Background(), s.w); err != nil {
 		t.Fatal(err)
@@ -165,29 +169,57 @@ func TestTextIndexFollowsWrites(t *testing.T) {
 	}
 }
 
-// TestImportedTurnsAreSearchable: an import indexes its turns (in one
-// statement at its end, the per-turn trigger suspended meanwhile) and
-// leaves the trigger in place for later writes.
-func TestImportedTurnsAreSearchable(t *testing.T) {
+// TestBulkTurnsAreSearchable: a bulk insertion (an import) indexes its
+// turns in one statement at its end, the per-turn trigger suspended
+// meanwhile, and leaves the trigger and the writer's settings as they were
+// for later writes.
+func TestBulkTurnsAreSearchable(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
 	textFixture(t, s)
-	dir := t.TempDir()
-	var paths []string
-	for _, r := range []string{"r", "other"} {
-		res, err := s.ExportJSONL(ctx, r, filepath.Join(dir, r), ExportOptions{})
+	writerPragmas := func() string {
+		var out []string
+		for _, p := range bulkPragmas {
+			var v string
+			if err := s.w.QueryRow(`PRAGMA ` + p.name).Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p.name+"="+v)
+		}
+		return strings.Join(out, " ")
+	}
+	pragmas := writerPragmas()
+	bulkCopy := func(src, dst string) {
+		var eps []*Episode
+		if err := s.ForEachEpisode(ctx, src, func(e *Episode) error { eps = append(eps, e); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		mustRun(t, s, dst)
+		restore, err := s.TuneForBulk(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		paths = append(paths, res.Path)
+		err = s.CommitUnit(ctx, Unit{Fingerprint: "bulk-" + dst, Kind: "import", StageKey: "import", RunID: dst},
+			func(tx *Tx) error {
+				b, err := tx.BulkEpisodes()
+				if err != nil {
+					return err
+				}
+				for i, e := range eps {
+					e.UnitFP, e.RunID, e.Idx = "", "", i
+					if _, err := b.Insert(*e); err != nil {
+						return err
+					}
+				}
+				return b.Close()
+			})
+		if err := errors.Join(err, restore()); err != nil {
+			t.Fatal(err)
+		}
 	}
-	dst := openTemp(t)
-	imp, err := dst.ImportJSONL(ctx, paths[0], "imported")
-	if err != nil {
-		t.Fatal(err)
-	}
-	convs := func(st *Store, run string) []string {
-		p, err := st.EpisodesPage(ctx, EpisodeQuery{RunID: run, Text: "driving tests"})
+	bulkCopy("r", "copy")
+	convs := func(run string) []string {
+		p, err := s.EpisodesPage(ctx, EpisodeQuery{RunID: run, Text: "driving tests"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,17 +229,17 @@ func TestImportedTurnsAreSearchable(t *testing.T) {
 		}
 		return out
 	}
-	if got, want := convs(dst, imp.RunID), convs(s, "r"); len(want) != 2 || !slices.Equal(got, want) {
-		t.Errorf("imported run's search: %v, want %v", got, want)
+	if got, want := convs("copy"), convs("r"); len(want) != 2 || !slices.Equal(got, want) {
+		t.Errorf("bulk-inserted run's search: %v, want %v", got, want)
 	}
-	if n := count(t, dst, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'turn_text_add'`); n != 1 {
-		t.Fatal("the import left the index trigger dropped")
+	if n := count(t, s, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name = ?`, turnIndexTrigger); n != 1 {
+		t.Fatal("the bulk insertion left the index trigger dropped")
 	}
-	imp2, err := dst.ImportJSONL(ctx, paths[1], "imported-other")
-	if err != nil {
-		t.Fatal(err)
+	if got := writerPragmas(); got != pragmas {
+		t.Errorf("writer's settings after the bulk insertion: %s, want them set back to %s", got, pragmas)
 	}
-	if got := convs(dst, imp2.RunID); len(got) != 1 {
-		t.Errorf("second import's search: %v, want its one driving episode", got)
+	bulkCopy("other", "copy-other")
+	if got := convs("copy-other"); len(got) != 1 {
+		t.Errorf("second bulk insertion's search: %v, want its one driving episode", got)
 	}
 }

@@ -3,79 +3,37 @@ package results
 import (
 	"encoding/json"
 	"time"
+
+	"mascot.dev/mascot/results/jsonl"
 )
 
-// Directive is the Director's instruction for one turn (Agent, Action, Tone).
-type Directive struct {
-	AgentName string `json:"agent_name"`
-	Action    string `json:"action"`
-	Tone      string `json:"tone"`
-}
+// Directive, Metadata and Turn are the MASCOT JSONL record's own types
+// (results/jsonl), under the names the store's callers use.
+type (
+	Directive = jsonl.Directive
+	Metadata  = jsonl.Metadata
+	Turn      = jsonl.Turn
+)
 
-// Episode is one conversation with its MASCOT JSONL metadata. Pointer and
-// raw-JSON fields are "absent" when nil, so that export writes exactly the
-// fields a record had.
+// Episode is one conversation as the store keeps it: the MASCOT JSONL
+// record (embedded; its Turns carry their row ids) and the columns the
+// store adds (ids, unit, mode, split labels).
 type Episode struct {
-	ID        int64           `json:"id"`
-	UnitFP    string          `json:"unit_fp"`
-	RunID     string          `json:"run_id"` // producing run (provenance)
-	Idx       int             `json:"idx"`    // position within its unit
-	ConvID    string          `json:"conv_id"`
-	IDField   string          `json:"id_field,omitempty"` // "conv_id" (default) or "id" (QMSum)
-	IDRaw     json.RawMessage `json:"id_raw,omitempty"`   // original id JSON when it was not a string
-	SampleIdx int             `json:"sample_idx"`
+	ID        int64  `json:"id"`
+	UnitFP    string `json:"unit_fp"`
+	RunID     string `json:"run_id"` // producing run (provenance)
+	Idx       int    `json:"idx"`    // position within its unit
+	SampleIdx int    `json:"sample_idx"`
 
-	System   string  `json:"system"`
-	Dataset  string  `json:"dataset"`
-	Valence  string  `json:"valence,omitempty"`
-	Domain   string  `json:"domain,omitempty"`
-	Meeting  *string `json:"meeting,omitempty"`
-	StartIdx *int    `json:"start_idx,omitempty"`
-	Mode     string  `json:"mode,omitempty"` // independent | branching | eval | imported
+	System  string `json:"system"`
+	Dataset string `json:"dataset"`
+	Valence string `json:"valence,omitempty"`
+	Domain  string `json:"domain,omitempty"`
+	Mode    string `json:"mode,omitempty"` // independent | branching | eval | imported
 
-	Metadata     Metadata       `json:"metadata"`
-	AgentsSpoken map[string]int `json:"agents_spoken,omitempty"`
+	jsonl.Record
 
-	InitialEmotion    *string         `json:"initial_emotion,omitempty"`
-	FinalEmotion      *string         `json:"final_emotion,omitempty"`
-	EmotionTrajectory json.RawMessage `json:"emotion_trajectory,omitempty"`
-	UserBigFive       json.RawMessage `json:"user_big_five,omitempty"`
-
-	// Extra holds record keys outside the schema (and schema keys whose
-	// value was JSON null), written back verbatim on export.
-	Extra map[string]json.RawMessage `json:"extra,omitempty"`
-
-	Turns     []Turn    `json:"turns,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
-}
-
-// Metadata is the MASCOT JSONL metadata block.
-type Metadata struct {
-	SchemaVersion string `json:"schema_version"`
-	System        string `json:"system"`
-	Dataset       string `json:"dataset"`
-	PersonaSet    string `json:"persona_set"`
-	DirectorModel string `json:"director_model"`
-	SpeakerModel  string `json:"speaker_model"`
-	UserModel     string `json:"user_model"`
-	RubricVersion string `json:"rubric_version"`
-	// Extra holds metadata keys outside the schema.
-	Extra map[string]json.RawMessage `json:"extra,omitempty"`
-}
-
-// Turn is one turn of an episode: an agent turn (with its directive) or a
-// user turn (TurnType "user").
-type Turn struct {
-	ID              int64                      `json:"id"`
-	EpisodeID       int64                      `json:"episode_id"`
-	TurnIdx         int                        `json:"turn_idx"`
-	RoundID         *int                       `json:"round_id,omitempty"`
-	TurnType        string                     `json:"turn_type,omitempty"` // "" (agent) | "user"
-	AgentName       string                     `json:"agent_name"`
-	Response        string                     `json:"response"`
-	Directive       *Directive                 `json:"directive,omitempty"`
-	DirectiveOutput *string                    `json:"directive_output,omitempty"` // raw Director output
-	Extra           map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
 // Candidate is one sampled response (or directive, or block) for a context.

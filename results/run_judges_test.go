@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // TestRunJudges: the distinct judges of a run's judgments (candidates
@@ -26,7 +27,7 @@ func TestRunJudges(t *testing.T) {
 	var ep int64
 	gen := results.Unit{Fingerprint: "g", Kind: "episodes", StageKey: "g", RunID: "r"}
 	if err := s.CommitUnit(ctx, gen, func(tx *results.Tx) error {
-		ep, err = tx.InsertEpisode(results.Episode{ConvID: "c", System: "mascot"})
+		ep, err = tx.InsertEpisode(results.Episode{System: "mascot", Record: jsonl.Record{ConvID: "c"}})
 		return err
 	}); err != nil {
 		t.Fatal(err)

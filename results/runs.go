@@ -41,17 +41,21 @@ func (s *Store) CreateRun(ctx context.Context, r Run) error {
 	if r.Status == "" {
 		r.Status = RunRunning
 	}
-	_, err := s.w.ExecContext(ctx, `INSERT INTO runs
-		(id, name, parent_id, config_name, config_json, axes_json, command, status, started_at, finished_at, summary_json,
-		 owner_pid, owner_host, heartbeat_at, code_json)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.Name, nullString(r.ParentID), r.ConfigName, jsonOr(r.ConfigJSON, "{}"),
-		jsonOr(r.AxesJSON, "{}"), r.Command, r.Status, toMS(r.StartedAt), nullTime(r.FinishedAt),
-		jsonOr(r.Summary, "{}"), r.OwnerPID, r.OwnerHost, nullTime(r.HeartbeatAt), jsonOr(r.Code, "{}"))
-	if err != nil {
-		return fmt.Errorf("creating run %s: %w", r.ID, err)
-	}
-	return nil
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO runs
+			(id, name, parent_id, config_name, config_json, axes_json, command, status, started_at, finished_at,
+			 summary_json, owner_pid, owner_host, heartbeat_at, code_json)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.ID, r.Name, nullString(r.ParentID), r.ConfigName, jsonOr(r.ConfigJSON, "{}"),
+			jsonOr(r.AxesJSON, "{}"), r.Command, r.Status, toMS(r.StartedAt), nullTime(r.FinishedAt),
+			jsonOr(r.Summary, "{}"), r.OwnerPID, r.OwnerHost, nullTime(r.HeartbeatAt), jsonOr(r.Code, "{}"))
+		if err != nil {
+			return fmt.Errorf("creating run %s: %w", r.ID, err)
+		}
+		// Its report blocks start empty and current; every unit linked to
+		// the run adds its entry (report_blocks.go).
+		return startBlocks(ctx, tx, r.ID)
+	})
 }
 
 // SetRunStatus changes a run's status without finishing it (for example

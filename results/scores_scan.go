@@ -289,23 +289,42 @@ func (s *Store) scanValues(ctx context.Context, runID string, units []string, eg
 	if err != nil {
 		return nil, fmt.Errorf("reading scores of run %s: %w", runID, err)
 	}
-	out := parts[0]
+	out, ok := mergeParts(parts)
+	if !ok {
+		// Units of two ranges add to one cell: a sum over ranges would
+		// depend on where the ranges split, so scan in one range, in
+		// fingerprint order, as the report blocks add them.
+		if parts, err = s.scanParts(ctx, src, where, first, nil, eg); err != nil {
+			return nil, fmt.Errorf("reading scores of run %s: %w", runID, err)
+		}
+		out = parts[0]
+	}
+	return out, nil
+}
+
+// mergeParts adds the ranges' sums into the first; ok is false when two
+// ranges hold values of one cell.
+func mergeParts(parts []*columns) (out *columns, ok bool) {
+	out, ok = parts[0], true
 	for _, p := range parts[1:] {
 		for lv := range p {
 			for crit, c := range p[lv] {
-				dst, ok := out[lv][crit]
-				if !ok {
+				dst, found := out[lv][crit]
+				if !found {
 					out[lv][crit] = c
 					continue
 				}
 				for i := range c.sum {
+					if dst.cnt[i] != 0 && c.cnt[i] != 0 {
+						ok = false
+					}
 					dst.sum[i] += c.sum[i]
 					dst.cnt[i] += c.cnt[i]
 				}
 			}
 		}
 	}
-	return out, nil
+	return out, ok
 }
 
 // errNeedTurns stops a scan that meets a raw turn judgment before the turn

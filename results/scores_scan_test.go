@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // scanFixture writes run r with enough units (2·pairs) for the scan to
@@ -34,8 +36,8 @@ func scanFixture(t *testing.T, s *Store, pairs int) (judgeUnits []string, epsOf 
 		err := s.CommitUnit(ctx, gen, func(tx *Tx) error {
 			for k := range 2 {
 				i := 2*u + k
-				ep := Episode{Idx: k, ConvID: fmt.Sprintf("c%05d", i), SampleIdx: i % 3, System: systems[i%3],
-					Valence: valences[i%4]}
+				ep := Episode{Idx: k, SampleIdx: i % 3, System: systems[i%3], Valence: valences[i%4],
+					Record: jsonl.Record{ConvID: fmt.Sprintf("c%05d", i)}}
 				if ep.Valence == "" && i%8 == 2 {
 					ep.Domain = "product"
 				}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"mascot.dev/mascot/results/jsonl"
 )
 
 func TestOpenMigratesAndConfigures(t *testing.T) {
@@ -60,13 +62,12 @@ func TestMigrationFailureLeavesVersion(t *testing.T) {
 }
 
 func sampleEpisode(conv string) Episode {
-	return Episode{ConvID: conv, System: "mascot", Dataset: "empathetic_dialogues", Valence: "negative",
-		Metadata: Metadata{PersonaSet: "default", RubricVersion: "paper_v1"},
-		Turns: []Turn{
+	return Episode{System: "mascot", Dataset: "empathetic_dialogues", Valence: "negative",
+		Record: jsonl.Record{ConvID: conv, Metadata: Metadata{PersonaSet: "default", RubricVersion: "paper_v1"}, Turns: []Turn{
 			{TurnIdx: 0, RoundID: intp(0), AgentName: "The Anchor", Response: "I hear you.",
 				Directive: &Directive{AgentName: "The Anchor", Action: "validate", Tone: "calm"}},
 			{TurnIdx: 1, RoundID: intp(0), TurnType: "user", AgentName: "user", Response: "thanks"},
-		}}
+		}}}
 }
 
 func TestCommitUnitIsAtomicAndIdempotent(t *testing.T) {
@@ -338,13 +339,4 @@ func TestRunsCountersAndResolve(t *testing.T) {
 	if _, err := s.ListRuns(ctx, RunFilter{Sort: "bogus"}); err == nil {
 		t.Fatal("bogus sort accepted")
 	}
-}
-
-// SchemaVersion is the user_version a fully migrated database has.
-func SchemaVersion() int {
-	ms, err := loadMigrations()
-	if err != nil {
-		return 0
-	}
-	return len(ms)
 }

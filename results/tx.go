@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // Tx is the write transaction of one unit, handed to CommitUnit's callback.
@@ -21,6 +23,12 @@ type Tx struct {
 	// read (judgments, metrics, or anything through SQL); a unit that
 	// did not (candidates, episodes, pairs) needs no unit_scores row.
 	values bool
+	// raw says rows were written through SQL(): what the unit holds is
+	// then read back rather than known from the inserts.
+	raw bool
+	// episodes are the inserted episodes' grouping columns, for the run's
+	// report blocks (report_blocks.go).
+	episodes []unitEpisode
 }
 
 // Rows returns how many result rows the unit has inserted so far
@@ -33,7 +41,7 @@ func (t *Tx) Unit() Unit { return t.unit }
 // SQL returns the underlying transaction, for reads that must see the rows
 // written so far.
 func (t *Tx) SQL() *sql.Tx {
-	t.values = true // what is written through it is not known
+	t.values, t.raw = true, true // what is written through it is not known
 	return t.tx
 }
 
@@ -116,9 +124,9 @@ func (t *Tx) InsertEpisode(e Episode) (int64, error) {
 		e.Metadata.Dataset = e.Dataset
 	}
 	if e.Metadata.SchemaVersion == "" {
-		e.Metadata.SchemaVersion = SchemaVersionJSONL
+		e.Metadata.SchemaVersion = jsonl.SchemaVersion
 	}
-	meta, err := encodeMetadata(e.Metadata)
+	meta, err := jsonl.EncodeMetadata(e.Metadata)
 	if err != nil {
 		return 0, fmt.Errorf("encoding metadata of %s: %w", e.ConvID, err)
 	}
@@ -141,6 +149,11 @@ func (t *Tx) InsertEpisode(e Episode) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("inserting episode %s: %w", e.ConvID, err)
 	}
+	if t.fp(e.UnitFP) == t.unit.Fingerprint {
+		t.episodes = append(t.episodes, unitEpisode{id, int64(e.SampleIdx), e.Mode, e.System, e.Valence, e.Domain, e.ConvID})
+	} else {
+		t.raw = true // a row of another unit: read back what each holds
+	}
 	if len(e.Turns) > 0 {
 		for i := range e.Turns {
 			e.Turns[i].EpisodeID = id
@@ -161,11 +174,7 @@ func (t *Tx) InsertTurns(turns []Turn) ([]int64, error) {
 	for i, tu := range turns {
 		var dir any
 		if tu.Directive != nil {
-			b, err := json.Marshal(tu.Directive)
-			if err != nil {
-				return nil, fmt.Errorf("encoding directive of turn %d: %w", tu.TurnIdx, err)
-			}
-			dir = string(b)
+			dir = string(jsonl.AppendDirective(nil, *tu.Directive)) // json.Marshal's bytes
 		}
 		extra, err := mustJSON(tu.Extra, "{}")
 		if err != nil {

@@ -18,18 +18,19 @@ type unitScore struct {
 }
 
 // writeUnitScores computes the unit's score sums from its raw judgments and
-// metrics and stores them packed in unit_scores (migration 0008), in tx.
-// It reads the rows with the scan's own query, so the values arrive in the
-// scan's order and each sum is the scan's running sum bit for bit.
-func writeUnitScores(ctx context.Context, tx *sql.Tx, fp string) error {
+// metrics and stores them packed in unit_scores (migration 0008), in tx,
+// and returns them with the unit's judges (as unit_scores.judges holds
+// them). It reads the rows with the scan's own query, so the values arrive
+// in the scan's order and each sum is the scan's running sum bit for bit.
+func writeUnitScores(ctx context.Context, tx *sql.Tx, fp string) ([]unitScore, string, error) {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM unit_scores WHERE unit_fp = ?`, fp); err != nil {
-		return fmt.Errorf("clearing score sums of unit %s: %w", fp, err)
+		return nil, "", fmt.Errorf("clearing score sums of unit %s: %w", fp, err)
 	}
 	var judged, metrics sql.NullString
 	err := tx.QueryRowContext(ctx, `SELECT `+rawValuesSQL+` FROM (SELECT ? AS fingerprint) ru`, fp).
 		Scan(&judged, &metrics)
 	if err != nil {
-		return fmt.Errorf("reading values of unit %s: %w", fp, err)
+		return nil, "", fmt.Errorf("reading values of unit %s: %w", fp, err)
 	}
 	index := map[unitScoreKey]int{}
 	var sums []unitScore
@@ -59,7 +60,7 @@ func writeUnitScores(ctx context.Context, tx *sql.Tx, fp string) error {
 	}
 	for _, packed := range []string{judged.String, metrics.String} {
 		if err := eachValue(packed, add); err != nil {
-			return fmt.Errorf("summing values of unit %s: %w", fp, err)
+			return nil, "", fmt.Errorf("summing values of unit %s: %w", fp, err)
 		}
 	}
 	var b []byte
@@ -75,11 +76,12 @@ func writeUnitScores(ctx context.Context, tx *sql.Tx, fp string) error {
 		b = append(b, '\x1f')
 		b = strconv.AppendInt(b, int64(s.n), 10)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO unit_scores (unit_fp, packed, judges) VALUES (?1, ?2, `+unitJudgesSQL+`)`,
-		fp, string(b)); err != nil {
-		return fmt.Errorf("writing score sums of unit %s: %w", fp, err)
+	var judges string
+	if err := tx.QueryRowContext(ctx, `INSERT INTO unit_scores (unit_fp, packed, judges) VALUES (?1, ?2, `+unitJudgesSQL+`)
+		RETURNING judges`, fp, string(b)).Scan(&judges); err != nil {
+		return nil, "", fmt.Errorf("writing score sums of unit %s: %w", fp, err)
 	}
-	return nil
+	return sums, judges, nil
 }
 
 // unitJudgesSQL lists the distinct judges of unit ?1's judgments
@@ -129,7 +131,7 @@ func (s *Store) FillUnitScores(ctx context.Context) (int, error) {
 		}
 		err = s.writeTx(ctx, func(tx *sql.Tx) error {
 			for _, fp := range fps {
-				if err := writeUnitScores(ctx, tx, fp); err != nil {
+				if _, _, err := writeUnitScores(ctx, tx, fp); err != nil {
 					return err
 				}
 			}

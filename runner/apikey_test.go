@@ -12,6 +12,7 @@ import (
 	"mascot.dev/mascot/internal/fakevllm"
 	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/transfer"
 	"mascot.dev/mascot/runner"
 )
 
@@ -56,8 +57,8 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 	if sum.Ran != 6 {
 		t.Fatalf("ran %d units, want 6 (the key must have been sent)", sum.Ran)
 	}
-	if _, err := store.ExportJSONL(context.Background(), sum.RunID, filepath.Join(dir, "export"),
-		results.ExportOptions{IncludeTraining: true}); err != nil {
+	if _, err := transfer.Export(context.Background(), store, sum.RunID, filepath.Join(dir, "export"),
+		transfer.ExportOptions{IncludeTraining: true}); err != nil {
 		t.Fatal(err)
 	}
 	store.Close()

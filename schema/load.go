@@ -252,6 +252,9 @@ func (l *loader) config(arg string) (*load.Config, []string, error) {
 		return &load.Config{Dir: embeddedRoot, Overlay: ov, Tags: l.opts.Tags},
 			[]string{ImportPath(arg)}, nil
 	}
+	if err := checkSpecSize(l.cwd, local, st.IsDir()); err != nil {
+		return nil, nil, err
+	}
 	dir, args := local, []string{"."}
 	if !st.IsDir() {
 		dir, args = filepath.Dir(local), []string{"./" + filepath.Base(local)}

@@ -9,15 +9,8 @@ import (
 	"unicode/utf8"
 )
 
-// MaxSpecBytes bounds each .cue file of a spec, checked before CUE reads
-// it: evaluation takes time and memory in proportion to the source (a
-// 50 MB spec took 82 s and 311 MB to reject), and no experiment needs a
-// megabyte of CUE.
-const MaxSpecBytes = 1 << 20
-
 // checkSources refuses, before CUE sees them, the .cue files of a spec
-// (the file, or every .cue file of the directory) that are over
-// MaxSpecBytes or are not UTF-8 (CUE would read an invalid byte into a
+// (the file, or every .cue file of the directory) that are not UTF-8 (CUE would read an invalid byte into a
 // string and the JSON config would silently hold U+FFFD instead). Each
 // error names the file, and the line and column of the first bad byte.
 func (l *loader) checkSources(dir string, args []string) Errors {
@@ -32,15 +25,6 @@ func (l *loader) checkSources(dir string, args []string) Errors {
 		shown := f
 		if rel, err := filepath.Rel(l.cwd, f); err == nil && !strings.HasPrefix(rel, "..") {
 			shown = "./" + filepath.ToSlash(rel)
-		}
-		st, err := os.Stat(f)
-		if err != nil {
-			continue // CUE reports it
-		}
-		if st.Size() > MaxSpecBytes {
-			errs = append(errs, Error{Msg: fmt.Sprintf("spec file is %d bytes, over the limit of %d (1 MiB)", st.Size(), MaxSpecBytes),
-				Positions: []string{shown}})
-			continue
 		}
 		b, err := os.ReadFile(f)
 		if err != nil {

@@ -50,7 +50,7 @@ judges: phi4: {plugin: "rubric", endpoint: "phi4", rubric_version: "paper_v1"}
 	}
 	db := filepath.Join(dir, "m.db")
 	mascot(t, "run", spec, "--db", db, "--runs-dir", filepath.Join(dir, "runs"),
-		"--set", "datasets.test.limit=2", "--set", "stages.eval.turns=2")
+		"--set", "datasets.test.limit=4", "--set", "stages.eval.turns=2")
 
 	var rep struct {
 		Tables []struct {

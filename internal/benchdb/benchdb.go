@@ -38,6 +38,7 @@ package benchdb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -84,7 +85,16 @@ func TrainContexts(n int) int { return (n + TrainEvery - 1) / TrainEvery }
 func Path(n int) (string, error) {
 	path := filepath.Join(os.TempDir(), fmt.Sprintf("mascot-benchdb-v%d-%d.db", version, n))
 	if _, err := os.Stat(path); err == nil {
-		return path, fillScores(path)
+		err := fillScores(path)
+		if !errors.Is(err, results.ErrSchemaNewer) {
+			return path, err
+		}
+		// Another checkout sharing the temp dir migrated it past this
+		// mascot's schema: this one builds a copy of its own.
+		path = filepath.Join(os.TempDir(), fmt.Sprintf("mascot-benchdb-v%d-s%d-%d.db", version, results.SchemaVersion(), n))
+		if _, err := os.Stat(path); err == nil {
+			return path, fillScores(path)
+		}
 	}
 	tmp := path + ".building"
 	for _, suf := range []string{"", "-wal", "-shm"} {
@@ -100,16 +110,28 @@ func Path(n int) (string, error) {
 }
 
 // fillScores computes the unit score sums a database cached before
-// migration 0008 lacks (results.Store.FillUnitScores); a no-op on one
-// built since, whose commits wrote them.
+// migration 0008 lacks (results.Store.FillUnitScores) and the runs' report
+// blocks one cached before migration 0017 lacks (as a finished run's first
+// report would); a no-op on one built since, whose commits wrote both.
 func fillScores(path string) error {
+	ctx := context.Background()
 	s, err := results.Open(path)
 	if err != nil {
 		return err
 	}
-	if _, err := s.FillUnitScores(context.Background()); err != nil {
+	if _, err := s.FillUnitScores(ctx); err != nil {
 		s.Close()
 		return fmt.Errorf("filling score sums of %s: %w", path, err)
+	}
+	for _, run := range []string{RunID, RunB} {
+		current, err := s.ReportBlocksCurrent(ctx, run)
+		if err == nil && !current {
+			err = s.RebuildReportBlocks(ctx, run)
+		}
+		if err != nil {
+			s.Close()
+			return fmt.Errorf("building report blocks of %s: %w", path, err)
+		}
 	}
 	return s.Close()
 }

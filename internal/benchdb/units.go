@@ -8,6 +8,7 @@ import (
 
 	"mascot.dev/mascot/experiments/prompts"
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // builder writes the units of the benchmark run and remembers them per
@@ -69,11 +70,10 @@ func cached(tx *results.Tx, role string, pos, seed, n int) error {
 // turn after the second and the fourth.
 func episode(i int, mode string) results.Episode {
 	sys := systems[i%len(systems)]
-	ep := results.Episode{Idx: 0, ConvID: fmt.Sprintf("conv-%06d", i), System: sys,
-		Dataset: "empathetic_dialogues", Valence: valences[(i/len(systems))%len(valences)], Mode: mode,
-		Metadata: results.Metadata{SchemaVersion: results.SchemaVersionJSONL, System: sys,
+	ep := results.Episode{Idx: 0, System: sys, Dataset: "empathetic_dialogues", Valence: valences[(i/len(systems))%len(valences)], Mode: mode,
+		Record: jsonl.Record{ConvID: fmt.Sprintf("conv-%06d", i), Metadata: results.Metadata{SchemaVersion: jsonl.SchemaVersion, System: sys,
 			Dataset: "empathetic_dialogues", PersonaSet: "big5", DirectorModel: "Qwen/Qwen3-8B",
-			SpeakerModel: "Qwen/Qwen3-8B", UserModel: "Qwen/Qwen3-8B", RubricVersion: "paper_v1"}}
+			SpeakerModel: "Qwen/Qwen3-8B", UserModel: "Qwen/Qwen3-8B", RubricVersion: "paper_v1"}}}
 	round := 0
 	for k := range AgentTurns {
 		out := text(i*10+k+5, directiveLen)

@@ -220,7 +220,7 @@ func storedPrompts(path string) ([][]openai.ChatCompletionMessage, int, error) {
 		return nil, 0, err
 	}
 	defer store.Close()
-	rows, err := store.Reader().Query(`SELECT prompt FROM candidates`)
+	rows, err := store.Reader().Query(`SELECT COALESCE(p.prompt, c.prompt) FROM candidates c LEFT JOIN candidate_prompts p ON p.id = c.prompt_id`)
 	if err != nil {
 		return nil, 0, err
 	}

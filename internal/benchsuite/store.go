@@ -13,6 +13,7 @@ import (
 	"mascot.dev/mascot/internal/benchdb"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/report"
+	"mascot.dev/mascot/results/transfer"
 	"mascot.dev/mascot/results/web"
 )
 
@@ -91,7 +92,7 @@ func storeRows(ctx context.Context, dir string, n, rounds int) ([]Row, error) {
 		{figure: "export (mascot-jsonl)", goal: 5, run: func(ctx context.Context) error {
 			out := filepath.Join(dir, "export")
 			_ = os.RemoveAll(out)
-			res, err := s.ExportJSONL(ctx, benchdb.RunID, out, results.ExportOptions{})
+			res, err := transfer.Export(ctx, s, benchdb.RunID, out, transfer.ExportOptions{})
 			if err != nil {
 				return err
 			}
@@ -116,7 +117,7 @@ func storeRows(ctx context.Context, dir string, n, rounds int) ([]Row, error) {
 				return err
 			}
 			defer dst.Close()
-			res, err := dst.ImportJSONL(ctx, exported, "imported")
+			res, err := transfer.Import(ctx, dst, exported, "imported")
 			if err != nil {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/transfer"
 )
 
 // cacheFixture is n episodes of fractional scores (see
@@ -133,7 +134,7 @@ func TestCachedReportNeverStale(t *testing.T) {
 	}
 	check("an ingested shard")
 
-	imp, err := s.ImportJSONL(ctx, filepath.Join("..", "testdata", "mascot_sample.jsonl"), "imported")
+	imp, err := transfer.Import(ctx, s, filepath.Join("..", "testdata", "mascot_sample.jsonl"), "imported")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -233,32 +233,70 @@ func filterLevel(gs []results.ScoreGroup, lv string) []results.ScoreGroup {
 // entries indexes groups as level → system label → the episodes sorted by
 // pair key (of a key met twice, the later group's), so that pairedRows
 // pairs two runs by merging sorted lists instead of a map per episode.
+// The levels of one system usually list the same keys in the same order
+// (the groups of one system × split hold the same episodes): the sorted
+// order is then computed once and reused.
 func entries(gs []results.ScoreGroup, label func(string) string) map[string]map[string][]entry {
 	out := map[string]map[string][]entry{}
+	sizes := map[[2]string]int{}
+	for gi := range gs {
+		sizes[[2]string{gs[gi].Level, label(gs[gi].System)}] += len(gs[gi].Keys)
+	}
 	for gi := range gs {
 		g := &gs[gi]
 		sys := label(g.System)
 		if out[g.Level] == nil {
 			out[g.Level] = map[string][]entry{}
 		}
-		for i, k := range g.Keys {
-			out[g.Level][sys] = append(out[g.Level][sys], entry{key: k, g: g, i: i})
+		es := out[g.Level][sys]
+		if es == nil {
+			es = make([]entry, 0, sizes[[2]string{g.Level, sys}])
 		}
+		for i, k := range g.Keys {
+			es = append(es, entry{key: k, g: g, i: i})
+		}
+		out[g.Level][sys] = es
 	}
-	for _, bySys := range out {
-		for sys, es := range bySys {
-			slices.SortStableFunc(es, func(x, y entry) int { return strings.Compare(x.key, y.key) })
-			kept := es[:0]
-			for i, e := range es {
-				if i+1 < len(es) && es[i+1].key == e.key {
+	type sorted struct {
+		keys []string // the unsorted keys the order was computed for
+		perm []int32
+	}
+	orders := map[string]*sorted{}
+	levels := sortedKeys(out)
+	for _, lv := range levels {
+		bySys := out[lv]
+		for _, sys := range sortedKeys(bySys) {
+			es := bySys[sys]
+			o := orders[sys]
+			if o == nil || len(o.keys) != len(es) || !sameKeys(o.keys, es) {
+				o = &sorted{keys: make([]string, len(es)), perm: make([]int32, len(es))}
+				for i := range es {
+					o.keys[i], o.perm[i] = es[i].key, int32(i)
+				}
+				slices.SortStableFunc(o.perm, func(x, y int32) int { return strings.Compare(o.keys[x], o.keys[y]) })
+				orders[sys] = o
+			}
+			kept := make([]entry, 0, len(es))
+			for p, i := range o.perm {
+				if p+1 < len(o.perm) && o.keys[o.perm[p+1]] == o.keys[i] {
 					continue // a later group holds the key too
 				}
-				kept = append(kept, e)
+				kept = append(kept, es[i])
 			}
 			bySys[sys] = kept
 		}
 	}
 	return out
+}
+
+// sameKeys reports whether es lists keys in order.
+func sameKeys(keys []string, es []entry) bool {
+	for i := range es {
+		if es[i].key != keys[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -279,10 +317,9 @@ func columnsOf(g *results.ScoreGroup, crit []string) []int {
 	return cols
 }
 
-// values returns an entry's values in column order (cols from columnsOf),
-// with its Overall last.
-func (e entry) values(cols []int, withOverall bool) []float64 {
-	row := make([]float64, len(cols))
+// values writes an entry's values in column order (cols from columnsOf),
+// with its Overall last, into row.
+func (e entry) values(row []float64, cols []int, withOverall bool) {
 	var sum float64
 	var n int
 	for c, col := range cols {
@@ -302,7 +339,6 @@ func (e entry) values(cols []int, withOverall bool) []float64 {
 			row[len(cols)-1] = sum / float64(n)
 		}
 	}
-	return row
 }
 
 // pairedJob is the bootstrap of one paired row: the differences of its
@@ -317,10 +353,6 @@ type pairedJob struct {
 // pairedRows builds one row per split of A (in paper order) plus "all",
 // without their confidence intervals: it returns one job per row for them.
 func pairedRows(sys string, a, b []entry, crit []string, withOverall bool) ([]PairedRow, []pairedJob) {
-	type matched struct {
-		key  string
-		a, b []float64
-	}
 	cols := map[*results.ScoreGroup][]int{}
 	colsOf := func(g *results.ScoreGroup) []int {
 		c, ok := cols[g]
@@ -330,7 +362,17 @@ func pairedRows(sys string, a, b []entry, crit []string, withOverall bool) ([]Pa
 		}
 		return c
 	}
-	bySplit := map[string][]matched{}
+	// The matched episodes in key order, with both runs' values side by
+	// side in one buffer.
+	w := len(crit)
+	type matched struct {
+		key   string
+		split string
+		at    int // values at vals[at : at+w] (A) and vals[at+w : at+2w] (B)
+	}
+	ms := make([]matched, 0, min(len(a), len(b)))
+	vals := make([]float64, 0, 2*w*cap(ms))
+	perSplit := map[string]int{}
 	for i, j := 0, 0; i < len(a) && j < len(b); { // both sorted by key, keys unique
 		switch d := strings.Compare(a[i].key, b[j].key); {
 		case d < 0:
@@ -342,39 +384,56 @@ func pairedRows(sys string, a, b []entry, crit []string, withOverall bool) ([]Pa
 		}
 		ea, eb := a[i], b[j]
 		i, j = i+1, j+1
-		m := matched{ea.key, ea.values(colsOf(ea.g), withOverall), eb.values(colsOf(eb.g), withOverall)}
-		split := ea.g.Split
-		bySplit[split] = append(bySplit[split], m)
-		if len(bySplit) > 0 && split != "all" {
-			bySplit["all"] = append(bySplit["all"], m)
+		at := len(vals)
+		vals = vals[:at+2*w]
+		ea.values(vals[at:at+w], colsOf(ea.g), withOverall)
+		eb.values(vals[at+w:at+2*w], colsOf(eb.g), withOverall)
+		ms = append(ms, matched{ea.key, ea.g.Split, at})
+		perSplit[ea.g.Split]++
+	}
+	splits := sortedKeys(perSplit)
+	if len(ms) > 0 {
+		if _, ok := perSplit["all"]; !ok {
+			splits = append(splits, "all") // every split's episodes (a split named all holds them already)
 		}
 	}
-	splits := sortedKeys(bySplit)
 	sort.SliceStable(splits, func(x, y int) bool { return SplitLess(splits[x], splits[y]) })
 	if len(splits) == 2 && splits[1] == "all" {
 		splits = splits[:1] // one split only: "all" would say the same
 	}
 	var rows []PairedRow
 	var jobs []pairedJob
+	col, ca, cb := make([]float64, len(ms)), make([]float64, len(ms)), make([]float64, len(ms))
 	for _, sp := range splits {
-		ms := bySplit[sp]
-		diff := make([][]float64, len(ms))
-		keys := make([]string, len(ms))
-		for i, m := range ms {
-			d := make([]float64, len(crit))
-			for c := range crit {
-				d[c] = m.a[c] - m.b[c] // NaN when either is missing
+		var sel []matched
+		if sp == "all" {
+			sel = ms
+		} else {
+			sel = make([]matched, 0, perSplit[sp])
+			for _, m := range ms {
+				if m.split == sp {
+					sel = append(sel, m)
+				}
+			}
+		}
+		diff := make([][]float64, len(sel))
+		flat := make([]float64, len(sel)*w)
+		keys := make([]string, len(sel))
+		for i, m := range sel {
+			d := flat[i*w : (i+1)*w]
+			for c := range d {
+				d[c] = vals[m.at+c] - vals[m.at+w+c] // NaN when either is missing
 			}
 			diff[i], keys[i] = d, m.key
 		}
-		row := PairedRow{System: sys, Split: sp, N: len(ms), Cells: make([]PairedStat, len(crit))}
-		col, ca, cb := make([]float64, len(ms)), make([]float64, len(ms)), make([]float64, len(ms))
+		row := PairedRow{System: sys, Split: sp, N: len(sel), Cells: make([]PairedStat, len(crit))}
+		col, ca, cb := col[:len(sel)], ca[:len(sel)], cb[:len(sel)]
 		for c := range crit {
-			for i, m := range ms {
+			for i, m := range sel {
 				col[i] = diff[i][c]
 				ca[i], cb[i] = math.NaN(), math.NaN()
 				if !math.IsNaN(col[i]) {
-					ca[i], cb[i] = m.a[c], m.b[c]
+					ca[i], cb[i] = vals[m.at+c], vals[m.at+w+c]
 				}
 			}
 			n, md, sd := MeanStd(col)

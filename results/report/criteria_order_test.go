@@ -7,6 +7,7 @@ import (
 
 	"mascot.dev/mascot/experiments/prompts"
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // TestColumnsFollowTheRubric: the per-agent and collective tables list the
@@ -24,8 +25,8 @@ func TestColumnsFollowTheRubric(t *testing.T) {
 	gen := results.Unit{Fingerprint: "R-gen", Kind: "episodes", StageKey: "eval", RunID: "R"}
 	err := s.CommitUnit(ctx, gen, func(tx *results.Tx) error {
 		var err error
-		epID, err = tx.InsertEpisode(results.Episode{ConvID: "c", System: "mascot", Mode: "eval",
-			Turns: []results.Turn{{AgentName: "The Anchor", Response: "r"}}})
+		epID, err = tx.InsertEpisode(results.Episode{System: "mascot", Mode: "eval",
+			Record: jsonl.Record{ConvID: "c", Turns: []results.Turn{{AgentName: "The Anchor", Response: "r"}}}})
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 func openStore(t testing.TB) *results.Store {
@@ -42,7 +43,8 @@ func addRun(t testing.TB, s *results.Store, runID string, eps []judged) {
 		var epID int64
 		var turnIDs []int64
 		err := s.CommitUnit(ctx, gen, func(tx *results.Tx) error {
-			ep := results.Episode{ConvID: e.conv, System: e.system, Dataset: "empathetic_dialogues", Valence: e.valence}
+			ep := results.Episode{System: e.system, Dataset: "empathetic_dialogues", Valence: e.valence,
+				Record: jsonl.Record{ConvID: e.conv}}
 			for k := range e.empathy {
 				ep.Turns = append(ep.Turns, results.Turn{TurnIdx: k, AgentName: "The Anchor", Response: "r"})
 			}

@@ -86,13 +86,10 @@ var judgeTitles = map[string]string{
 // unless opts scope the report to units or ask for no cache.
 func runJudgeTables(ctx context.Context, st *results.Store, id string, opts Options) ([]JudgeTable, error) {
 	compute := func() ([]JudgeTable, error) {
-		groups, err := runGroups(ctx, st, id, opts)
-		if err != nil {
-			return nil, err
-		}
 		scope := results.Scope{Units: opts.Units, IncludeTraining: opts.IncludeTraining}
 		// A level's table needs two judges; with fewer in the whole run
-		// no level has one, and the rows need not be read.
+		// no level has one, and neither the rows nor the groups need be
+		// read (computed afresh, the groups are a second scan of the run).
 		names, err := st.RunJudges(ctx, id, scope)
 		if err != nil {
 			return nil, err
@@ -103,6 +100,10 @@ func runJudgeTables(ctx context.Context, st *results.Store, id string, opts Opti
 		}
 		if cols, _ := judgeColumns(set); len(cols) < 2 {
 			return nil, nil
+		}
+		groups, err := runGroups(ctx, st, id, opts)
+		if err != nil {
+			return nil, err
 		}
 		scores, err := st.JudgeScores(ctx, id, scope)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // TestZeroOneMetricKeepsItsDigitsInTextAndMarkdown: a 0–1 metric is
@@ -25,8 +26,8 @@ func TestZeroOneMetricKeepsItsDigitsInTextAndMarkdown(t *testing.T) {
 		gen := results.Unit{Fingerprint: fmt.Sprintf("ep-%d", i), Kind: "episodes", StageKey: "eval", RunID: "m"}
 		if err := s.CommitUnit(ctx, gen, func(tx *results.Tx) error {
 			var err error
-			id, err = tx.InsertEpisode(results.Episode{ConvID: fmt.Sprintf("c%d", i), System: "mascot", Dataset: "esconv",
-				Turns: []results.Turn{{TurnIdx: 0, AgentName: "A", Response: "hi"}}})
+			id, err = tx.InsertEpisode(results.Episode{System: "mascot", Dataset: "esconv",
+				Record: jsonl.Record{ConvID: fmt.Sprintf("c%d", i), Turns: []results.Turn{{TurnIdx: 0, AgentName: "A", Response: "hi"}}}})
 			return err
 		}); err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // addTraining adds to run A what a pipeline's training stages record: 27
@@ -25,8 +26,8 @@ func addTraining(t *testing.T, s *results.Store) {
 	gen := results.Unit{Fingerprint: "A-train-gen", Kind: "episodes", StageKey: "branch", RunID: "A"}
 	err := s.CommitUnit(ctx, gen, func(tx *results.Tx) error {
 		for i := range 27 {
-			id, err := tx.InsertEpisode(results.Episode{Idx: i, ConvID: fmt.Sprintf("t%d", i), System: "mascot",
-				Valence: "positive", Mode: results.ModeBranching, Turns: []results.Turn{{AgentName: "The Anchor", Response: "r"}}})
+			id, err := tx.InsertEpisode(results.Episode{Idx: i, System: "mascot", Valence: "positive", Mode: results.ModeBranching,
+				Record: jsonl.Record{ConvID: fmt.Sprintf("t%d", i), Turns: []results.Turn{{AgentName: "The Anchor", Response: "r"}}}})
 			if err != nil {
 				return err
 			}
@@ -255,8 +256,8 @@ func TestRunWithoutEvaluationEpisodes(t *testing.T) {
 	gen := results.Unit{Fingerprint: "I-gen", Kind: "episodes", StageKey: "ep", RunID: "I"}
 	err := s.CommitUnit(ctx, gen, func(tx *results.Tx) error {
 		for i := range 3 {
-			id, err := tx.InsertEpisode(results.Episode{Idx: i, ConvID: fmt.Sprintf("c%d", i), System: "mascot",
-				Mode: results.ModeIndependent})
+			id, err := tx.InsertEpisode(results.Episode{Idx: i, System: "mascot", Mode: results.ModeIndependent,
+				Record: jsonl.Record{ConvID: fmt.Sprintf("c%d", i)}})
 			if err != nil {
 				return err
 			}

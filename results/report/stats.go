@@ -73,6 +73,10 @@ func Bootstrap(rows [][]float64, cols, resamples int, seed uint64, confidence fl
 
 // BootstrapStream is Bootstrap drawing from PCG(seed, stream); reports
 // pass a stream derived from the rows' keys (see drawStream).
+//
+// Each bound is found by selecting the two order statistics it
+// interpolates instead of sorting the resample means: the same numbers,
+// bit for bit, without a sort per column.
 func BootstrapStream(rows [][]float64, cols, resamples int, seed, stream uint64, confidence float64) (lo, hi []float64) {
 	n := len(rows)
 	lo, hi = make([]float64, cols), make([]float64, cols)
@@ -154,10 +158,79 @@ func BootstrapStream(rows [][]float64, cols, resamples int, seed, stream uint64,
 		if len(m) == 0 {
 			continue
 		}
-		sort.Float64s(m)
-		lo[c], hi[c] = Quantile(m, a), Quantile(m, 1-a)
+		lo[c], hi[c] = quantiles(m, a, 1-a)
 	}
 	return lo, hi
+}
+
+// quantiles returns Quantile(sorted m, p) for p = a and b, reordering m.
+// Each needs only the order statistics at ⌊h⌋ and ⌊h⌋+1 (h = (len−1)p),
+// which selection finds without sorting; m with a NaN is sorted, as
+// before.
+func quantiles(m []float64, a, b float64) (qa, qb float64) {
+	for _, v := range m {
+		if v != v {
+			sort.Float64s(m)
+			return Quantile(m, a), Quantile(m, b)
+		}
+	}
+	q := func(p float64) float64 {
+		h := float64(len(m)-1) * p
+		i := int(math.Floor(h))
+		if i >= len(m)-1 {
+			return selectKth(m, len(m)-1)
+		}
+		x := selectKth(m, i)
+		next := m[i+1]
+		for _, v := range m[i+2:] { // the smallest right of the i-th is the (i+1)-th
+			next = min(next, v)
+		}
+		return x + (h-float64(i))*(next-x)
+	}
+	return q(a), q(b)
+}
+
+// selectKth reorders m so that m[k] is the value sorting would put there,
+// no value left of it greater and none right of it smaller, and returns
+// it (Hoare's selection with a median-of-three pivot).
+func selectKth(m []float64, k int) float64 {
+	lo, hi := 0, len(m)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if m[mid] < m[lo] {
+			m[mid], m[lo] = m[lo], m[mid]
+		}
+		if m[hi] < m[lo] {
+			m[hi], m[lo] = m[lo], m[hi]
+		}
+		if m[hi] < m[mid] {
+			m[hi], m[mid] = m[mid], m[hi]
+		}
+		pivot := m[mid]
+		i, j := lo, hi
+		for i <= j {
+			for m[i] < pivot {
+				i++
+			}
+			for pivot < m[j] {
+				j--
+			}
+			if i <= j {
+				m[i], m[j] = m[j], m[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return m[k]
+		}
+	}
+	return m[k]
 }
 
 // dot is Σ w[i]·x[i] with four accumulators.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // orderFixture is the episodes of one run: three systems, two valences,
@@ -51,7 +52,8 @@ func addRunOrdered(t *testing.T, s *results.Store, runID string, eps []judged, p
 		var epID int64
 		var turnIDs []int64
 		err := s.CommitUnit(ctx, gen, func(tx *results.Tx) error {
-			ep := results.Episode{ConvID: e.conv, System: e.system, Dataset: "empathetic_dialogues", Valence: e.valence}
+			ep := results.Episode{System: e.system, Dataset: "empathetic_dialogues", Valence: e.valence,
+				Record: jsonl.Record{ConvID: e.conv}}
 			for k := range e.empathy {
 				ep.Turns = append(ep.Turns, results.Turn{TurnIdx: k, AgentName: "The Anchor", Response: "r"})
 			}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // benchEpisodes is the size of the benchmark run.
@@ -64,8 +65,8 @@ func buildBench(b *testing.B, st *results.Store) {
 		unit := results.Unit{Fingerprint: fmt.Sprintf("big-%03d", u), Kind: "dialogue", StageKey: "generate", RunID: "big"}
 		must(b, st.CommitUnit(ctx, unit, func(tx *results.Tx) error {
 			for i := u * perUnit; i < (u+1)*perUnit; i++ {
-				e := results.Episode{Idx: i, ConvID: fmt.Sprintf("conv-%06d", i/4), System: systems[i%4], Dataset: "esconv",
-					Valence: "negative"}
+				e := results.Episode{Idx: i, System: systems[i%4], Dataset: "esconv", Valence: "negative",
+					Record: jsonl.Record{ConvID: fmt.Sprintf("conv-%06d", i/4)}}
 				for k := range 5 {
 					t := results.Turn{TurnIdx: k, AgentName: "The Anchor",
 						Response: fmt.Sprintf("turn %d of conversation %d, a response of ordinary length", k, i)}

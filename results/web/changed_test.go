@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // TestMostChangedOrderIsTotal: episodes whose change ties on size and key
@@ -21,7 +22,8 @@ func TestMostChangedOrderIsTotal(t *testing.T) {
 			gen := results.Unit{Fingerprint: fmt.Sprintf("%s-gen-%d", r, i), Kind: "episodes", StageKey: "eval", RunID: r}
 			must(t, st.CommitUnit(ctx, gen, func(tx *results.Tx) error {
 				var err error
-				ep, err = tx.InsertEpisode(results.Episode{ConvID: "c", System: sys, Mode: "eval"})
+				ep, err = tx.InsertEpisode(results.Episode{System: sys, Mode: "eval",
+					Record: jsonl.Record{ConvID: "c"}})
 				return err
 			}))
 			judge := results.Unit{Fingerprint: fmt.Sprintf("%s-judge-%d", r, i), Kind: "judge", StageKey: "judge", RunID: r}

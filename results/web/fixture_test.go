@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // The fixture: two finished runs over the same contexts (run-a, run-b) with
@@ -76,10 +77,11 @@ func seedEpisodes(t testing.TB, st *results.Store, runID string, shift float64) 
 	must(t, st.CommitUnit(ctx, gen, func(tx *results.Tx) error {
 		for _, conv := range fixContexts {
 			for _, sys := range fixSystems {
-				e := results.Episode{Idx: len(eps), ConvID: conv, System: sys, Dataset: "esconv", Valence: "negative",
-					Metadata: results.Metadata{PersonaSet: "esconv-5", DirectorModel: "qwen3-8b", SpeakerModel: "qwen3-8b",
-						Extra: map[string]json.RawMessage{"situation": json.RawMessage(`"laid off after ten years at the plant (` + conv + `)"`)}},
-					AgentsSpoken: map[string]int{"The Anchor": 1, "The Spark": 1}}
+				e := results.Episode{Idx: len(eps), System: sys, Dataset: "esconv", Valence: "negative",
+					Record: jsonl.Record{ConvID: conv,
+						Metadata: results.Metadata{PersonaSet: "esconv-5", DirectorModel: "qwen3-8b", SpeakerModel: "qwen3-8b",
+							Extra: map[string]json.RawMessage{"situation": json.RawMessage(`"laid off after ten years at the plant (` + conv + `)"`)}},
+						AgentsSpoken: map[string]int{"The Anchor": 1, "The Spark": 1}}}
 				e.Turns = []results.Turn{
 					{TurnIdx: 0, TurnType: "user", AgentName: "seeker", Response: fmt.Sprintf("I lost my job last week (%s)", conv)},
 					{TurnIdx: 1, AgentName: "The Anchor", Response: fmt.Sprintf("That sounds really hard (%s).", map[string]string{"mascot": "warm", "zero-shot": "flat"}[sys]),

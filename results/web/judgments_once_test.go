@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // TestConversationListsEachScoreOnce: a rubric run with one judge stores
@@ -21,8 +22,9 @@ func TestConversationListsEachScoreOnce(t *testing.T) {
 	must(t, st.CreateRun(ctx, results.Run{ID: "r", Name: "demo", StartedAt: time.Now()}))
 	gen := results.Unit{Fingerprint: "gen-r", Kind: "episodes", StageKey: "eval", RunID: "r"}
 	must(t, st.CommitUnit(ctx, gen, func(tx *results.Tx) error {
-		_, err := tx.InsertEpisode(results.Episode{ConvID: "c1", System: "mascot", Dataset: "esconv", Turns: []results.Turn{
-			{TurnIdx: 0, AgentName: "The Anchor", Response: "I am here with you."}}})
+		_, err := tx.InsertEpisode(results.Episode{System: "mascot", Dataset: "esconv",
+			Record: jsonl.Record{ConvID: "c1", Turns: []results.Turn{
+				{TurnIdx: 0, AgentName: "The Anchor", Response: "I am here with you."}}}})
 		return err
 	}))
 	eps, err := st.EpisodesForUnit(ctx, gen.Fingerprint)

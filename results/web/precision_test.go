@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // TestReportPagePrecision: a 0–1 metric is shown on the report page with
@@ -24,8 +25,8 @@ func TestReportPagePrecision(t *testing.T) {
 		var id int64
 		must(t, st.CommitUnit(ctx, u, func(tx *results.Tx) error {
 			var err error
-			id, err = tx.InsertEpisode(results.Episode{ConvID: fmt.Sprintf("c%d", i), System: "mascot", Dataset: "esconv",
-				Turns: []results.Turn{{TurnIdx: 0, AgentName: "A", Response: "hi"}}})
+			id, err = tx.InsertEpisode(results.Episode{System: "mascot", Dataset: "esconv",
+				Record: jsonl.Record{ConvID: fmt.Sprintf("c%d", i), Turns: []results.Turn{{TurnIdx: 0, AgentName: "A", Response: "hi"}}}})
 			return err
 		}))
 		mu := results.Unit{Fingerprint: fmt.Sprintf("m-%d", i), Kind: "metrics", StageKey: "metrics", RunID: "m"}

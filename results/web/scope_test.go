@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // TestReportPageCoversEvaluation: the report page of a run that also holds
@@ -29,8 +30,8 @@ func TestReportPageCoversEvaluation(t *testing.T) {
 	gen := results.Unit{Fingerprint: "run-a-branching", Kind: "episodes", StageKey: "branching", RunID: "run-a"}
 	must(t, st.CommitUnit(ctx, gen, func(tx *results.Tx) error {
 		for i := range 27 {
-			id, err := tx.InsertEpisode(results.Episode{Idx: i, ConvID: fmt.Sprintf("t%d", i), System: "mascot",
-				Mode: results.ModeBranching})
+			id, err := tx.InsertEpisode(results.Episode{Idx: i, System: "mascot", Mode: results.ModeBranching,
+				Record: jsonl.Record{ConvID: fmt.Sprintf("t%d", i)}})
 			if err != nil {
 				return err
 			}

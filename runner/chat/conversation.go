@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/runner/datasets"
 	"mascot.dev/mascot/runner/dialogue"
 )
@@ -19,10 +20,10 @@ const HumanSpeaker = "User"
 
 // Turn is one turn of a conversation.
 type Turn struct {
-	Speaker   string              `json:"speaker"` // an agent, or HumanSpeaker
-	Human     bool                `json:"human"`
-	Text      string              `json:"text"`
-	Directive *dialogue.Directive `json:"directive,omitempty"` // the Director's, for directed systems
+	Speaker   string           `json:"speaker"` // an agent, or HumanSpeaker
+	Human     bool             `json:"human"`
+	Text      string           `json:"text"`
+	Directive *jsonl.Directive `json:"directive,omitempty"` // the Director's, for directed systems
 }
 
 // Conversation is one conversation with a System. It is not safe for
@@ -137,17 +138,17 @@ func (c *Conversation) episode() results.Episode {
 		}
 		return b
 	}
-	e := results.Episode{ConvID: c.id, System: cfg.System, Dataset: "chat", AgentsSpoken: map[string]int{},
-		Metadata: results.Metadata{SchemaVersion: dialogue.SchemaVersion, System: cfg.System, Dataset: "chat",
+	e := results.Episode{System: cfg.System, Dataset: "chat", Record: jsonl.Record{ConvID: c.id,
+		AgentsSpoken: map[string]int{},
+		Metadata: jsonl.Metadata{SchemaVersion: jsonl.SchemaVersion, System: cfg.System, Dataset: "chat",
 			PersonaSet: "human", DirectorModel: pick(cfg.Models.Director, cfg.Director.Model),
 			SpeakerModel: pick(cfg.Models.Speaker, cfg.Speaker.Model), UserModel: "human",
 			RubricVersion: dialogue.RubricVersion},
-		Extra: map[string]json.RawMessage{"chat_stage": mustString(c.sys.stage)},
-	}
+		Extra: map[string]json.RawMessage{"chat_stage": mustString(c.sys.stage)}}}
 	round := 0
 	for i, t := range c.turns {
 		r := round
-		row := results.Turn{TurnIdx: i, RoundID: &r, Response: t.Text}
+		row := jsonl.Turn{TurnIdx: i, RoundID: &r, Response: t.Text}
 		if t.Human {
 			row.TurnType, row.Extra = dialogue.TurnUser, results.HumanExtra()
 			round++
@@ -155,7 +156,8 @@ func (c *Conversation) episode() results.Episode {
 			row.AgentName = t.Speaker
 			e.AgentsSpoken[t.Speaker]++
 			if d := t.Directive; d != nil {
-				row.Directive = &results.Directive{AgentName: d.AgentName, Action: d.Action, Tone: d.Tone}
+				dd := *d
+				row.Directive = &dd
 			}
 		}
 		e.Turns = append(e.Turns, row)

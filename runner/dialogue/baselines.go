@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"mascot.dev/mascot/llm"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // BaselineAgent is the agent_name of single-assistant baseline turns.
@@ -99,8 +100,8 @@ func (e *engine) baselineSampling() Sampling {
 
 // recordBaseline adds a single-assistant agent turn.
 func (e *engine) recordBaseline(st *state, round int, text, action, raw string) {
-	st.add(Turn{RoundID: round, TurnType: TurnAgent, AgentName: BaselineAgent, Response: text,
-		Directive: &Directive{AgentName: BaselineAgent, Action: action}, DirectiveOutput: raw}, BaselineAgent)
+	st.add(jsonl.AgentTurn(0, round, BaselineAgent, text, jsonl.Directive{AgentName: BaselineAgent, Action: action}, raw),
+		BaselineAgent)
 }
 
 // baselineRound runs zero-shot, zero-shot-cot, few-shot, few-shot-cot and sft.

@@ -121,7 +121,7 @@ func escScript(strategies []string, votes []string, tie string) func(llm.Request
 func escTrace0(t *testing.T, ep Episode) escTrace {
 	t.Helper()
 	var tr escTrace
-	if err := json.Unmarshal([]byte(ep.Turns[0].DirectiveOutput), &tr); err != nil {
+	if err := json.Unmarshal([]byte(ep.Turns[0].Output()), &tr); err != nil {
 		t.Fatal(err)
 	}
 	return tr

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"mascot.dev/mascot/llm"
+	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/runner/datasets"
 )
 
@@ -16,13 +17,15 @@ import (
 // Branching.K children, one per candidate directive drawn from the same
 // Director prompt; elsewhere it has one.
 type Tree struct {
-	ConvID         string         `json:"conv_id"`
-	Metadata       Metadata       `json:"metadata"`
-	MeetingFields  *MeetingFields `json:"meeting_fields,omitempty"`
-	InitialEmotion string         `json:"initial_emotion,omitempty"`
-	UserBigFive    *BigFive       `json:"user_big_five,omitempty"`
-	UserMBTI       string         `json:"user_mbti,omitempty"`
-	Nodes          []Node         `json:"nodes"`
+	ConvID   string         `json:"conv_id"`
+	Metadata jsonl.Metadata `json:"metadata"`
+	// Meeting is the QMSum sample whose meeting keys the records carry
+	// (nil for other datasets).
+	Meeting        *datasets.Sample `json:"-"`
+	InitialEmotion string           `json:"initial_emotion,omitempty"`
+	UserBigFive    *BigFive         `json:"user_big_five,omitempty"`
+	UserMBTI       string           `json:"user_mbti,omitempty"`
+	Nodes          []Node           `json:"nodes"`
 
 	Counters Counters `json:"-"`
 	Skipped  bool     `json:"-"`
@@ -38,12 +41,12 @@ type Node struct {
 	RoundID  int    `json:"round_id"` // -1 for the root
 	Branch   int    `json:"branch"`   // index among its siblings
 
-	Directive       *Directive `json:"directive,omitempty"`
-	DirectiveOutput string     `json:"directive_output,omitempty"`
+	Directive       *jsonl.Directive `json:"directive,omitempty"`
+	DirectiveOutput string           `json:"directive_output,omitempty"`
 	// Turns are the turns this node added (agent turn and optional user
 	// turn; the root holds a generated opening user turn, if any).
-	Turns   []Turn `json:"turns"`
-	Emotion string `json:"emotion,omitempty"` // the user's emotion after this node
+	Turns   []jsonl.Turn `json:"turns"`
+	Emotion string       `json:"emotion,omitempty"` // the user's emotion after this node
 
 	// DirectorPrompt is set on a node whose children were branched: the
 	// prompt all K candidate directives were drawn from.
@@ -69,12 +72,7 @@ func RunBranching(ctx context.Context, ch Chatter, cfg Config, s datasets.Sample
 		return Tree{}, err
 	}
 	st, ok, err := e.open(ctx)
-	ep := e.episode(st)
-	t := Tree{ConvID: ep.ConvID, Metadata: ep.Metadata, MeetingFields: ep.MeetingFields, emotion: ep.EmotionFields != nil,
-		Nodes: []Node{{ID: 0, Parent: -1, RoundID: -1, Turns: st.turns, Emotion: st.emotion}}}
-	if ep.EmotionFields != nil {
-		t.InitialEmotion, t.UserBigFive, t.UserMBTI = st.trajectory[0], e.big5, e.mbti
-	}
+	t := e.newTree(st, -1)
 	if err == nil && ok {
 		err = e.grow(ctx, &t, 0, st, 0)
 	}
@@ -87,6 +85,19 @@ func RunBranching(ctx context.Context, ch Chatter, cfg Config, s datasets.Sample
 	}
 	t.Counters = *e.c.counters
 	return t, err
+}
+
+// newTree starts a tree whose root holds the state st (its round: round).
+func (e *engine) newTree(st *state, round int) Tree {
+	ep := e.episode(st)
+	t := Tree{ConvID: ep.ConvID, Metadata: ep.Metadata, emotion: !e.meeting,
+		Nodes: []Node{{ID: 0, Parent: -1, RoundID: round, Turns: st.turns, Emotion: st.emotion}}}
+	if e.meeting {
+		t.Meeting = &e.sample
+	} else {
+		t.InitialEmotion, t.UserBigFive, t.UserMBTI = st.trajectory[0], e.big5, e.mbti
+	}
+	return t
 }
 
 // checkTreeSize refuses K, rounds or node counts outside the limits.

@@ -84,8 +84,8 @@ func TestBranchingTreeShape(t *testing.T) {
 						agents++
 					}
 				}
-				if agents != cfg.Turns || ep.EmotionFields == nil || len(ep.EmotionTrajectory) != len(ep.Turns)-agents+1 {
-					t.Fatalf("leaf %d: %d agent turns, emotions %+v", leaf, agents, ep.EmotionFields)
+				if traj := trajectory(t, ep); agents != cfg.Turns || ep.InitialEmotion == nil || len(traj) != len(ep.Turns)-agents+1 {
+					t.Fatalf("leaf %d: %d agent turns, emotions %v", leaf, agents, traj)
 				}
 				if err := checkSchema(ep, true); err != nil {
 					t.Fatalf("leaf %d: %v", leaf, err)

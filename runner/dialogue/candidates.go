@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"mascot.dev/mascot/llm"
+	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/runner/datasets"
 )
 
@@ -23,7 +24,7 @@ type CandidateConfig struct {
 	Templates    Templates `json:"templates"`
 	// Directive, when set, is shown to the Speaker as the Director's
 	// instruction; nil asks for a free in-persona reply.
-	Directive *Directive `json:"directive,omitempty"`
+	Directive *jsonl.Directive `json:"directive,omitempty"`
 }
 
 // Candidate is one sampled Speaker response.

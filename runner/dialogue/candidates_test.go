@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/llm"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 func TestGenerateCandidates(t *testing.T) {
@@ -14,7 +15,7 @@ func TestGenerateCandidates(t *testing.T) {
 	for _, supportsN := range []bool{false, true} {
 		f := &fakeChatter{reply: scripted(roster)}
 		cfg := CandidateConfig{K: 8, Seed: 3, SupportsN: supportsN, Roster: roster, Speaker: Sampling{Model: "spk"},
-			Directive: &Directive{AgentName: "The Beacon", Action: "name a strength", Tone: "bright"}}
+			Directive: &jsonl.Directive{AgentName: "The Beacon", Action: "name a strength", Tone: "bright"}}
 		set, err := GenerateCandidates(context.Background(), f, cfg, esSample(), roster[2])
 		if err != nil {
 			t.Fatal(err)

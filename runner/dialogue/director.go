@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"mascot.dev/mascot/llm"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // DirectiveSchema is the JSON schema sent with Director requests: the agent
@@ -43,7 +44,7 @@ func (e *engine) directorPrompt(st *state) ([]llm.Message, error) {
 // drawn is what one Director request (k choices) gave: the resolved
 // directives, the raw outputs, where each was drawn and the prompt.
 type drawn struct {
-	ds     []Directive
+	ds     []jsonl.Directive
 	raws   []string
 	from   []Draw
 	prompt []llm.Message
@@ -62,7 +63,7 @@ func (e *engine) directives(ctx context.Context, st *state, round int, branch st
 	if err != nil {
 		return d, err
 	}
-	d.raws, d.from, d.ds = raws, from, make([]Directive, k)
+	d.raws, d.from, d.ds = raws, from, make([]jsonl.Directive, k)
 	for i, raw := range raws {
 		if d.ds[i], err = e.resolve(raw, !oks[i], round, branch, i); err != nil {
 			return d, err
@@ -74,28 +75,28 @@ func (e *engine) directives(ctx context.Context, st *state, round int, branch st
 // resolve parses one Director output, applying the random-agent fallback
 // (counted) and, for mascot-c, the random speaking order (not counted). A
 // failed call (already counted) and an empty output also fall back.
-func (e *engine) resolve(raw string, failed bool, round int, branch string, idx int) (Directive, error) {
+func (e *engine) resolve(raw string, failed bool, round int, branch string, idx int) (jsonl.Directive, error) {
 	r := rngFor(e.cfg.Seed, e.cfg.SeedKey, "agent", strconv.Itoa(round), branch, strconv.Itoa(idx))
 	randomAgent := func() string { return e.cfg.Roster[r.IntN(len(e.cfg.Roster))].Name }
 	d, err := ParseDirective(raw, e.cfg.Roster)
 	switch {
 	case err == nil:
 	case failed:
-		d = Directive{AgentName: randomAgent()}
+		d = jsonl.Directive{AgentName: randomAgent()}
 		e.c.counters.NumRandomAgentFallbacks++
 	case raw == "":
 		e.c.counters.NumRandomAgentFallbacks++
 		if err := e.c.empty("director output"); err != nil {
 			return d, err
 		}
-		d = Directive{AgentName: randomAgent()}
+		d = jsonl.Directive{AgentName: randomAgent()}
 	case errors.Is(err, ErrDirectiveParse):
 		e.c.counters.NumDirectiveParseFailures++
 		e.c.counters.NumRandomAgentFallbacks++
 		if e.cfg.Strict {
 			return d, err
 		}
-		d = Directive{AgentName: randomAgent()}
+		d = jsonl.Directive{AgentName: randomAgent()}
 	default: // unknown agent: keep action and tone
 		e.c.counters.NumRandomAgentFallbacks++
 		if e.cfg.Strict {
@@ -119,7 +120,7 @@ func (e *engine) agentByName(name string) Agent {
 
 // speakerPrompt renders the Speaker's messages: persona card (or the
 // generic prompt for mascot-p), directive and history.
-func (e *engine) speakerPrompt(st *state, a Agent, d *Directive, generic bool) ([]llm.Message, error) {
+func (e *engine) speakerPrompt(st *state, a Agent, d *jsonl.Directive, generic bool) ([]llm.Message, error) {
 	data := e.data(st)
 	data.Agent = a
 	if d != nil {
@@ -147,7 +148,7 @@ func (e *engine) speakerPrompt(st *state, a Agent, d *Directive, generic bool) (
 
 // speak runs the Speaker for directive d and records the agent turn.
 // It returns false when no turn was recorded (failure or empty response).
-func (e *engine) speak(ctx context.Context, st *state, d Directive, raw string, round int, branch string) (bool, error) {
+func (e *engine) speak(ctx context.Context, st *state, d jsonl.Directive, raw string, round int, branch string) (bool, error) {
 	a := e.agentByName(d.AgentName)
 	prompt, err := e.speakerPrompt(st, a, &d, e.cfg.System == SystemMASCOTP)
 	if err != nil {
@@ -160,7 +161,6 @@ func (e *engine) speak(ctx context.Context, st *state, d Directive, raw string, 
 	if text == "" {
 		return false, e.c.empty("speaker " + a.Name)
 	}
-	dd := d
-	st.add(Turn{RoundID: round, TurnType: TurnAgent, Directive: &dd, AgentName: a.Name, Response: text, DirectiveOutput: raw}, a.Name)
+	st.add(jsonl.AgentTurn(0, round, a.Name, text, d, raw), a.Name)
 	return true, nil
 }

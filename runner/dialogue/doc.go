@@ -7,8 +7,10 @@
 //
 // It sits under runner/stages (which turns its output into stored units) and
 // over llm, which it reaches only through the Chatter interface defined
-// here. It never sees dataset formats (only datasets.Sample) and never does
-// I/O itself, so every behaviour is testable with a scripted Chatter.
+// here, and results/jsonl, whose Record is the episode it produces (the one
+// MASCOT JSONL record type; Episode embeds it). It never sees dataset
+// formats (only datasets.Sample) and never does I/O itself, so every
+// behaviour is testable with a scripted Chatter.
 //
 // # Entry points
 //

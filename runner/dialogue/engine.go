@@ -2,10 +2,12 @@ package dialogue
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"text/template"
 
+	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/runner/datasets"
 )
 
@@ -30,7 +32,7 @@ type line struct{ Name, Text string }
 // state is a conversation in progress; branching clones it.
 type state struct {
 	history    []line
-	turns      []Turn
+	turns      []jsonl.Turn
 	emotion    string
 	trajectory []string
 }
@@ -38,14 +40,14 @@ type state struct {
 func (s *state) clone() *state {
 	return &state{
 		history:    append([]line(nil), s.history...),
-		turns:      append([]Turn(nil), s.turns...),
+		turns:      append([]jsonl.Turn(nil), s.turns...),
 		emotion:    s.emotion,
 		trajectory: append([]string(nil), s.trajectory...),
 	}
 }
 
 // add appends a turn, giving it the next turn_idx, and extends the history.
-func (s *state) add(t Turn, name string) {
+func (s *state) add(t jsonl.Turn, name string) {
 	t.TurnIdx = len(s.turns)
 	s.turns = append(s.turns, t)
 	s.history = append(s.history, line{name, t.Response})
@@ -194,16 +196,18 @@ func (e *engine) episode(st *state) Episode {
 		return b
 	}
 	ep := Episode{
-		ConvID:       e.sample.ID,
-		Turns:        st.turns,
-		AgentsSpoken: countSpoken(st.turns),
-		Metadata: Metadata{
-			SchemaVersion: SchemaVersion, System: cfg.System, Dataset: e.sample.Dataset,
-			PersonaSet:    pick(cfg.UserSim.Profile, personaNone),
-			DirectorModel: pick(cfg.Models.Director, cfg.Director.Model),
-			SpeakerModel:  pick(cfg.Models.Speaker, cfg.Speaker.Model),
-			UserModel:     pick(cfg.Models.User, cfg.User.Model),
-			RubricVersion: RubricVersion,
+		Record: jsonl.Record{
+			ConvID:       e.sample.ID,
+			Turns:        st.turns,
+			AgentsSpoken: countSpoken(st.turns),
+			Metadata: jsonl.Metadata{
+				SchemaVersion: jsonl.SchemaVersion, System: cfg.System, Dataset: e.sample.Dataset,
+				PersonaSet:    pick(cfg.UserSim.Profile, personaNone),
+				DirectorModel: pick(cfg.Models.Director, cfg.Director.Model),
+				SpeakerModel:  pick(cfg.Models.Speaker, cfg.Speaker.Model),
+				UserModel:     pick(cfg.Models.User, cfg.User.Model),
+				RubricVersion: RubricVersion,
+			},
 		},
 		Counters: *e.c.counters,
 	}
@@ -211,15 +215,39 @@ func (e *engine) episode(st *state) Episode {
 		ep.Metadata.SpeakerModel = cfg.Baseline.SFTModel
 	}
 	if ep.Turns == nil {
-		ep.Turns = []Turn{}
+		ep.Turns = []jsonl.Turn{}
 	}
 	if e.meeting {
-		ep.MeetingFields = &MeetingFields{ID: e.sample.ID, StartIdx: e.sample.StartIdx, Meeting: e.sample.Meeting}
+		setMeeting(&ep.Record, e.sample)
 	} else {
-		ep.EmotionFields = &EmotionFields{
-			InitialEmotion: st.trajectory[0], FinalEmotion: st.trajectory[len(st.trajectory)-1],
-			EmotionTrajectory: append([]string(nil), st.trajectory...), UserBigFive: e.big5, UserMBTI: e.mbti,
-		}
+		setEmotions(&ep.Record, st.trajectory, e.big5, e.mbti)
 	}
 	return ep
+}
+
+// setMeeting gives a QMSum record its meeting keys: the sample's id beside
+// conv_id, the start index and the meeting.
+func setMeeting(r *jsonl.Record, s datasets.Sample) {
+	id, _ := json.Marshal(s.ID) // a string always marshals
+	start, meeting := s.StartIdx, s.Meeting
+	r.StartIdx, r.Meeting = &start, &meeting
+	r.Extra = map[string]json.RawMessage{"id": id}
+}
+
+// setEmotions gives an emotional-support record its emotion keys: the
+// first and last of the trajectory, the trajectory, and the user's Big
+// Five profile (null without one) and MBTI type (when it has one).
+func setEmotions(r *jsonl.Record, trajectory []string, big5 *BigFive, mbti string) {
+	first, last := trajectory[0], trajectory[len(trajectory)-1]
+	r.InitialEmotion, r.FinalEmotion = &first, &last
+	r.EmotionTrajectory, _ = json.Marshal(trajectory) // strings always marshal
+	r.Extra = map[string]json.RawMessage{}
+	if big5 != nil {
+		r.UserBigFive, _ = json.Marshal(big5)
+	} else {
+		r.Extra["user_big_five"] = json.RawMessage("null")
+	}
+	if mbti != "" {
+		r.Extra["user_mbti"] = jsonl.AppendString(nil, mbti)
+	}
 }

@@ -24,15 +24,15 @@ func TestEpisodeRoundsAndIndexes(t *testing.T) {
 		}
 		if tr.TurnType == TurnAgent {
 			agentTurns++
-			rounds[tr.RoundID]++
-			if tr.Directive == nil || tr.Directive.AgentName != tr.AgentName || tr.DirectiveOutput == "" {
+			rounds[tr.Round()]++
+			if tr.Directive == nil || tr.Directive.AgentName != tr.AgentName || tr.Output() == "" {
 				t.Fatalf("agent turn %d lacks directive data: %+v", i, tr)
 			}
 			if EmotionalSupportRoster().Find(tr.AgentName) < 0 {
 				t.Fatalf("agent %q not in roster", tr.AgentName)
 			}
 		}
-		if i > 0 && tr.RoundID < ep.Turns[i-1].RoundID {
+		if i > 0 && tr.Round() < ep.Turns[i-1].Round() {
 			t.Fatalf("round ids go backwards at turn %d", i)
 		}
 	}
@@ -183,7 +183,7 @@ func TestFallbacksCounted(t *testing.T) {
 				t.Fatalf("fallback did not continue: %d turns", len(ep.Turns))
 			}
 			for _, tr := range ep.Turns {
-				if EmotionalSupportRoster().Find(tr.AgentName) < 0 || tr.DirectiveOutput != c.out {
+				if EmotionalSupportRoster().Find(tr.AgentName) < 0 || tr.Output() != c.out {
 					t.Fatalf("bad fallback turn %+v", tr)
 				}
 			}
@@ -267,8 +267,8 @@ func TestGenerationFailuresTolerantAndStrict(t *testing.T) {
 		t.Fatalf("counters %+v, want %+v", ep.Counters, want)
 	}
 	for _, tr := range ep.Turns {
-		if tr.TurnType == TurnAgent && (tr.RoundID == 1 || tr.RoundID == 2) {
-			t.Fatalf("failed round %d recorded a turn", tr.RoundID)
+		if tr.TurnType == TurnAgent && (tr.Round() == 1 || tr.Round() == 2) {
+			t.Fatalf("failed round %d recorded a turn", tr.Round())
 		}
 	}
 	cfg.Strict = true

@@ -96,11 +96,13 @@ func TestBranchingThroughFakeVLLM(t *testing.T) {
 		t.Fatalf("nodes %d leaves %d counters %+v", len(tree.Nodes), len(tree.Leaves()), tree.Counters)
 	}
 	ep := tree.Episode(tree.Leaves()[0])
-	if len(ep.Turns) != 6 || len(ep.EmotionTrajectory) != 4 || ep.UserBigFive == nil {
+	var traj []string
+	if err := json.Unmarshal(ep.EmotionTrajectory, &traj); err != nil || len(ep.Turns) != 6 || len(traj) != 4 ||
+		len(ep.UserBigFive) == 0 || string(ep.UserBigFive) == "null" {
 		t.Fatalf("leaf episode %+v", ep)
 	}
 	for _, tr := range ep.Turns {
-		if tr.TurnType == dialogue.TurnUser && (tr.Emotion == "" || tr.Response == "") {
+		if tr.TurnType == dialogue.TurnUser && (tr.Emotion() == "" || tr.Response == "") {
 			t.Fatalf("user turn %+v", tr)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // Errors the engine reports (wrapped) in strict mode and from ParseDirective.
@@ -29,14 +31,14 @@ var (
 // spelling. Errors: ErrDirectiveParse when no agent value is found,
 // ErrUnknownAgent (with the parsed fields still returned) when the agent is
 // not in the roster.
-func ParseDirective(raw string, roster Roster) (Directive, error) {
+func ParseDirective(raw string, roster Roster) (jsonl.Directive, error) {
 	text := thinkRE.ReplaceAllString(raw, "")
 	d, ok := parseJSONDirective(text)
 	if !ok {
 		d, ok = parseTextDirective(text)
 	}
 	if !ok || strings.TrimSpace(d.AgentName) == "" {
-		return Directive{}, ErrDirectiveParse
+		return jsonl.Directive{}, ErrDirectiveParse
 	}
 	i := roster.Match(d.AgentName)
 	if i < 0 {
@@ -47,15 +49,15 @@ func ParseDirective(raw string, roster Roster) (Directive, error) {
 }
 
 // parseJSONDirective decodes the outermost {...} of text.
-func parseJSONDirective(text string) (Directive, bool) {
+func parseJSONDirective(text string) (jsonl.Directive, bool) {
 	start := strings.Index(text, "{")
 	end := strings.LastIndex(text, "}")
 	if start < 0 || end <= start {
-		return Directive{}, false
+		return jsonl.Directive{}, false
 	}
 	var m map[string]any
 	if err := json.Unmarshal([]byte(text[start:end+1]), &m); err != nil {
-		return Directive{}, false
+		return jsonl.Directive{}, false
 	}
 	get := func(keys ...string) string {
 		for k, v := range m {
@@ -70,7 +72,7 @@ func parseJSONDirective(text string) (Directive, bool) {
 		}
 		return ""
 	}
-	d := Directive{
+	d := jsonl.Directive{
 		AgentName: get("agent", "agent_name", "agentname", "speaker", "next_speaker"),
 		Action:    get("action", "instruction"),
 		Tone:      get("tone"),
@@ -81,10 +83,10 @@ func parseJSONDirective(text string) (Directive, bool) {
 // parseTextDirective scans for field markers; a value runs to the end of
 // its line or to the next marker on the same line, and an empty value takes
 // the next non-empty line.
-func parseTextDirective(text string) (Directive, bool) {
+func parseTextDirective(text string) (jsonl.Directive, bool) {
 	clean := strings.NewReplacer("**", "", "__", "", "`", "", "###", "", "##", "").Replace(text)
 	lines := strings.Split(clean, "\n")
-	var d Directive
+	var d jsonl.Directive
 	found := false
 	for li, line := range lines {
 		locs := markerRE.FindAllStringSubmatchIndex(line, -1)

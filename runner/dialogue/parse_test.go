@@ -3,6 +3,8 @@ package dialogue
 import (
 	"errors"
 	"testing"
+
+	"mascot.dev/mascot/results/jsonl"
 )
 
 func TestParseDirective(t *testing.T) {
@@ -34,7 +36,7 @@ func TestParseDirective(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseDirective: %v", err)
 			}
-			if d != (Directive{c.agent, c.action, c.tone}) {
+			if d != (jsonl.Directive{AgentName: c.agent, Action: c.action, Tone: c.tone}) {
 				t.Fatalf("got %+v, want agent=%q action=%q tone=%q", d, c.agent, c.action, c.tone)
 			}
 		})

@@ -63,8 +63,8 @@ func TestRealESConv(t *testing.T) {
 		if !strings.Contains(first, s.Context[0].Text) || strings.Contains(first, s.Context[1].Text) {
 			t.Fatalf("%s: opening history is not just the first utterance:\n%s", system, first)
 		}
-		if ep.InitialEmotion != strings.ToLower(s.Emotion) && ep.InitialEmotion != s.Emotion {
-			t.Fatalf("initial emotion %q vs dataset %q", ep.InitialEmotion, s.Emotion)
+		if ini := deref(ep.InitialEmotion); ini != strings.ToLower(s.Emotion) && ini != s.Emotion {
+			t.Fatalf("initial emotion %q vs dataset %q", ini, s.Emotion)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"mascot.dev/mascot/llm"
+	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/runner/datasets"
 )
 
@@ -13,7 +14,7 @@ import (
 // turns with the emotion the user stated) and the round the Director acts
 // in next.
 type Prefix struct {
-	Turns []Turn
+	Turns []jsonl.Turn
 	Round int
 }
 
@@ -24,7 +25,7 @@ type Rollout struct {
 	// Directive is the first directive (drawn at the prefix) as resolved,
 	// DirectiveOutput the Director's raw output and Drawn the request and
 	// choice it came from.
-	Directive       Directive
+	Directive       jsonl.Directive
 	DirectiveOutput string
 	Drawn           Draw
 }
@@ -77,12 +78,7 @@ func RunRollouts(ctx context.Context, ch Chatter, cfg Config, s datasets.Sample,
 	if out.Prompt, err = e.directorPrompt(st); err != nil {
 		return out, err
 	}
-	ep := e.episode(st)
-	t := Tree{ConvID: ep.ConvID, Metadata: ep.Metadata, MeetingFields: ep.MeetingFields, emotion: ep.EmotionFields != nil,
-		Nodes: []Node{{ID: 0, Parent: -1, RoundID: p.Round - 1, Turns: st.turns, Emotion: st.emotion}}}
-	if ep.EmotionFields != nil {
-		t.InitialEmotion, t.UserBigFive, t.UserMBTI = st.trajectory[0], e.big5, e.mbti
-	}
+	t := e.newTree(st, p.Round-1)
 	err = e.grow(ctx, &t, 0, st, p.Round)
 	out.Counters = *e.c.counters
 	if err != nil {
@@ -109,8 +105,8 @@ func (e *engine) resume(p Prefix) *state {
 		name := t.AgentName
 		if t.TurnType == TurnUser {
 			name = "User"
-			if t.Emotion != "" {
-				st.emotion = t.Emotion
+			if em := t.Emotion(); em != "" {
+				st.emotion = em
 			}
 			st.trajectory = append(st.trajectory, st.emotion)
 		}

@@ -30,7 +30,8 @@ func TestRolloutsFromTheRootReplayABranchingTree(t *testing.T) {
 		}
 		for i, r := range got.Rollouts {
 			want := tree.Episode(leaves[i])
-			if !reflect.DeepEqual(r.Episode.Turns, want.Turns) || !reflect.DeepEqual(r.Episode.EmotionFields, want.EmotionFields) {
+			if !reflect.DeepEqual(r.Episode.Turns, want.Turns) || !reflect.DeepEqual(trajectory(t, r.Episode), trajectory(t, want)) ||
+				!reflect.DeepEqual(r.Episode.UserBigFive, want.UserBigFive) {
 				t.Fatalf("rollout %d differs from leaf %d:\n%+v\n%+v", i, leaves[i], r.Episode.Turns, want.Turns)
 			}
 		}
@@ -79,14 +80,14 @@ func TestRolloutsContinueAPrefix(t *testing.T) {
 					t.Fatalf("rollout %d: turn %d has turn_idx %d", i, len(prefix)+j, tr.TurnIdx)
 				}
 				if tr.TurnType == TurnAgent {
-					rounds = append(rounds, tr.RoundID)
+					rounds = append(rounds, tr.Round())
 				}
 			}
 			if !reflect.DeepEqual(rounds, []int{1, 2}) {
 				t.Fatalf("rollout %d: agent turns in rounds %v, want [1 2]", i, rounds)
 			}
 			first := turns[len(prefix)]
-			if first.DirectiveOutput != r.DirectiveOutput || *first.Directive != r.Directive {
+			if first.Output() != r.DirectiveOutput || *first.Directive != r.Directive {
 				t.Fatalf("rollout %d: first turn %+v, directive %+v", i, first, r.Directive)
 			}
 			if !keys[r.Drawn.Key] || (!supportsN && r.Drawn.Choice != 0) || (supportsN && r.Drawn.Choice != i) {

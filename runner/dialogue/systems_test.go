@@ -119,8 +119,9 @@ func TestEverySystemSchemaComplete(t *testing.T) {
 				if ep.Metadata.System != system || ep.Metadata.Dataset != s.Dataset {
 					t.Fatalf("metadata %+v", ep.Metadata)
 				}
-				if meeting && (ep.ID != "qm-1" || ep.StartIdx != 3 || ep.Meeting != "ES2004a") {
-					t.Fatalf("meeting fields %+v", ep.MeetingFields)
+				if meeting && (extraString(ep, "id") != "qm-1" || ep.StartIdx == nil || *ep.StartIdx != 3 ||
+					deref(ep.Meeting) != "ES2004a") {
+					t.Fatalf("meeting fields %s %v %v", ep.Extra["id"], ep.StartIdx, ep.Meeting)
 				}
 				agents := 0
 				for _, tr := range ep.Turns {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"text/template"
 
+	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/runner/datasets"
 )
 
@@ -39,7 +40,7 @@ type PromptData struct {
 	Meeting    bool // the sample is a meeting (QMSum) query
 	Roster     Roster
 	Agent      Agent
-	Directive  Directive
+	Directive  jsonl.Directive
 	History    string // the conversation so far, one "Name: text" per line
 	Transcript string // meeting transcript (meetings only)
 

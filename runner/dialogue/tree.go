@@ -1,6 +1,9 @@
 package dialogue
 
-import "mascot.dev/mascot/llm"
+import (
+	"mascot.dev/mascot/llm"
+	"mascot.dev/mascot/results/jsonl"
+)
 
 // PathTo returns the node ids from the root to id.
 func (t Tree) PathTo(id int) []int {
@@ -18,20 +21,22 @@ func (t Tree) PathTo(id int) []int {
 // Episode returns the root-to-id path as a linear Episode (one trajectory,
 // in the export schema). Counters are left zero: they belong to the tree.
 func (t Tree) Episode(id int) Episode {
-	ep := Episode{ConvID: t.ConvID, Metadata: t.Metadata, MeetingFields: t.MeetingFields, Turns: []Turn{}}
+	ep := Episode{Record: jsonl.Record{ConvID: t.ConvID, Metadata: t.Metadata, Turns: []jsonl.Turn{}}}
 	for _, n := range t.PathTo(id) {
 		ep.Turns = append(ep.Turns, t.Nodes[n].Turns...)
 	}
 	ep.AgentsSpoken = countSpoken(ep.Turns)
+	if t.Meeting != nil {
+		setMeeting(&ep.Record, *t.Meeting)
+	}
 	if t.emotion || t.InitialEmotion != "" {
 		traj := []string{t.InitialEmotion}
 		for _, tr := range ep.Turns {
 			if tr.TurnType == TurnUser {
-				traj = append(traj, tr.Emotion)
+				traj = append(traj, tr.Emotion())
 			}
 		}
-		ep.EmotionFields = &EmotionFields{InitialEmotion: t.InitialEmotion, FinalEmotion: traj[len(traj)-1],
-			EmotionTrajectory: traj, UserBigFive: t.UserBigFive, UserMBTI: t.UserMBTI}
+		setEmotions(&ep.Record, traj, t.UserBigFive, t.UserMBTI)
 	}
 	return ep
 }

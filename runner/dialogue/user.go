@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // userSchema asks the user model for its reply and current emotion.
@@ -101,6 +103,6 @@ func (e *engine) userSay(ctx context.Context, st *state, round int, branch, step
 		st.emotion = emotion
 	}
 	st.trajectory = append(st.trajectory, st.emotion)
-	st.add(Turn{RoundID: round, TurnType: TurnUser, Response: reply, Emotion: st.emotion}, "User")
+	st.add(jsonl.UserTurn(0, round, reply, st.emotion), "User")
 	return true, nil
 }

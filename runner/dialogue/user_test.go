@@ -68,13 +68,14 @@ func TestUserSimulatorPromptAndEmotion(t *testing.T) {
 	if u.SchemaName != "user_reply" || len(u.JSONSchema) == 0 || u.Model != "usr" {
 		t.Errorf("user request not structured: %+v", u)
 	}
-	ef := ep.EmotionFields
 	want := []string{"anxiety", "sad", "calmer", "hopeful", "sad"}
-	if strings.Join(ef.EmotionTrajectory, ",") != strings.Join(want, ",") || ef.InitialEmotion != "anxiety" || ef.FinalEmotion != "sad" {
-		t.Fatalf("emotions: %+v", ef)
+	traj := trajectory(t, ep)
+	if strings.Join(traj, ",") != strings.Join(want, ",") || deref(ep.InitialEmotion) != "anxiety" ||
+		deref(ep.FinalEmotion) != "sad" {
+		t.Fatalf("emotions: %v %v %v", traj, deref(ep.InitialEmotion), deref(ep.FinalEmotion))
 	}
-	if ef.UserBigFive == nil || ef.UserBigFive.Openness != 0.9 || ep.Metadata.PersonaSet != "big5" {
-		t.Fatalf("profile not recorded: %+v %+v", ef.UserBigFive, ep.Metadata)
+	if b5 := bigFive(t, ep); b5 == nil || b5.Openness != 0.9 || ep.Metadata.PersonaSet != "big5" {
+		t.Fatalf("profile not recorded: %+v %+v", b5, ep.Metadata)
 	}
 	// The user's latest emotion is fed back into its next prompt.
 	if !strings.Contains(f.byRole(RoleUser)[1].Messages[0].Content, "Right now you feel: sad") {
@@ -96,10 +97,10 @@ func TestMBTIProfiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ep.UserBigFive != nil || !ValidMBTI(ep.UserMBTI) || ep.Metadata.PersonaSet != "mbti" {
-			t.Fatalf("mbti episode fields: %+v", ep.EmotionFields)
+		if bigFive(t, ep) != nil || !ValidMBTI(extraString(ep, "user_mbti")) || ep.Metadata.PersonaSet != "mbti" {
+			t.Fatalf("mbti episode fields: %s %v", ep.UserBigFive, ep.Extra)
 		}
-		seen[ep.UserMBTI] = true
+		seen[extraString(ep, "user_mbti")] = true
 	}
 	if len(seen) < 10 {
 		t.Fatalf("seeded MBTI draws cover only %d types", len(seen))

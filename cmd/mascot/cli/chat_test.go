@@ -109,8 +109,8 @@ func TestChatScripted(t *testing.T) {
 		roster[n] = true
 	}
 	for i, tu := range e.Turns {
-		if human := i%2 == 0; human != tu.IsHuman() || human != (tu.TurnType == "user") {
-			t.Errorf("turn %d: human=%v type %q, want human=%v", i, tu.IsHuman(), tu.TurnType, human)
+		if human := i%2 == 0; human != results.IsHuman(tu) || human != (tu.TurnType == "user") {
+			t.Errorf("turn %d: human=%v type %q, want human=%v", i, results.IsHuman(tu), tu.TurnType, human)
 		}
 		if i%2 == 1 && (!roster[tu.AgentName] || tu.Directive == nil || tu.Directive.AgentName != tu.AgentName) {
 			t.Errorf("turn %d: agent %q directive %+v; want a roster agent named by its directive", i, tu.AgentName, tu.Directive)

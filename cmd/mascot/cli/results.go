@@ -14,6 +14,7 @@ import (
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/report"
+	"mascot.dev/mascot/results/transfer"
 )
 
 // storeFlags select the results database.
@@ -248,7 +249,7 @@ func newExport() *cobra.Command {
 	var f storeFlags
 	var format, out, capsuleFile, artifacts string
 	var noData bool
-	var opts results.ExportOptions
+	var opts transfer.ExportOptions
 	c := &cobra.Command{
 		Use:   "export RUN",
 		Short: "Export a run's conversations as MASCOT JSONL, or the whole run as a capsule that replays offline",
@@ -286,8 +287,8 @@ it offline, anywhere.`,
 			if out == "" {
 				out = "export-" + r.ID
 			}
-			res, err := s.ExportJSONL(c.Context(), r.ID, out, opts)
-			if errors.Is(err, results.ErrWouldOverwrite) {
+			res, err := transfer.Export(c.Context(), s, r.ID, out, opts)
+			if errors.Is(err, transfer.ErrWouldOverwrite) {
 				return usageError{err}
 			}
 			if err != nil {
@@ -338,8 +339,8 @@ func newImport() *cobra.Command {
 			if !fileExists(args[0]) {
 				return invalid("no file %s", args[0])
 			}
-			res, err := s.ImportJSONL(c.Context(), args[0], name)
-			if errors.Is(err, results.ErrBadRecord) {
+			res, err := transfer.Import(c.Context(), s, args[0], name)
+			if errors.Is(err, transfer.ErrBadRecord) {
 				return usageError{err}
 			}
 			if err != nil {

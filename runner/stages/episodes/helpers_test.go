@@ -10,6 +10,7 @@ import (
 
 	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/transfer"
 	"mascot.dev/mascot/runner"
 	_ "mascot.dev/mascot/runner/stages/all"
 	"mascot.dev/mascot/schema"
@@ -93,8 +94,8 @@ func (h *harness) count(q string, args ...any) int {
 // export exports a run and returns its records as generic JSON objects.
 func (h *harness) export(runID string) []map[string]any {
 	h.t.Helper()
-	res, err := h.store.ExportJSONL(context.Background(), runID, h.t.TempDir(),
-		results.ExportOptions{IncludeTraining: true})
+	res, err := transfer.Export(context.Background(), h.store, runID, h.t.TempDir(),
+		transfer.ExportOptions{IncludeTraining: true})
 	if err != nil {
 		h.t.Fatalf("exporting: %v", err)
 	}

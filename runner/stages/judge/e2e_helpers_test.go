@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/runner"
 	_ "mascot.dev/mascot/runner/stages/all" // every built-in stage kind
 	_ "mascot.dev/mascot/runner/stages/candidates"
@@ -111,8 +112,8 @@ func (s *episodesStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, 
 	}
 	return func(tx *results.Tx) error {
 		for k := 0; k < s.samples; k++ {
-			if _, err := tx.InsertEpisode(results.Episode{ConvID: p[0], Idx: k, SampleIdx: k, System: s.system,
-				Dataset: "esconv", Valence: p[1], Mode: s.mode, Turns: episode(k)}); err != nil {
+			if _, err := tx.InsertEpisode(results.Episode{Idx: k, SampleIdx: k, System: s.system, Dataset: "esconv", Valence: p[1], Mode: s.mode,
+				Record: jsonl.Record{ConvID: p[0], Turns: episode(k)}}); err != nil {
 				return err
 			}
 		}

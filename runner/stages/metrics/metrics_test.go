@@ -12,6 +12,7 @@ import (
 	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/plugins/spec"
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/stages/metrics"
 	"mascot.dev/mascot/schema"
@@ -61,7 +62,7 @@ func (fixedEpisodes) Units(context.Context) ([]runner.Unit, error) {
 
 func (fixedEpisodes) Run(context.Context, runner.Unit) (runner.Commit, error) {
 	ep := func(conv, system string, agent ...string) results.Episode {
-		e := results.Episode{ConvID: conv, System: system, Dataset: "esconv", Mode: "eval"}
+		e := results.Episode{System: system, Dataset: "esconv", Mode: "eval", Record: jsonl.Record{ConvID: conv}}
 		for i, txt := range agent {
 			e.Turns = append(e.Turns, results.Turn{TurnIdx: len(e.Turns), AgentName: "The Anchor", Response: txt})
 			if i == 0 { // user turns are not counted

@@ -11,6 +11,7 @@ import (
 
 	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 	rep "mascot.dev/mascot/results/report"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
@@ -38,8 +39,7 @@ func fake(fn func(env *runner.Env, key string, tx *results.Tx) error) func(*runn
 // episodes stores one evaluation episode per system.
 func episodes(_ *runner.Env, _ string, tx *results.Tx) error {
 	for i, system := range []string{"mascot", "baseline"} {
-		if _, err := tx.InsertEpisode(results.Episode{Idx: i, ConvID: "c1", System: system, Dataset: "esconv", Mode: "eval",
-			Turns: []results.Turn{{AgentName: "The Anchor", Response: "i hear you"}}}); err != nil {
+		if _, err := tx.InsertEpisode(results.Episode{Idx: i, System: system, Dataset: "esconv", Mode: "eval", Record: jsonl.Record{ConvID: "c1", Turns: []results.Turn{{AgentName: "The Anchor", Response: "i hear you"}}}}); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"mascot.dev/mascot/llm"
+	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/dialogue"
 	"mascot.dev/mascot/runner/stages/episodes"
@@ -165,11 +166,11 @@ func (r *rollouts) play(ctx context.Context, chat *policyChat, st dstate, n int,
 // the text the group reward model's training pairs hold for a
 // conversation with these turns (readPairs' prompt of a block, which has
 // none, and stagekit.Transcript, the pairs stage's block).
-func rewardInput(turns []dialogue.Turn) (prompt, text string, err error) {
+func rewardInput(turns []jsonl.Turn) (prompt, text string, err error) {
 	if prompt, err = renderPrompt(""); err != nil {
 		return "", "", err
 	}
-	return prompt, stagekit.Transcript(resultTurns(turns)), nil
+	return prompt, stagekit.Transcript(turns), nil
 }
 
 // horizonOf is the number of rounds a rollout from st plays: the

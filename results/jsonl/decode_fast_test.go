@@ -1,8 +1,9 @@
-package results
+package jsonl
 
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"os"
 	"reflect"
 	"testing"
@@ -13,7 +14,7 @@ import (
 // keys an export adds.
 func sampleLines(t testing.TB) [][]byte {
 	t.Helper()
-	data, err := os.ReadFile("testdata/mascot_sample.jsonl")
+	data, err := os.ReadFile("../testdata/mascot_sample.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,12 +29,12 @@ func sampleLines(t testing.TB) [][]byte {
 			t.Fatal(err)
 		}
 		for range 2 {
-			enc, err := EncodeRecord(e)
+			enc, err := Encode(e)
 			if err != nil {
 				t.Fatal(err)
 			}
 			out = append(out, enc)
-			labelRecord(e, "gen")
+			label(e, "gen")
 		}
 	}
 	return out
@@ -67,7 +68,7 @@ func TestDecodeRecordFastEqualsGeneral(t *testing.T) {
 }
 
 // FuzzDecodeRecordFast: whenever the fast path accepts a line, its
-// episode equals the general path's.
+// record equals the general path's.
 func FuzzDecodeRecordFast(f *testing.F) {
 	for _, line := range sampleLines(f) {
 		f.Add(line)
@@ -108,6 +109,18 @@ func TestDecodeMetadataFastEqualsGeneral(t *testing.T) {
 		}
 		if ok != fast {
 			t.Errorf("fast path took=%v, want %v: %s", ok, fast, raw)
+		}
+	}
+}
+
+// label adds the stage and mode keys an export adds to a record.
+func label(r *Record, stage string) {
+	if r.Extra == nil {
+		r.Extra = map[string]json.RawMessage{}
+	}
+	for k, v := range map[string]string{"stage": stage, "mode": "eval"} {
+		if _, ok := r.Extra[k]; !ok {
+			r.Extra[k] = AppendString(nil, v)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package results
+package transfer
 
 import (
 	"bufio"
@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 func readLines(t *testing.T, path string) []any {
@@ -40,14 +43,14 @@ func TestImportExportRoundTrip(t *testing.T) {
 	s := openTemp(t)
 	src := filepath.Join(t.TempDir(), "in", "conversations.jsonl")
 	os.MkdirAll(filepath.Dir(src), 0o755)
-	data, err := os.ReadFile("testdata/mascot_sample.jsonl")
+	data, err := os.ReadFile("../testdata/mascot_sample.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(src, data, 0o644)
 	os.WriteFile(filepath.Join(filepath.Dir(src), RunConfigFile), []byte(`{"experiment":"paper/ed","k":8}`), 0o644)
 
-	res, err := s.ImportJSONL(ctx, src, "python-ed")
+	res, err := Import(ctx, s, src, "python-ed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +58,7 @@ func TestImportExportRoundTrip(t *testing.T) {
 		t.Fatalf("import %+v", res)
 	}
 	out := t.TempDir()
-	ex, err := s.ExportJSONL(ctx, res.RunID, out, ExportOptions{})
+	ex, err := Export(ctx, s, res.RunID, out, ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +67,7 @@ func TestImportExportRoundTrip(t *testing.T) {
 	}
 	want, got := readLines(t, src), readLines(t, ex.Path)
 	for _, w := range want {
-		w.(map[string]any)[RecordStageKey], w.(map[string]any)[RecordModeKey] = "import", ModeImported
+		w.(map[string]any)[RecordStageKey], w.(map[string]any)[RecordModeKey] = "import", results.ModeImported
 	}
 	if len(want) != len(got) {
 		t.Fatalf("%d records, want %d", len(got), len(want))
@@ -82,12 +85,12 @@ func TestImportExportRoundTrip(t *testing.T) {
 		t.Fatalf("run_config.json %s %v", b, err)
 	}
 	b, _ = os.ReadFile(filepath.Join(out, RunSummaryFile))
-	if err := json.Unmarshal(b, &summary); err != nil || summary["status"] != RunImported || summary["episodes"] != 4.0 {
+	if err := json.Unmarshal(b, &summary); err != nil || summary["status"] != results.RunImported || summary["episodes"] != 4.0 {
 		t.Fatalf("run_summary.json %s %v", b, err)
 	}
 
 	// Splits were derived; typed fields were filled.
-	page, err := s.EpisodesPage(ctx, EpisodeQuery{RunID: res.RunID, Limit: 10})
+	page, err := s.EpisodesPage(ctx, results.EpisodeQuery{RunID: res.RunID, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +104,7 @@ func TestImportExportRoundTrip(t *testing.T) {
 	}
 
 	// Importing the same bytes again reuses the unit.
-	again, err := s.ImportJSONL(ctx, src, "")
+	again, err := Import(ctx, s, src, "")
 	if err != nil || !again.Reused || again.Episodes != 4 || again.RunID == res.RunID {
 		t.Fatalf("re-import %+v %v", again, err)
 	}
@@ -119,18 +122,18 @@ func TestEncodeRuntimeEpisode(t *testing.T) {
 	ep := sampleEpisode("conv-1")
 	ep.AgentsSpoken = map[string]int{"The Anchor": 1}
 	ep.InitialEmotion = strp("sad")
-	err := s.CommitUnit(ctx, Unit{Fingerprint: "f", Kind: "episodes", StageKey: "g", RunID: "r1"}, func(tx *Tx) error {
+	err := s.CommitUnit(ctx, results.Unit{Fingerprint: "f", Kind: "episodes", StageKey: "g", RunID: "r1"}, func(tx *results.Tx) error {
 		_, err := tx.InsertEpisode(ep)
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got *Episode
-	if err := s.ForEachEpisode(ctx, "r1", func(e *Episode) error { got = e; return nil }); err != nil {
+	var got *results.Episode
+	if err := s.ForEachEpisode(ctx, "r1", func(e *results.Episode) error { got = e; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	line, err := EncodeRecord(got)
+	line, err := jsonl.Encode(&got.Record)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,20 +1,19 @@
-package results
+package transfer
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"time"
+	"encoding/json"
 
 	"mascot.dev/mascot/internal/labels"
+	"mascot.dev/mascot/results"
 )
 
 // deriveSplit fills Valence and Domain of an imported episode from, in
 // order: its own "valence"/"domain" keys, its initial emotion, its meeting.
-func deriveSplit(e *Episode) {
+func deriveSplit(e *results.Episode) {
 	str := func(k string) string {
 		var s string
 		if raw, ok := e.Extra[k]; ok {
-			_ = jsonUnmarshalString(raw, &s)
+			_ = json.Unmarshal(raw, &s)
 		}
 		return s
 	}
@@ -33,12 +32,4 @@ func deriveSplit(e *Episode) {
 	if e.Domain == "" && e.Meeting != nil {
 		e.Domain = labels.DomainFromMeetingID(*e.Meeting)
 	}
-}
-
-// NewRunID returns a fresh, sortable run id: UTC time plus 4 random bytes,
-// e.g. 20261202-171345-9f3a61c2.
-func NewRunID() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }

@@ -7,10 +7,11 @@ import (
 	"fmt"
 )
 
-// An import inserts 100,000 episodes of one unit in one transaction. Two
-// per-row triggers cost more there than the same work done once at the
-// end, inside the same transaction (a failed import rolls the triggers'
-// removal back with everything else):
+// Bulk is the insertion of many episodes into one unit's transaction (an
+// import: 100,000 episodes of one unit). Two per-row triggers cost more
+// there than the same work done once at the end, inside the same
+// transaction (a failed unit rolls the triggers' removal back with
+// everything else):
 //
 //   - migration 0007's episodeTallyTrigger counts each inserted episode
 //     into run_stage_units: one UPDATE counts them all;
@@ -87,4 +88,47 @@ func suspendTurnIndex(ctx context.Context, tx *sql.Tx) (resume func() error, err
 		}
 		return nil
 	}, nil
+}
+
+// Bulk inserts the episodes of one large unit (Tx.BulkEpisodes).
+type Bulk struct {
+	tx     *Tx
+	n      int
+	resume func(fp string, n int) error
+	index  func() error
+}
+
+// BulkEpisodes starts a bulk insertion of episodes into the unit's
+// transaction: the per-row tally and full-text triggers are suspended
+// until Close, which does their work once. Insert episodes with
+// Bulk.Insert, then call Close before the callback returns; a unit whose
+// callback fails rolls everything back, the triggers included.
+func (t *Tx) BulkEpisodes() (*Bulk, error) {
+	resume, err := suspendEpisodeTally(t.ctx, t.tx)
+	if err != nil {
+		return nil, err
+	}
+	index, err := suspendTurnIndex(t.ctx, t.tx)
+	if err != nil {
+		return nil, err
+	}
+	return &Bulk{tx: t, resume: resume, index: index}, nil
+}
+
+// Insert inserts one episode with its turns (as Tx.InsertEpisode).
+func (b *Bulk) Insert(e Episode) (int64, error) {
+	id, err := b.tx.InsertEpisode(e)
+	if err == nil {
+		b.n++
+	}
+	return id, err
+}
+
+// Close indexes the inserted turns and counts the episodes in the tallies,
+// restoring the triggers.
+func (b *Bulk) Close() error {
+	if err := b.index(); err != nil {
+		return err
+	}
+	return b.resume(b.tx.unit.Fingerprint, b.n)
 }

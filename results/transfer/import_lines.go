@@ -1,4 +1,4 @@
-package results
+package transfer
 
 import (
 	"bytes"
@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // importChunkLines is how many lines a decoder takes at a time.
@@ -17,7 +20,7 @@ const importChunkLines = 256
 type importChunk struct {
 	first int // line number of lines[0], from 1
 	lines [][]byte
-	eps   []*Episode
+	eps   []*results.Episode
 	err   error
 	done  chan struct{}
 }
@@ -27,27 +30,20 @@ type importChunk struct {
 // episodes while this goroutine, the only one using the transaction,
 // inserts the chunks in order. The first bad line stops the import with
 // an error naming it; its transaction then rolls everything back.
-func importLines(ctx context.Context, data []byte, tx *Tx) (int, error) {
-	resume, err := suspendEpisodeTally(ctx, tx.SQL())
+func importLines(ctx context.Context, data []byte, tx *results.Tx) (int, error) {
+	bulk, err := tx.BulkEpisodes()
 	if err != nil {
 		return 0, err
 	}
-	index, err := suspendTurnIndex(ctx, tx.SQL())
-	if err != nil {
-		return 0, err
-	}
-	n, err := insertLines(ctx, data, tx)
+	n, err := insertLines(ctx, data, bulk)
 	if err != nil {
 		return n, err
 	}
-	if err := index(); err != nil {
-		return n, err
-	}
-	return n, resume(tx.Unit().Fingerprint, n)
+	return n, bulk.Close()
 }
 
-// insertLines is importLines with the tally trigger suspended.
-func insertLines(ctx context.Context, data []byte, tx *Tx) (int, error) {
+// insertLines is importLines's insertion through bulk.
+func insertLines(ctx context.Context, data []byte, bulk *results.Bulk) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -82,7 +78,7 @@ func insertLines(ctx context.Context, data []byte, tx *Tx) (int, error) {
 			if e == nil {
 				continue
 			}
-			if _, err := tx.InsertEpisode(*e); err != nil {
+			if _, err := bulk.Insert(*e); err != nil {
 				return n, fmt.Errorf("line %d: %w", c.first+i, err)
 			}
 			n++
@@ -124,7 +120,7 @@ func splitChunks(ctx context.Context, data []byte, work, ordered chan<- *importC
 // bad line.
 func (c *importChunk) decode() {
 	defer close(c.done)
-	c.eps = make([]*Episode, 0, len(c.lines))
+	c.eps = make([]*results.Episode, 0, len(c.lines))
 	for i, b := range c.lines {
 		e, err := importRecord(bytes.TrimSpace(b), c.first+i)
 		if err != nil {
@@ -138,15 +134,16 @@ func (c *importChunk) decode() {
 // importRecord decodes one line of an imported file (nil for a blank
 // line): its position is the episode's index, its "mode" key (when set)
 // its mode, and its valence and domain are derived.
-func importRecord(b []byte, line int) (*Episode, error) {
+func importRecord(b []byte, line int) (*results.Episode, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
-	e, err := DecodeRecord(b)
+	r, err := jsonl.Decode(b)
 	if err != nil {
 		return nil, fmt.Errorf("line %d: %w: %w", line, ErrBadRecord, err)
 	}
-	e.Idx, e.Mode = line, ModeImported
+	e := &results.Episode{Record: *r, System: r.Metadata.System, Dataset: r.Metadata.Dataset}
+	e.Idx, e.Mode = line, results.ModeImported
 	if raw, ok := e.Extra[RecordModeKey]; ok {
 		var m string
 		if err := json.Unmarshal(raw, &m); err != nil || m == "" {

@@ -1,4 +1,4 @@
-package results
+package jsonl
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ func writeObject(buf *bytes.Buffer, fields []field, extra map[string]json.RawMes
 			buf.WriteByte(',')
 		}
 		n++
-		buf.Write(append(appendJSONString(buf.AvailableBuffer(), k), ':'))
+		buf.Write(append(AppendString(buf.AvailableBuffer(), k), ':'))
 		return writeValue(buf, k, v)
 	}
 	for _, f := range fields {
@@ -78,7 +78,7 @@ func writeValue(buf *bytes.Buffer, k string, v any) error {
 	case func(*bytes.Buffer) error:
 		return x(buf)
 	case string:
-		buf.Write(appendJSONString(buf.AvailableBuffer(), x))
+		buf.Write(AppendString(buf.AvailableBuffer(), x))
 	case int:
 		buf.Write(appendJSONInt(buf.AvailableBuffer(), x))
 	case *Directive:
@@ -87,9 +87,9 @@ func writeValue(buf *bytes.Buffer, k string, v any) error {
 			return nil
 		}
 		b := append(buf.AvailableBuffer(), `{"agent_name":`...)
-		b = append(appendJSONString(b, x.AgentName), `,"action":`...)
-		b = append(appendJSONString(b, x.Action), `,"tone":`...)
-		buf.Write(append(appendJSONString(b, x.Tone), '}'))
+		b = append(AppendString(b, x.AgentName), `,"action":`...)
+		b = append(AppendString(b, x.Action), `,"tone":`...)
+		buf.Write(append(AppendString(b, x.Tone), '}'))
 	case map[string]int:
 		if x == nil {
 			buf.WriteString("null")
@@ -100,7 +100,7 @@ func writeValue(buf *bytes.Buffer, k string, v any) error {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(appendJSONString(b, name), ':')
+			b = append(AppendString(b, name), ':')
 			b = appendJSONInt(b, x[name])
 		}
 		buf.Write(append(b, '}'))

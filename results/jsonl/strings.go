@@ -1,15 +1,15 @@
-package results
+package jsonl
 
 import (
 	"strconv"
 	"unicode/utf8"
 )
 
-// appendJSONString appends s as a JSON string exactly as encoding/json's
+// AppendString appends s as a JSON string exactly as encoding/json's
 // Marshal writes it (HTML-safe escapes for <, > and &, \u2028 and \u2029
 // escaped, invalid UTF-8 as \ufffd), so that the record codec can skip
 // reflection without changing a byte of the export.
-func appendJSONString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
@@ -62,7 +62,7 @@ func appendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// plainJSON marks the ASCII bytes appendJSONString copies as they are.
+// plainJSON marks the ASCII bytes AppendString copies as they are.
 var plainJSON = func() (t [utf8.RuneSelf]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
 		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
@@ -72,3 +72,10 @@ var plainJSON = func() (t [utf8.RuneSelf]bool) {
 
 // appendJSONInt appends n as a JSON number.
 func appendJSONInt(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n), 10) }
+
+// AppendDirective appends d as json.Marshal writes a Directive.
+func AppendDirective(b []byte, d Directive) []byte {
+	b = AppendString(append(b, `{"agent_name":`...), d.AgentName)
+	b = AppendString(append(b, `,"action":`...), d.Action)
+	return append(AppendString(append(b, `,"tone":`...), d.Tone), '}')
+}

@@ -1,4 +1,4 @@
-package results
+package transfer
 
 import (
 	"context"
@@ -14,7 +14,7 @@ func TestExportFilesAreReadableByOthers(t *testing.T) {
 	s := openTemp(t)
 	addPipelineEpisodes(t, s, "r")
 	dir := t.TempDir()
-	if _, err := s.ExportJSONL(context.Background(), "r", dir, ExportOptions{}); err != nil {
+	if _, err := Export(context.Background(), s, "r", dir, ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	n := 0

@@ -1,4 +1,4 @@
-package results
+package transfer
 
 import (
 	"bufio"
@@ -8,17 +8,20 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
-// Names of the files ExportJSONL writes.
+// Names of the files Export writes.
 const (
 	ConversationsFile = "conversations.jsonl"
 	RunConfigFile     = "run_config.json"
 	RunSummaryFile    = "run_summary.json"
 )
 
-// Keys ExportJSONL adds to every record (beside the MASCOT JSONL schema):
-// the stage key that generated the episode and its mode (ModeEval,
+// Keys Export adds to every record (beside the MASCOT JSONL schema):
+// the stage key that generated the episode and its mode (results.ModeEval,
 // ModeIndependent, ModeBranching, ModeImported). A record that already has
 // them (an imported export) keeps its own values, so export, import and
 // export again give the same records.
@@ -27,14 +30,14 @@ const (
 	RecordModeKey  = "mode"
 )
 
-// ExportOptions select what ExportJSONL writes.
+// ExportOptions select what Export writes.
 type ExportOptions struct {
 	// IncludeTraining also writes the run's training-time episodes
-	// (TrainingModes); by default only its evaluation episodes are written.
+	// (results.TrainingModes); by default only its evaluation episodes are written.
 	IncludeTraining bool `json:"include_training"`
 }
 
-// ExportResult says what ExportJSONL wrote.
+// ExportResult says what Export wrote.
 type ExportResult struct {
 	Dir      string `json:"dir"`
 	Path     string `json:"path"`     // the JSONL file
@@ -45,93 +48,24 @@ type ExportResult struct {
 	LeftOut  int `json:"training_left_out"`
 }
 
-// ForEachEpisode streams a run's episodes (all of them) with their turns,
-// ordered by id, without loading the run into memory.
-func (s *Store) ForEachEpisode(ctx context.Context, runID string, fn func(*Episode) error) error {
-	return s.forEachEpisode(ctx, runID, true, func(e *Episode, _ string) error { return fn(e) })
-}
-
-// forEachEpisode streams the run's evaluation episodes, and its
-// training-time ones when training is set, each with the run's stage key
-// of the unit that generated it.
-func (s *Store) forEachEpisode(ctx context.Context, runID string, training bool, fn func(*Episode, string) error) error {
-	only := ``
-	if !training {
-		only = ` AND ` + evaluationSQL("e")
-	}
-	erows, err := s.r.QueryContext(ctx, `SELECT `+episodeColumns+`, COALESCE((SELECT ru.stage_key FROM run_units ru
-		WHERE ru.run_id = ? AND ru.fingerprint = e.unit_fp), '') FROM episodes e WHERE `+inRun("e")+only+
-		` ORDER BY e.id`, runID, runID)
-	if err != nil {
-		return fmt.Errorf("reading episodes of run %s: %w", runID, err)
-	}
-	defer erows.Close()
-	trows, err := s.r.QueryContext(ctx, `SELECT `+turnColumns+` FROM turns t JOIN episodes e ON e.id = t.episode_id
-		WHERE `+inRun("e")+only+` ORDER BY t.episode_id, t.turn_idx`, runID)
-	if err != nil {
-		return fmt.Errorf("reading turns of run %s: %w", runID, err)
-	}
-	defer trows.Close()
-	var pending *Turn
-	for erows.Next() {
-		var stage string
-		e, err := scanEpisode(withStage{erows, &stage})
-		if err != nil {
-			return fmt.Errorf("reading episodes of run %s: %w", runID, err)
-		}
-		for {
-			if pending == nil {
-				if !trows.Next() {
-					break
-				}
-				t, err := scanTurn(trows)
-				if err != nil {
-					return fmt.Errorf("reading turns of run %s: %w", runID, err)
-				}
-				pending = &t
-			}
-			if pending.EpisodeID != e.ID {
-				break
-			}
-			e.Turns = append(e.Turns, *pending)
-			pending = nil
-		}
-		if err := fn(e, stage); err != nil {
-			return err
-		}
-	}
-	if err := erows.Err(); err != nil {
-		return fmt.Errorf("reading episodes of run %s: %w", runID, err)
-	}
-	return trows.Err()
-}
-
-// withStage scans the episode columns and then the stage key.
-type withStage struct {
-	sc    interface{ Scan(...any) error }
-	stage *string
-}
-
-func (w withStage) Scan(dest ...any) error { return w.sc.Scan(append(dest, w.stage)...) }
-
-// ErrWouldOverwrite is wrapped by ExportJSONL's error for a folder that
+// ErrWouldOverwrite is wrapped by Export's error for a folder that
 // already holds one of the files it writes.
 var ErrWouldOverwrite = errors.New("already exists; an export does not overwrite files")
 
-// ExportJSONL writes a run's evaluation episodes (and with
+// Export writes a run's evaluation episodes (and with
 // opts.IncludeTraining, or when it has no evaluation episode at all
 // (CoversTraining), its training-time ones) to dir/conversations.jsonl
 // in the MASCOT JSONL format (schema_version 1.0, metadata block), each
 // record with its stage and mode (RecordStageKey, RecordModeKey), with
 // run_config.json (the resolved config) and run_summary.json (counters,
 // timing, status) beside it. Files are written whole or not at all.
-func (s *Store) ExportJSONL(ctx context.Context, runID, dir string, opts ExportOptions) (ExportResult, error) {
+func Export(ctx context.Context, s *results.Store, runID, dir string, opts ExportOptions) (ExportResult, error) {
 	res := ExportResult{Dir: dir, Path: filepath.Join(dir, ConversationsFile)}
 	run, err := s.GetRun(ctx, runID)
 	if err != nil {
 		return res, fmt.Errorf("exporting run %s: %w", runID, err)
 	}
-	training, err := s.CoversTraining(ctx, runID, Scope{IncludeTraining: opts.IncludeTraining})
+	training, err := s.CoversTraining(ctx, runID, results.Scope{IncludeTraining: opts.IncludeTraining})
 	if err != nil {
 		return res, fmt.Errorf("exporting run %s: %w", runID, err)
 	}
@@ -146,21 +80,20 @@ func (s *Store) ExportJSONL(ctx context.Context, runID, dir string, opts ExportO
 		return res, fmt.Errorf("creating export directory: %w", err)
 	}
 	err = writeAtomic(res.Path, func(w *bufio.Writer) error {
-		return s.writeRecords(ctx, runID, training, w, &res)
+		return writeRecords(ctx, s, runID, training, w, &res)
 	})
 	if err != nil {
 		return res, fmt.Errorf("exporting run %s: %w", runID, err)
 	}
 	if !training {
-		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes e WHERE `+inRun("e")+` AND NOT (`+
-			evaluationSQL("e")+`)`, runID).Scan(&res.LeftOut); err != nil {
-			return res, fmt.Errorf("exporting run %s: counting training episodes: %w", runID, err)
+		if res.LeftOut, err = s.OutsideEvaluation(ctx, runID); err != nil {
+			return res, fmt.Errorf("exporting run %s: %w", runID, err)
 		}
 	}
 	if err := writeJSONFile(filepath.Join(dir, RunConfigFile), run.ConfigJSON); err != nil {
 		return res, err
 	}
-	summary, err := s.Summary(ctx, runID)
+	summary, err := Summary(ctx, s, runID)
 	if err != nil {
 		return res, err
 	}
@@ -172,7 +105,7 @@ func (s *Store) ExportJSONL(ctx context.Context, runID, dir string, opts ExportO
 
 // labelRecord adds the stage and mode keys to an episode's record unless
 // it carries them already.
-func labelRecord(e *Episode, stage string) {
+func labelRecord(e *results.Episode, stage string) {
 	if e.Extra == nil {
 		e.Extra = map[string]json.RawMessage{}
 	}
@@ -180,14 +113,14 @@ func labelRecord(e *Episode, stage string) {
 		if _, ok := e.Extra[k]; ok {
 			continue
 		}
-		e.Extra[k] = appendJSONString(nil, v)
+		e.Extra[k] = jsonl.AppendString(nil, v)
 	}
 }
 
 // Summary builds the run_summary.json object: the summary the runner stored
 // at FinishRun, completed with status, timing, counters and unit tallies
 // from the database (stored keys win).
-func (s *Store) Summary(ctx context.Context, runID string) (json.RawMessage, error) {
+func Summary(ctx context.Context, s *results.Store, runID string) (json.RawMessage, error) {
 	d, err := s.GetRunDetail(ctx, runID)
 	if err != nil {
 		return nil, err

@@ -1,19 +1,20 @@
-package results
+package transfer
 
 import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"mascot.dev/mascot/results"
 )
 
-// ImportResult says what ImportJSONL created.
+// ImportResult says what Import created.
 type ImportResult struct {
 	RunID    string `json:"run_id"`
 	UnitFP   string `json:"unit_fp"`
@@ -21,9 +22,11 @@ type ImportResult struct {
 	Reused   bool   `json:"reused"` // the same file was imported before; its rows were reused
 }
 
-func jsonUnmarshalString(raw json.RawMessage, s *string) error { return json.Unmarshal(raw, s) }
+// ErrBadRecord is returned (wrapped, with the line number) by Import for a
+// line that is not a MASCOT JSONL record.
+var ErrBadRecord = errors.New("bad record")
 
-// ImportJSONL creates a run named runName (the file name if "") from a
+// Import creates a run named runName (the file name if "") from a
 // MASCOT JSONL file, so that conversations produced elsewhere (the Python
 // original) can be judged and reported. run_config.json and
 // run_summary.json beside the file, when present, become the run's config
@@ -31,11 +34,11 @@ func jsonUnmarshalString(raw json.RawMessage, s *string) error { return json.Unm
 // bytes: importing the same file again creates a run that reuses the rows.
 // Valence and domain are taken from the record's own keys, else derived
 // from initial_emotion or meeting by the rules of internal/labels. A
-// record's "mode" key (ExportJSONL writes one) becomes the episode's mode, so
+// record's "mode" key (Export writes one) becomes the episode's mode, so
 // an exported training episode is a training episode of the imported run;
-// without one the mode is ModeImported. The keys stay on the record, so
+// without one the mode is results.ModeImported. The keys stay on the record, so
 // exporting the imported run writes them back unchanged.
-func (s *Store) ImportJSONL(ctx context.Context, path, runName string) (ImportResult, error) {
+func Import(ctx context.Context, s *results.Store, path, runName string) (ImportResult, error) {
 	var res ImportResult
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -47,7 +50,7 @@ func (s *Store) ImportJSONL(ctx context.Context, path, runName string) (ImportRe
 		runName = filepath.Base(path)
 	}
 	dir := filepath.Dir(path)
-	run := Run{ID: NewRunID(), Name: runName, ConfigName: "import:" + filepath.Base(path), Status: RunImported,
+	run := results.Run{ID: results.NewRunID(), Name: runName, ConfigName: "import:" + filepath.Base(path), Status: results.RunImported,
 		Command: "import " + path}
 	run.ConfigJSON = readJSONIfExists(filepath.Join(dir, RunConfigFile))
 	run.Summary = readJSONIfExists(filepath.Join(dir, RunSummaryFile))
@@ -55,13 +58,13 @@ func (s *Store) ImportJSONL(ctx context.Context, path, runName string) (ImportRe
 		return res, err
 	}
 	res.RunID = run.ID
-	u := Unit{Fingerprint: res.UnitFP, Kind: "import", StageKey: "import", RunID: run.ID}
-	restore, err := s.tuneWriterForImport(ctx)
+	u := results.Unit{Fingerprint: res.UnitFP, Kind: "import", StageKey: "import", RunID: run.ID}
+	restore, err := s.TuneForBulk(ctx)
 	if err != nil {
 		return res, fmt.Errorf("importing %s: %w", path, err)
 	}
 	called := false
-	err = s.CommitUnit(ctx, u, func(tx *Tx) error {
+	err = s.CommitUnit(ctx, u, func(tx *results.Tx) error {
 		called = true
 		n, err := importLines(ctx, data, tx)
 		res.Episodes = n
@@ -71,16 +74,15 @@ func (s *Store) ImportJSONL(ctx context.Context, path, runName string) (ImportRe
 	if err != nil {
 		// The unit's transaction rolled back; removing the run too leaves
 		// the database as it was before the import.
-		return res, fmt.Errorf("importing %s: %w", path, errors.Join(err, s.dropImportRun(ctx, run.ID)))
+		return res, fmt.Errorf("importing %s: %w", path, errors.Join(err, dropImportRun(ctx, s, run.ID)))
 	}
 	if !called {
 		res.Reused = true
-		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes WHERE unit_fp = ?`, u.Fingerprint).
-			Scan(&res.Episodes); err != nil {
-			return res, fmt.Errorf("counting imported episodes: %w", err)
+		if res.Episodes, err = s.UnitEpisodes(ctx, u.Fingerprint); err != nil {
+			return res, fmt.Errorf("importing %s: %w", path, err)
 		}
 	}
-	st := Stage{RunID: run.ID, Key: "import", Kind: "import", Fingerprint: u.Fingerprint, Status: "done",
+	st := results.Stage{RunID: run.ID, Key: "import", Kind: "import", Fingerprint: u.Fingerprint, Status: "done",
 		UnitsTotal: 1, UnitsDone: 1}
 	if res.Reused {
 		st.UnitsDone, st.UnitsCached = 0, 1
@@ -88,19 +90,17 @@ func (s *Store) ImportJSONL(ctx context.Context, path, runName string) (ImportRe
 	if err := s.UpsertStage(ctx, st); err != nil {
 		return res, err
 	}
-	return res, s.FinishRun(ctx, run.ID, RunImported, "")
+	return res, s.FinishRun(ctx, run.ID, results.RunImported, "")
 }
 
-// dropImportRun deletes the run a failed import created, before anything
+// dropImportRun removes the run a failed import created, before anything
 // else referred to it.
-func (s *Store) dropImportRun(ctx context.Context, runID string) error {
+func dropImportRun(ctx context.Context, s *results.Store, runID string) error {
 	ctx = context.WithoutCancel(ctx) // also after the import was cancelled
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id = ?`, runID); err != nil {
-			return fmt.Errorf("removing the failed import's run %s: %w", runID, err)
-		}
-		return nil
-	})
+	if _, err := s.RemoveRuns(ctx, []string{runID}, false); err != nil {
+		return fmt.Errorf("removing the failed import's run %s: %w", runID, err)
+	}
+	return nil
 }
 
 // readJSONIfExists returns a file's JSON, or nil when it is absent or not JSON.

@@ -1,4 +1,4 @@
-package results
+package transfer
 
 import (
 	"context"
@@ -7,23 +7,25 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"mascot.dev/mascot/results"
 )
 
 // addPipelineEpisodes writes what a pipeline run holds: 3 evaluation
 // episodes (stage eval) and 5 training-time ones (stages independent and
 // branching), the training units committed first.
-func addPipelineEpisodes(t *testing.T, s *Store, runID string) {
+func addPipelineEpisodes(t *testing.T, s *results.Store, runID string) {
 	t.Helper()
 	ctx := context.Background()
 	mustRun(t, s, runID)
 	for _, st := range []struct {
 		stage, mode string
 		n           int
-	}{{"independent", ModeIndependent, 2}, {"branching", ModeBranching, 3}, {"eval", ModeEval, 3}} {
+	}{{"independent", results.ModeIndependent, 2}, {"branching", results.ModeBranching, 3}, {"eval", results.ModeEval, 3}} {
 		for i := range st.n {
-			u := Unit{Fingerprint: fmt.Sprintf("%s-%s-%d", runID, st.stage, i), Kind: "episodes", StageKey: st.stage,
+			u := results.Unit{Fingerprint: fmt.Sprintf("%s-%s-%d", runID, st.stage, i), Kind: "episodes", StageKey: st.stage,
 				RunID: runID}
-			err := s.CommitUnit(ctx, u, func(tx *Tx) error {
+			err := s.CommitUnit(ctx, u, func(tx *results.Tx) error {
 				e := sampleEpisode(fmt.Sprintf("%s-%d", st.stage, i))
 				e.Mode = st.mode
 				_, err := tx.InsertEpisode(e)
@@ -44,7 +46,7 @@ func TestExportWritesEvaluationEpisodes(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
 	addPipelineEpisodes(t, s, "r")
-	res, err := s.ExportJSONL(ctx, "r", t.TempDir(), ExportOptions{})
+	res, err := Export(ctx, s, "r", t.TempDir(), ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func TestExportWritesEvaluationEpisodes(t *testing.T) {
 	}
 	for _, r := range readLines(t, res.Path) {
 		m := r.(map[string]any)
-		if m[RecordStageKey] != "eval" || m[RecordModeKey] != ModeEval {
+		if m[RecordStageKey] != "eval" || m[RecordModeKey] != results.ModeEval {
 			t.Errorf("record %v: stage %v mode %v, want eval/eval", m["conv_id"], m[RecordStageKey], m[RecordModeKey])
 		}
 		if len(m["turns"].([]any)) != 2 {
@@ -61,7 +63,7 @@ func TestExportWritesEvaluationEpisodes(t *testing.T) {
 		}
 	}
 
-	all, err := s.ExportJSONL(ctx, "r", t.TempDir(), ExportOptions{IncludeTraining: true})
+	all, err := Export(ctx, s, "r", t.TempDir(), ExportOptions{IncludeTraining: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,25 +88,25 @@ func TestExportImportKeepsStageAndMode(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
 	addPipelineEpisodes(t, s, "r")
-	first, err := s.ExportJSONL(ctx, "r", filepath.Join(t.TempDir(), "first"), ExportOptions{IncludeTraining: true})
+	first, err := Export(ctx, s, "r", filepath.Join(t.TempDir(), "first"), ExportOptions{IncludeTraining: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	imp, err := s.ImportJSONL(ctx, first.Path, "again")
+	imp, err := Import(ctx, s, first.Path, "again")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := count(t, s, `SELECT COUNT(*) FROM episodes WHERE unit_fp = ? AND mode = ?`, imp.UnitFP, ModeBranching); n != 3 {
+	if n := count(t, s, `SELECT COUNT(*) FROM episodes WHERE unit_fp = ? AND mode = ?`, imp.UnitFP, results.ModeBranching); n != 3 {
 		t.Errorf("%d imported branching episodes, want 3", n)
 	}
-	evalOnly, err := s.ExportJSONL(ctx, imp.RunID, t.TempDir(), ExportOptions{})
+	evalOnly, err := Export(ctx, s, imp.RunID, t.TempDir(), ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if evalOnly.Episodes != 3 || evalOnly.LeftOut != 5 {
 		t.Errorf("imported run exports %+v, want 3 evaluation episodes and 5 left out", evalOnly)
 	}
-	second, err := s.ExportJSONL(ctx, imp.RunID, filepath.Join(t.TempDir(), "second"), ExportOptions{IncludeTraining: true})
+	second, err := Export(ctx, s, imp.RunID, filepath.Join(t.TempDir(), "second"), ExportOptions{IncludeTraining: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,23 +124,23 @@ func TestExportRunWithoutEvaluationEpisodes(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
 	mustRun(t, s, "r")
-	err := s.CommitUnit(ctx, Unit{Fingerprint: "g", Kind: "episodes", StageKey: "ep", RunID: "r"}, func(tx *Tx) error {
+	err := s.CommitUnit(ctx, results.Unit{Fingerprint: "g", Kind: "episodes", StageKey: "ep", RunID: "r"}, func(tx *results.Tx) error {
 		e := sampleEpisode("c")
-		e.Mode = ModeIndependent
+		e.Mode = results.ModeIndependent
 		_, err := tx.InsertEpisode(e)
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.ExportJSONL(ctx, "r", t.TempDir(), ExportOptions{})
+	res, err := Export(ctx, s, "r", t.TempDir(), ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Episodes != 1 || res.Training != 1 || res.LeftOut != 0 {
 		t.Fatalf("export %+v, want the one independent episode", res)
 	}
-	if m := readLines(t, res.Path)[0].(map[string]any); m[RecordModeKey] != ModeIndependent || m[RecordStageKey] != "ep" {
+	if m := readLines(t, res.Path)[0].(map[string]any); m[RecordModeKey] != results.ModeIndependent || m[RecordStageKey] != "ep" {
 		t.Errorf("record labelled %v/%v", m[RecordStageKey], m[RecordModeKey])
 	}
 }

@@ -1,4 +1,4 @@
-package results
+package jsonl
 
 import (
 	"bytes"
@@ -9,10 +9,10 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// The fast path of DecodeRecord: one typed pass (json v2, no reflection
+// The fast path of Decode: one typed pass (json v2, no reflection
 // per key) over a line written in the exporter's own form. It is taken only
-// when EncodeRecord writes the decoded episode back byte for byte; then
-// DecodeRecord's general path would find the same typed fields and keep
+// when Encode writes the decoded record back byte for byte; then
+// Decode's general path would find the same typed fields and keep
 // exactly the keys outside the schema as Extra, which is what the fast path
 // returns. Any other line (other spacing or key order, null or mistyped
 // values, keys the schema reads another way) goes the general way.
@@ -54,14 +54,14 @@ type fastMetadata struct {
 	Unknown       map[string]jsontext.Value `json:",unknown"`
 }
 
-// decodeRecordFast returns the episode of a line in the exporter's form,
+// decodeRecordFast returns the record of a line in the exporter's form,
 // or nil when the line must be decoded the general way.
-func decodeRecordFast(line []byte) *Episode {
+func decodeRecordFast(line []byte) *Record {
 	var r fastRecord
 	if jsonv2.Unmarshal(line, &r) != nil || r.ConvID == nil || r.Metadata == nil {
 		return nil
 	}
-	e := &Episode{IDField: "conv_id", ConvID: *r.ConvID, StartIdx: r.StartIdx, Meeting: r.Meeting,
+	e := &Record{IDField: "conv_id", ConvID: *r.ConvID, StartIdx: r.StartIdx, Meeting: r.Meeting,
 		AgentsSpoken: r.AgentsSpoken, Metadata: r.Metadata.metadata(), InitialEmotion: r.InitialEmotion,
 		FinalEmotion: r.FinalEmotion, EmotionTrajectory: compactRaw(r.EmotionTrajectory),
 		UserBigFive: compactRaw(r.UserBigFive), Extra: rawExtra(r.Unknown)}
@@ -73,11 +73,10 @@ func decodeRecordFast(line []byte) *Episode {
 				Extra: rawExtra(t.Unknown)}
 		}
 	}
-	e.System, e.Dataset = e.Metadata.System, e.Metadata.Dataset
 	enc := encodeBuffers.Get().(*bytes.Buffer)
 	defer encodeBuffers.Put(enc)
 	enc.Reset()
-	if writeRecord(enc, e) != nil || !bytes.Equal(enc.Bytes(), line) {
+	if Append(enc, e) != nil || !bytes.Equal(enc.Bytes(), line) {
 		return nil
 	}
 	return e
@@ -93,7 +92,7 @@ func decodeMetadataFast(raw []byte) (Metadata, bool) {
 		return Metadata{}, false
 	}
 	m := fm.metadata()
-	enc, err := encodeMetadata(m)
+	enc, err := EncodeMetadata(m)
 	return m, err == nil && bytes.Equal(enc, raw)
 }
 

@@ -1,0 +1,83 @@
+package jsonl
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// FuzzAppendJSONString checks that the codec's string writer produces
+// exactly json.Marshal's bytes (escapes, HTML-safe characters, line
+// separators, invalid UTF-8), so the faster export writes the same file.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain", `q"b\s`, "\b\f\n\r\t\x00\x01\x1f\x7f", "<a>&amp;",
+		"\u2028\u2029", "é — “quoted” 😀", "\xff\xfe bad", "\xed\xa0\x80 surrogate", "tail\xe2\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
+		}
+	})
+}
+
+// TestWriteValueMatchesMarshal checks the reflection-free cases of
+// writeValue against json.Marshal.
+func TestWriteValueMatchesMarshal(t *testing.T) {
+	for _, v := range []any{"x<y>", -42, 0, &Directive{AgentName: "The Anchor", Action: "a\"b", Tone: "<calm>"},
+		(*Directive)(nil), map[string]int{"b": 2, "a": 1, "é&": -3}, map[string]int{}, map[string]int(nil)} {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := writeValue(&buf, "k", v); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(buf.Bytes(), want) {
+			t.Errorf("writeValue(%#v) = %s, want %s", v, buf.Bytes(), want)
+		}
+	}
+}
+
+// TestTurnFastPathMatchesFields: a turn without extras encodes to the
+// bytes the field-list encoder writes.
+func TestTurnFastPathMatchesFields(t *testing.T) {
+	round, out := 3, "raw <out> \"q\""
+	for _, tu := range []Turn{
+		{TurnIdx: 0},
+		{TurnIdx: 1, RoundID: &round, TurnType: "agent", AgentName: "The Anchor", Response: "hi & <b>",
+			Directive: &Directive{AgentName: "A", Action: "é\u2028", Tone: "\x01"}, DirectiveOutput: &out},
+		{TurnIdx: 2, RoundID: &round, TurnType: "user", Response: "thanks"},
+		{TurnIdx: 3, Directive: &Directive{}, DirectiveOutput: new(string)},
+	} {
+		var fast, slow bytes.Buffer
+		if err := encodeTurn(&fast, tu); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeObject(&slow, turnFields(tu), nil); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(fast.Bytes(), slow.Bytes()) {
+			t.Errorf("turn %d: %s, want %s", tu.TurnIdx, fast.Bytes(), slow.Bytes())
+		}
+	}
+}
+
+// TestAppendDirectiveMatchesMarshal: AppendDirective writes json.Marshal's
+// bytes of a Directive.
+func TestAppendDirectiveMatchesMarshal(t *testing.T) {
+	for _, d := range []Directive{{}, {AgentName: "The Anchor", Action: "a\"b<c>&", Tone: "\u2028\xff"}} {
+		want, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendDirective(nil, d); !bytes.Equal(got, want) {
+			t.Errorf("%+v: %s, want %s", d, got, want)
+		}
+	}
+}

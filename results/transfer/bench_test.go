@@ -1,0 +1,48 @@
+package transfer_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"mascot.dev/mascot/internal/benchdb"
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/transfer"
+)
+
+// BenchmarkExportImport100k measures `mascot export` of the benchmark
+// pipeline run (its 100,000 evaluation episodes) and `mascot import` of
+// the file into a new database. Run with -benchtime 1x.
+func BenchmarkExportImport100k(b *testing.B) {
+	ctx := context.Background()
+	s := benchdb.Open(b, 100_000)
+	dir := b.TempDir()
+	var file string
+	b.Run("export", func(b *testing.B) {
+		defer benchdb.ReportCPU(b)()
+		for b.Loop() {
+			res, err := transfer.Export(ctx, s, benchdb.RunID, dir, transfer.ExportOptions{})
+			if err != nil || res.Episodes != 100_000 {
+				b.Fatal(res, err)
+			}
+			file = res.Path
+		}
+	})
+	b.Run("import", func(b *testing.B) {
+		defer benchdb.ReportCPU(b)()
+		for i := 0; b.Loop(); i++ {
+			dst, err := results.Open(filepath.Join(b.TempDir(), fmt.Sprintf("import-%d.db", i)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := transfer.Import(ctx, dst, file, "imported")
+			if err != nil || res.Episodes != 100_000 {
+				b.Fatal(res, err)
+			}
+			if err := dst.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
