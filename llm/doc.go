@@ -2,10 +2,11 @@
 // behalf of roles (director, speaker, user, judge, ...) to OpenAI-compatible
 // servers, vLLM first.
 //
-// Layer: the bottom, beside schema and results: it imports no mascot
-// package. The runner (runner/dialogue, the stage kinds) and the built-in
-// rubric judge plugin both call models through it, so it sits below both;
-// above go-openai and net/http. Nothing in here knows about MASCOT prompts.
+// Layer: the bottom, beside schema and results: of mascot it imports
+// only internal/httpguard (the request guard of its gateway). The runner
+// (runner/dialogue, the stage kinds) and the built-in rubric judge plugin
+// both call models through it, so it sits below both; above go-openai and
+// net/http. Nothing in here knows about MASCOT prompts.
 //
 // Choices:
 //   - go-openai v1.43.0 sends the requests (client, headers, errors), but

@@ -31,6 +31,9 @@ type Endpoint struct {
 	// that GET /v1/models lists.
 	Model     string `json:"model,omitempty"`
 	APIKeyEnv string `json:"api_key_env,omitempty"`
+	// APIKey is a key given directly (a run's engine token); it wins over
+	// APIKeyEnv and is never written out.
+	APIKey string `json:"-"`
 
 	Concurrency  int           `json:"concurrency,omitempty"`   // in-flight attempts over all replicas; default 16
 	Timeout      time.Duration `json:"timeout,omitempty"`       // per attempt; default 60s
@@ -75,6 +78,9 @@ func (e Endpoint) withDefaults() Endpoint {
 // apiKey reads the key from the environment. The error names the variable,
 // never a value.
 func (e Endpoint) apiKey() (string, error) {
+	if e.APIKey != "" {
+		return e.APIKey, nil
+	}
 	if e.APIKeyEnv == "" {
 		return "", nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Kind classifies why an attempt or a request failed.
@@ -63,6 +64,10 @@ func (e *Error) Error() string {
 	}
 	if e.Message != "" {
 		s += ": " + e.Message
+	}
+	if e.Status == 404 && e.URL != "" && !strings.HasSuffix(strings.TrimRight(e.URL, "/"), "/v1") {
+		// The commonest cause: an OpenAI-compatible base URL ends in /v1.
+		s += " (the endpoint's URL does not end in /v1: is it the server's base URL?)"
 	}
 	return s
 }

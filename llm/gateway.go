@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"mascot.dev/mascot/internal/httpguard"
 )
 
 // Gateway puts a Client in front of plugin processes: an OpenAI-compatible
@@ -76,7 +78,12 @@ func StartGateway(c *Client) (*Gateway, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /{endpoint}/{role}/v1/chat/completions", g.handleChat)
 	mux.HandleFunc("GET /{endpoint}/{role}/v1/models", g.handleModels)
-	g.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// The request guard every mascot server shares: Host must name this
+	// listener and no cross-origin request gets through (the scope token
+	// is what binds a request to a unit).
+	guard := httpguard.New(httpguard.Options{Hosts: httpguard.BoundHosts(ln.Addr().String(), ln.Addr().String()), AllMethods: true,
+		Refuse: func(w http.ResponseWriter, status int, msg string) { gatewayError(w, status, msg) }})
+	g.srv = &http.Server{Handler: guard.Wrap(mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = g.srv.Serve(ln) }()
 	return g, nil
 }

@@ -11,9 +11,10 @@ import (
 // role, so the runner can commit a unit's counters with the unit. Attach
 // one with WithTally; Chat adds to the tally it finds in its context.
 type Tally struct {
-	mu      sync.Mutex
-	roles   map[string]*RoleTally
-	lastErr error
+	mu       sync.Mutex
+	roles    map[string]*RoleTally
+	lastErr  error
+	firstErr error // the first request that failed for good
 	// keys are the cache keys of the replies whose usage this tally
 	// counted (fresh ones and reused ones), so whoever commits it can mark
 	// them counted in the same transaction.
@@ -122,6 +123,9 @@ func (t *Tally) fail(role string, err *Error) {
 	t.add(role, func(r *RoleTally) { r.Failures[CauseOf(err.Kind)]++ })
 	t.mu.Lock()
 	t.lastErr = err
+	if t.firstErr == nil {
+		t.firstErr = err
+	}
 	t.mu.Unlock()
 }
 
@@ -140,6 +144,18 @@ func (t *Tally) Roles() map[string]RoleTally {
 
 // Failed returns how many requests failed for good, and the last failure.
 func (t *Tally) Failed() (int64, error) {
+	n, _ := t.First()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return n, t.lastErr
+}
+
+// First returns how many requests failed for good, and the first failure:
+// the one a failed unit shows, since what follows it is often its echo.
+func (t *Tally) First() (int64, error) {
+	if t == nil {
+		return 0, nil
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var n int64
@@ -148,7 +164,7 @@ func (t *Tally) Failed() (int64, error) {
 			n += v
 		}
 	}
-	return n, t.lastErr
+	return n, t.firstErr
 }
 
 // Merge adds o's counts into t.

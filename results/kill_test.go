@@ -16,8 +16,16 @@ import (
 
 const killUnits = 300
 
-// TestMain lets the test binary act as a writer process for the kill test.
+// TestMain lets the test binary act as a writer process for the kill test
+// and the full-disk test.
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(fullDiskEnv); dir != "" {
+		if err := fullDiskWriter(dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if path := os.Getenv("MASCOT_RESULTS_KILL_WRITER"); path != "" {
 		if err := killWriter(path); err != nil {
 			fmt.Fprintln(os.Stderr, err)

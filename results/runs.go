@@ -70,14 +70,28 @@ func (s *Store) SetRunStatus(ctx context.Context, id, status string) error {
 
 // FinishRun sets a run's final status, finish time and summary JSON
 // (the contents of run_summary.json; "" keeps the stored one).
+//
+// On a full disk the run's end must still be recorded, or it would read as
+// running (then interrupted) instead of failed: the write is retried after
+// freeing the space Reserve kept and a checkpoint (which moves the WAL's
+// pages into the database, using that space, and resets the WAL, so the
+// update reuses space the WAL file already holds), and then without the
+// summary (a few bytes).
 func (s *Store) FinishRun(ctx context.Context, id, status, summaryJSON string) error {
-	var res sql.Result
-	var err error
-	if summaryJSON == "" {
-		res, err = s.w.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = ? WHERE id = ?`, status, nowMS(), id)
-	} else {
-		res, err = s.w.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = ?, summary_json = ? WHERE id = ?`,
-			status, nowMS(), summaryJSON, id)
+	update := func(summary string) (sql.Result, error) {
+		if summary == "" {
+			return s.w.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = ? WHERE id = ?`, status, nowMS(), id)
+		}
+		return s.w.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = ?, summary_json = ? WHERE id = ?`,
+			status, nowMS(), summary, id)
+	}
+	res, err := update(summaryJSON)
+	if err != nil && isFull(err) {
+		s.reserve.free()
+		_, _ = s.w.ExecContext(ctx, `PRAGMA wal_checkpoint(RESTART)`)
+		if res, err = update(summaryJSON); err != nil && summaryJSON != "" {
+			res, err = update("")
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("finishing run %s: %w", id, err)

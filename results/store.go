@@ -26,6 +26,8 @@ type Store struct {
 
 	group grouper // group commit of unit transactions
 	cache cacheWriter
+
+	reserve reserve // disk space kept for recording a run's end
 }
 
 // Open opens (creating if needed) the results database at path and migrates
@@ -39,10 +41,16 @@ func OpenContext(ctx context.Context, path string) (*Store, error) {
 	if path == "" {
 		path = DefaultPath
 	}
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("creating directory for %s: %w", path, err)
 		}
+	}
+	if err := create(ctx, path); err != nil {
+		return nil, err
 	}
 	w, err := sql.Open("sqlite3", dsn(path, false))
 	if err != nil {
@@ -57,6 +65,9 @@ func OpenContext(ctx context.Context, path string) (*Store, error) {
 	}
 	if err := migrate(ctx, w); err != nil {
 		w.Close()
+		if isCorrupt(err) {
+			return nil, fmt.Errorf("%s: %w: %v; move it aside or name another with --db", path, ErrNotADatabase, err)
+		}
 		return nil, fmt.Errorf("migrating %s: %w", path, err)
 	}
 	// The group commit (group.go) opens a savepoint per unit. SQLite keeps

@@ -9,10 +9,16 @@ import (
 )
 
 // runConfigJSON is what run_config.json holds: the resolved config with a
-// "mascot" member naming the code that runs it (the schema allows the
-// member, so the file loads back as a spec, as stage-exec and chat do).
-func runConfigJSON(canonical []byte, code buildinfo.Info) ([]byte, error) {
-	c, err := json.Marshal(code)
+// "mascot" member naming the code that runs it and where the config's
+// relative paths were read (paths: schema.Loaded.LocalPaths, which a
+// loaded-back run_config.json keeps; the schema allows the member, so the
+// file loads back as a spec, as stage-exec and chat do).
+func runConfigJSON(canonical []byte, code buildinfo.Info, paths map[string]string) ([]byte, error) {
+	type member struct {
+		buildinfo.Info
+		Paths map[string]string `json:"paths,omitempty"`
+	}
+	c, err := json.Marshal(member{Info: code, Paths: paths})
 	if err != nil {
 		return nil, fmt.Errorf("encoding the code version: %w", err)
 	}

@@ -26,6 +26,10 @@ type Env struct {
 	Gateway *llm.Gateway
 	Out     io.Writer // where report stages print
 	Plugins PluginStarter
+	// EngineTokens holds the bearer token of each builtin endpoint's
+	// engine (EngineServer.Token): the run's client sends it, and a plugin
+	// the run starts for such an endpoint receives it in its environment.
+	EngineTokens map[string]string
 	// Files maps paths the config names to local files to read instead
 	// (see LocalPath); nil reads every path as it is.
 	Files map[string]string
@@ -129,6 +133,9 @@ func (e *Env) close() error {
 // where it unpacked it, while the config, and so every fingerprint, keeps
 // the original path).
 func (e *Env) LocalPath(p string) string {
+	// Files holds what the spec's own relative paths resolve to (the
+	// folder of the file that writes them, schema.Loaded.LocalPaths),
+	// and, in a replay, where the capsule unpacked them.
 	if q, ok := e.Files[p]; ok {
 		return q
 	}

@@ -193,6 +193,17 @@ func newRun(ctx context.Context, opts Options) (*run, error) {
 	return r, nil
 }
 
+// files is the run's Env.Files: where the spec's relative paths are read
+// (schema.Loaded.LocalPaths), with a replay's unpacked files (Options.Files)
+// over them.
+func (r *run) files() map[string]string {
+	m := r.opts.Loaded.LocalPaths()
+	for p, q := range r.opts.Files {
+		m[p] = q
+	}
+	return m
+}
+
 func (r *run) execute(ctx context.Context) (*Summary, error) {
 	exp := r.opts.Loaded.Experiment
 	if err := r.preflight(ctx); err != nil {
@@ -211,7 +222,7 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 		return nil, fmt.Errorf("creating run directory: %w", err)
 	}
 	code := buildinfo.Read()
-	cfg, err := runConfigJSON(r.opts.Loaded.Canonical, code)
+	cfg, err := runConfigJSON(r.opts.Loaded.Canonical, code, r.opts.Loaded.LocalPaths())
 	if err != nil {
 		return nil, err
 	}
@@ -228,12 +239,15 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 	}
 	stopBeat := heartbeat(ctx, r.opts.Store, runID, r.opts.Log)
 	defer stopBeat()
+	// Disk space kept so that the run's end is recorded even when the
+	// disk fills during the run (FinishRun frees it then).
+	defer r.opts.Store.Reserve()()
 	envDir := runDir
 	if d := r.shardRunDir(); d != "" {
 		envDir = d // a stage-exec shard writes files where the controller's run lives
 	}
 	r.env = &Env{Store: r.opts.Store, RunID: runID, RunDir: envDir, Exp: exp, Log: r.opts.Log,
-		Strict: r.opts.Strict, Out: r.opts.Out, Files: r.opts.Files}
+		Strict: r.opts.Strict, Out: r.opts.Out, Files: r.files()}
 	r.prog = newProgress(r.opts.Progress)
 	r.env.status = r.prog.status
 	r.env.Out = r.prog.above(r.env.Out)
@@ -258,8 +272,10 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 	sum := r.buildSummary(runID, runDir, status, started)
 	sb, _ := json.MarshalIndent(sum, "", "  ")
 	_ = writeJSON(filepath.Join(runDir, "run_summary.json"), json.RawMessage(sb))
-	if err := r.opts.Store.FinishRun(context.WithoutCancel(ctx), runID, status, string(sb)); err != nil && runErr == nil {
-		runErr = fmt.Errorf("finishing run: %w", err)
+	if err := r.opts.Store.FinishRun(context.WithoutCancel(ctx), runID, status, string(sb)); err != nil {
+		// Said even after a stage failed: the run's status is not stored
+		// (a full disk), so it will read as interrupted.
+		runErr = errors.Join(runErr, fmt.Errorf("recording the end of run %s (%s): %w", runID, status, err))
 	}
 	if status == results.RunDone && runErr == nil && r.shardRunDir() == "" {
 		// The report and the viewer then serve the run's tables at once; a

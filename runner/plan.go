@@ -38,7 +38,7 @@ func Plan(ctx context.Context, opts Options) ([]PlanStage, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.env = &Env{Store: opts.Store, Exp: opts.Loaded.Experiment, Log: r.opts.Log, Out: io.Discard}
+	r.env = &Env{Store: opts.Store, Exp: opts.Loaded.Experiment, Log: r.opts.Log, Out: io.Discard, Files: r.files()}
 	var out []PlanStage
 	for _, key := range r.order {
 		k := r.kinds[key]

@@ -21,7 +21,9 @@ func withPreflight(t *testing.T) *runner.Registry {
 	if !ok {
 		t.Fatal("no candidates kind")
 	}
-	k.Preflight = func(schema.Stage) (string, error) { return "k", errors.New("the widget is missing") }
+	k.Preflight = func(_ *runner.Env, st schema.Stage) []runner.Problem {
+		return []runner.Problem{runner.StageProblem(st, "k", errors.New("the widget is missing"))}
+	}
 	return runner.Default.With(k)
 }
 

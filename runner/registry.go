@@ -20,11 +20,14 @@ type Kind struct {
 	Summary string
 	// New builds the stage from its decoded config.
 	New func(env *Env, st schema.Stage) (Stage, error)
-	// Preflight, when set, checks that this machine can run the stage (the
-	// device a training stage asks for) before a run writes anything. It
-	// returns the config field at fault and what is missing; Execute turns
-	// it into a positioned error (exit 2) and Plan into a note.
-	Preflight func(st schema.Stage) (field string, err error)
+	// Preflight, when set, checks that this machine can run the stage
+	// before a run writes anything: the device a training stage asks for,
+	// the files it reads, the plugins it starts. env holds the experiment,
+	// where its relative paths are read (LocalPath) and the plugin starter;
+	// nothing runs. Each problem names the config field at fault, as a path
+	// from the experiment's root; Execute turns them into positioned
+	// errors (exit 2) and Plan into a note.
+	Preflight func(env *Env, st schema.Stage) []Problem
 	// Settings, when set, is a short line of the settings that shape a
 	// stage's work beyond its inputs (the Director's rollout horizon),
 	// which the plan shows beside its inputs; "" shows nothing.
@@ -131,4 +134,21 @@ func (r *Registry) Without(names ...string) *Registry {
 		delete(c.kinds, n)
 	}
 	return c
+}
+
+// Problem is one thing a preflight found missing: the config field at
+// fault, as a path from the experiment's root ("stages", "pre", "text";
+// "judges", "mine", "command"), and what is wrong.
+type Problem struct {
+	Path []string
+	Err  error
+}
+
+// StageProblem is a Problem at field of stage st ("" for the stage).
+func StageProblem(st schema.Stage, field string, err error) Problem {
+	p := []string{"stages", st.Key}
+	if field != "" {
+		p = append(p, field)
+	}
+	return Problem{Path: p, Err: err}
 }

@@ -198,7 +198,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 				if err != nil {
 					r.release(ctx, u.Fingerprint)
 				}
-				return nil, err
+				return nil, tally.withFirstFailure(err)
 			})
 			if !executed && err == nil {
 				err = r.opts.Store.CommitUnit(uctx, ref, nil) // links it, as cached

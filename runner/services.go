@@ -65,6 +65,11 @@ type Engine interface {
 type EngineServer interface {
 	// URL is the server's base URL (…/v1).
 	URL() string
+	// Token is the bearer token the server requires on every route (its
+	// guard refuses any request without it): made for this process, sent
+	// only by the run's own LLM client and given to the plugins the run
+	// starts for the endpoint. "" when the server needs none.
+	Token() string
 	// UseModel (re)loads the served base model from dir.
 	UseModel(ctx context.Context, dir string) error
 	// Close releases the handle; the server stops with its last handle.
@@ -103,12 +108,18 @@ func (r *run) startServices(ctx context.Context) error {
 			if r.opts.Services.Engine == nil {
 				return fmt.Errorf("endpoint %s is builtin, but this build has no built-in engine", name)
 			}
-			srv, err := r.opts.Services.Engine.Start(ctx, name, ep, r.engineShare(ep))
+			started := ep
+			started.ModelDir = r.env.LocalPath(ep.ModelDir)
+			srv, err := r.opts.Services.Engine.Start(ctx, name, started, r.engineShare(ep))
 			if err != nil {
 				return fmt.Errorf("starting built-in engine for endpoint %s: %w", name, err)
 			}
 			r.servers[name] = srv
 			r.env.OnClose(srv.Close)
+			if r.env.EngineTokens == nil {
+				r.env.EngineTokens = map[string]string{}
+			}
+			r.env.EngineTokens[name] = srv.Token()
 			urls = []string{srv.URL()}
 			// Stages that configure plugins (the rubric judge) read the
 			// endpoint's URL from the experiment.
@@ -116,7 +127,9 @@ func (r *run) startServices(ctx context.Context) error {
 			exp.Endpoints[name] = ep
 		}
 		ep.URLs = urls
-		cfg.Endpoints = append(cfg.Endpoints, llmEndpoint(name, ep))
+		le := llmEndpoint(name, ep)
+		le.APIKey = r.env.EngineTokens[name]
+		cfg.Endpoints = append(cfg.Endpoints, le)
 		cfg.Roles[name] = name
 	}
 	if r.opts.Services.Trace {

@@ -34,7 +34,7 @@ func OpenSession(ctx context.Context, opts Options, runID string) (*Session, err
 		return nil, fmt.Errorf("opening run %s: %w", runID, err)
 	}
 	r.env = &Env{Store: r.opts.Store, RunID: runID, RunDir: filepath.Join(r.opts.RunsDir, runID),
-		Exp: r.opts.Loaded.Experiment, Log: r.opts.Log, Strict: r.opts.Strict, Out: r.opts.Out}
+		Exp: r.opts.Loaded.Experiment, Log: r.opts.Log, Strict: r.opts.Strict, Out: r.opts.Out, Files: r.files()}
 	for _, st := range stages {
 		if st.Status != "done" {
 			continue

@@ -164,8 +164,8 @@ func (t *unitTally) commitWith(stage string, commit Commit) func(tx *results.Tx)
 			}
 		}
 		if tx.Rows() == 0 {
-			if n, last := t.llm.Failed(); n > 0 {
-				return fmt.Errorf("%w: %d LLM request(s) failed for good; last: %v", ErrNothingProduced, n, last)
+			if n, first := t.llm.First(); n > 0 {
+				return fmt.Errorf("%w: %d LLM request(s) failed for good; first: %v", ErrNothingProduced, n, first)
 			}
 		}
 		if err := tx.ReleaseClaim(); err != nil {
@@ -200,4 +200,19 @@ func fillRoleCounters(m map[string]int64) map[string]int64 {
 		}
 	}
 	return out
+}
+
+// withFirstFailure adds to a failed unit's error the first of its LLM
+// requests that failed for good, unless the error says it already: a unit
+// whose requests all failed ("no candidate survived") must show why, with
+// or without --strict.
+func (t *unitTally) withFirstFailure(err error) error {
+	if err == nil || t == nil || t.llm == nil {
+		return err
+	}
+	n, first := t.llm.First()
+	if n == 0 || first == nil || strings.Contains(err.Error(), first.Error()) {
+		return err
+	}
+	return fmt.Errorf("%w (%d LLM request(s) failed for good; first: %v)", err, n, first)
 }

@@ -139,6 +139,7 @@ func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
 			}
 		}
 	}
+	errs = append(errs, staticChecks(e, v, rw)...)
 	errs = append(errs, datasetChecks(e, at)...)
 	errs = append(errs, adapterBases(e, at)...)
 	if len(errs) == 0 {

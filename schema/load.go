@@ -49,6 +49,7 @@ type Loaded struct {
 	// read as their OpenValue; a run needs them set.
 	Open []string
 	rw   posRewriter
+	cwd  string // the working directory it was loaded in
 }
 
 // Positions returns where the value at the field path was written (file:
@@ -61,10 +62,45 @@ func (l *Loaded) Positions(path ...string) []string {
 	for i, p := range path {
 		sel[i] = cue.Str(p)
 	}
-	if p := l.rw.pos(l.Value.LookupPath(cue.MakePath(sel...)).Pos()); p != "" {
+	v := l.Value.LookupPath(cue.MakePath(sel...))
+	p := l.rw.pos(v.Pos())
+	if p == "" || strings.HasPrefix(p, ImportPrefix+"/schema/") {
+		// A list's or struct's own position can be the schema's: the
+		// first element the user wrote says where.
+		if q := firstUserPos(v, l.rw); q != "" {
+			p = q
+		}
+	}
+	if p != "" {
 		return []string{p}
 	}
 	return nil
+}
+
+// firstUserPos is the position of v's first element or field written
+// outside the schema, or "".
+func firstUserPos(v cue.Value, rw posRewriter) string {
+	user := func(x cue.Value) string {
+		if p := rw.pos(x.Pos()); p != "" && !strings.HasPrefix(p, ImportPrefix+"/schema/") {
+			return p
+		}
+		return ""
+	}
+	if it, err := v.List(); err == nil {
+		for it.Next() {
+			if p := user(it.Value()); p != "" {
+				return p
+			}
+		}
+	}
+	if it, err := v.Fields(cue.Optional(true)); err == nil {
+		for it.Next() {
+			if p := user(it.Value()); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // Load resolves arg — an embedded name such as "paper/qmsum", a .cue file
@@ -91,6 +127,16 @@ type loader struct {
 }
 
 func (l *loader) load(arg string) (*Loaded, error) {
+	var bad Errors
+	for _, f := range []struct {
+		flag   string
+		values []string
+	}{{"-t", l.opts.Tags}, {"--set", l.opts.Sets}, {"-m", l.opts.Overrides}} {
+		bad = append(bad, checkArgUTF8(f.flag, f.values)...)
+	}
+	if len(bad) > 0 {
+		return nil, bad
+	}
 	cfg, args, err := l.config(arg)
 	if err != nil {
 		return nil, err
@@ -133,6 +179,7 @@ func (l *loader) load(arg string) (*Loaded, error) {
 	v := sv.LookupPath(cue.ParsePath("#Experiment")).Unify(user)
 
 	errs := oerrs
+	userValues := overrides // what the command line writes
 	for _, o := range overrides {
 		v = v.Unify(o)
 	}
@@ -142,13 +189,28 @@ func (l *loader) load(arg string) (*Loaded, error) {
 			errs = append(errs, *serr)
 			continue
 		}
+		userValues = append(userValues, sv)
 		v = v.Unify(sv)
 	}
 	errs = append(errs, missing...)
 	if err := v.Validate(cue.Concrete(true)); err != nil {
-		errs = append(errs, anchor(pluginErrors(nameErrors(tidy(dropTagNoise(l.rw.fromCUE(err), missing)), identifierRule(sv)), sv), func(path string) string {
-			return l.rw.pos(v.LookupPath(cue.ParsePath(path)).Pos())
-		})...)
+		written := func(sel []cue.Selector) bool {
+			for _, w := range append([]cue.Value{user}, userValues...) {
+				if w.LookupPath(cue.MakePath(sel...)).Exists() {
+					return true
+				}
+			}
+			return false
+		}
+		// The value the user's own files write at a path (not the
+		// command line's), to tell it from the schema's.
+		userValue := func(sel []cue.Selector) (cue.Value, bool) {
+			w := user.LookupPath(cue.MakePath(sel...))
+			return w, w.Exists() && w.IsConcrete()
+		}
+		errs = append(errs, anchor(missingFields(pluginErrors(nameErrors(tidy(dropTagNoise(l.rw.fromCUE(err), missing)), identifierRule(sv)), sv), written, userValue), func(path string) string {
+			return l.rw.pos(v.LookupPath(cue.MakePath(selectors(splitPath(path))...)).Pos())
+		}, l.rw.pos(user.Pos()))...)
 	}
 	if len(errs) == 0 {
 		errs = intRange(v, l.rw)
@@ -168,7 +230,7 @@ func (l *loader) load(arg string) (*Loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding canonical config: %w", err)
 	}
-	return &Loaded{Name: arg, Value: v, Experiment: exp, Canonical: canon, Tags: uniqueTags(tags), Open: open, rw: l.rw}, nil
+	return &Loaded{Name: arg, Value: v, Experiment: exp, Canonical: canon, Tags: uniqueTags(tags), Open: open, rw: l.rw, cwd: l.cwd}, nil
 }
 
 // config builds the load configuration and arguments for arg.
@@ -196,6 +258,9 @@ func (l *loader) config(arg string) (*load.Config, []string, error) {
 	dir, args := local, []string{"."}
 	if !st.IsDir() {
 		dir, args = filepath.Dir(local), []string{"./" + filepath.Base(local)}
+	}
+	if errs := l.checkSources(dir, args); len(errs) > 0 {
+		return nil, nil, errs
 	}
 	modRoot, ok := findModRoot(dir)
 	if !ok {

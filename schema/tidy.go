@@ -137,9 +137,11 @@ func sortPositions(ps []string) {
 }
 
 // anchor gives errors that only point into the schema the position of the
-// nearest enclosing field the user wrote, so every message names a place in
+// nearest enclosing field the user wrote (a missing field is reported where
+// its parent is written), or the user's file when no enclosing field is
+// written (a missing top-level field), so every message names a place in
 // the user's files.
-func anchor(errs Errors, pos func(path string) string) Errors {
+func anchor(errs Errors, pos func(path string) string, file string) Errors {
 	for i, e := range errs {
 		hasUser := false
 		for _, p := range e.Positions {
@@ -149,11 +151,15 @@ func anchor(errs Errors, pos func(path string) string) Errors {
 			continue
 		}
 		parts := strings.Split(e.Path, ".")
-		for n := len(parts); n > 0; n-- {
+		found := false
+		for n := len(parts); n > 0 && !found; n-- {
 			if p := pos(strings.Join(parts[:n], ".")); p != "" && !strings.HasPrefix(p, ImportPrefix+"/") {
 				errs[i].Positions = append([]string{p}, e.Positions...)
-				break
+				found = true
 			}
+		}
+		if !found && file != "" && !strings.HasPrefix(file, ImportPrefix+"/") {
+			errs[i].Positions = append([]string{file}, e.Positions...)
 		}
 	}
 	return errs

@@ -124,6 +124,7 @@ type Judge struct {
 	RubricVersion string          `json:"rubric_version"`
 	Command       []string        `json:"command,omitempty"`
 	SHA256        string          `json:"sha256,omitempty"`
+	Env           []string        `json:"env,omitempty"`
 	Options       json.RawMessage `json:"options"`
 }
 
@@ -133,6 +134,7 @@ type Metric struct {
 	Endpoint string          `json:"endpoint,omitempty"`
 	Command  []string        `json:"command,omitempty"`
 	SHA256   string          `json:"sha256,omitempty"`
+	Env      []string        `json:"env,omitempty"`
 	Options  json.RawMessage `json:"options"`
 }
 

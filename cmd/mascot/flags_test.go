@@ -82,19 +82,30 @@ func TestEmptyDatasetFailsTheRun(t *testing.T) {
 	}
 }
 
-// TestRunNameControlCharactersAreEscaped: a run named with an escape
-// sequence is printed quoted, so it cannot drive the terminal.
+// TestRunNameControlCharactersAreEscaped: a spec named with an escape
+// sequence is refused by validation (its name quoted in the error), and a
+// run given such a name another way (import --name) is printed quoted by
+// results ls and report, so it cannot drive the terminal.
 func TestRunNameControlCharactersAreEscaped(t *testing.T) {
+	const evil = `evil\x1b[2J\x1b]0;pwned\a` // as Go quotes it
 	dir := emptyDatasetSpec(t, `evil\u001b[2J\u001b]0;pwned\u0007`)
-	_, stdout, stderr := runCLI(t, dir, "run", "spec.cue", "--db", "m.db")
+	code, stdout, stderr := runCLI(t, dir, "run", "spec.cue", "--db", "m.db")
+	if code != cli.ExitInvalid || !strings.Contains(stderr, `name "`+evil+`" holds a control character`) {
+		t.Errorf("run of a spec named with escapes: exit %d, stderr %q", code, stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "one.jsonl"), []byte(`{"conv_id": "c1", "turns": [{"turn_idx": 0, "agent_name": "A", "response": "hi"}], "metadata": {"system": "mascot", "dataset": "esconv"}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runCLI(t, dir, "import", "one.jsonl", "--db", "m.db", "--name", "evil\x1b[2J\x1b]0;pwned\a")
 	_, list, _ := runCLI(t, dir, "results", "ls", "--db", "m.db")
-	for what, s := range map[string]string{"run": stdout + stderr, "results ls": list} {
+	_, show, _ := runCLI(t, dir, "results", "show", "latest", "--db", "m.db")
+	for what, s := range map[string]string{"run": stdout + stderr, "results ls": list, "results show": show} {
 		if strings.ContainsRune(s, '\x1b') || strings.ContainsRune(s, '\a') {
 			t.Errorf("%s printed a raw control character: %q", what, s)
 		}
 	}
-	if !strings.Contains(stdout, `"evil\x1b[2J\x1b]0;pwned\a"`) || !strings.Contains(list, `"evil\x1b[2J`) {
-		t.Errorf("run output %q or list %q lacks the quoted name", stdout, list)
+	if !strings.Contains(list, `"`+evil+`"`) || !strings.Contains(show, `"`+evil+`"`) {
+		t.Errorf("list %q or show %q lacks the quoted name", list, show)
 	}
 }
 

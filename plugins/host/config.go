@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"io"
 	"time"
@@ -18,12 +19,16 @@ type Config struct {
 	// Args its arguments, e.g. the mascot binary with "plugin", "serve", "rubric".
 	Command string
 	Args    []string
-	// Env is added to the host's environment; Dir is the working directory.
+	// Env ("NAME=value") is set in the plugin's environment; Dir is the
+	// working directory.
 	Env []string
 	Dir string
-	// DropEnv names variables of the host's environment the plugin must
-	// not inherit (the API keys of endpoints it does not call).
-	DropEnv []string
+	// InheritEnv names the variables of the host's environment the plugin
+	// inherits besides BaseEnv (the API keys of the endpoints it calls,
+	// what its spec's env lists); a name ending in "*" is a prefix. No
+	// other variable reaches it, so a third-party plugin never sees the
+	// shell's other secrets.
+	InheritEnv []string
 	// SHA256, when set (hex), pins the executable: a binary whose sha256
 	// differs is refused before it runs.
 	SHA256 string
@@ -36,8 +41,15 @@ type Config struct {
 	CallTimeout time.Duration
 	// StartTimeout bounds the start and handshake (default 30 s).
 	StartTimeout time.Duration
-	// MaxRestarts bounds the restarts made for one call (default 3).
+	// MaxRestarts bounds the restarts made for one call, and the retries
+	// of a start whose process died before its handshake (default 3).
 	MaxRestarts int
+	// OnRestart, when set, is told of each restart once, by the call (or
+	// start) that made it, with that call's context and what made it
+	// necessary: a caller counts restarts exactly, in the unit whose call
+	// restarted the plugin, however many calls were in flight, and logs
+	// them. Without it each restart is logged to Logger with its cause.
+	OnRestart func(ctx context.Context, cause error)
 	// RestartBackoff is the first backoff before a restart, doubled each
 	// time up to 5 s (default 100 ms).
 	RestartBackoff time.Duration

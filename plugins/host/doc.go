@@ -13,12 +13,19 @@
 //     checked before exec; a mismatch is refused with ErrChecksumMismatch.
 //   - On Linux the child gets Pdeathsig SIGKILL, so it dies with the host
 //     even when mascot is SIGKILLed (go-plugin alone leaves it orphaned).
+//   - A start whose process dies before its handshake is tried again with
+//     backoff, at most Config.MaxRestarts times; a missing executable or a
+//     checksum mismatch is not.
 //   - Every call runs under Config.CallTimeout. When a call fails because
 //     the process died (gRPC Unavailable, or the process has exited), the
 //     host starts a fresh process (go-plugin clients cannot be restarted),
 //     replays the last Configure, and retries the call, with exponential
 //     backoff, at most Config.MaxRestarts times per call. Restarts() counts
-//     them. Timeouts are not retried: a hung plugin is reported, not looped.
+//     them; Config.OnRestart hears of each once, from the call that made it,
+//     with its cause. Timeouts are not retried: a hung plugin is reported,
+//     not looped.
+//   - The plugin's environment is an allowlist: BaseEnv, Config.InheritEnv
+//     and Config.Env; nothing else of the host's.
 //   - Plugin stderr is copied to Config.Stderr (the run log).
 //
 // Result rules, in judge.go and metric.go: batches are split so that each

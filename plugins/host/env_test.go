@@ -10,15 +10,20 @@ import (
 	"mascot.dev/mascot/plugins/host"
 )
 
-// TestDropEnvKeepsKeysFromPlugins: a plugin process inherits the host's
-// environment except the variables DropEnv names (other endpoints' keys).
-func TestDropEnvKeepsKeysFromPlugins(t *testing.T) {
+// TestPluginEnvironmentIsAllowlisted: a plugin process gets the basic
+// variables (PATH, HOME, LC_*), what InheritEnv names (its endpoint's key,
+// a prefix) and Config.Env, and nothing else of the host's environment:
+// not another endpoint's key, not an unrelated secret.
+func TestPluginEnvironmentIsAllowlisted(t *testing.T) {
 	t.Setenv("MASCOT_TEST_KEY_MINE", "sk-mine-1")
 	t.Setenv("MASCOT_TEST_KEY_OTHER", "sk-other-2")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "aws-secret-3")
+	t.Setenv("PYTHONPATH_EXTRA_A", "py-4")
+	t.Setenv("LC_TESTING", "lc-5")
 	file := filepath.Join(t.TempDir(), "env")
 	cfg := selfConfig("envdump")
 	cfg.Env = append(cfg.Env, "MASCOT_TEST_ENVFILE="+file)
-	cfg.DropEnv = []string{"MASCOT_TEST_KEY_OTHER"}
+	cfg.InheritEnv = []string{"MASCOT_TEST_KEY_MINE", "PYTHONPATH_EXTRA_*"}
 	j, err := host.StartJudge(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -28,11 +33,15 @@ func TestDropEnvKeepsKeysFromPlugins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := string(b)
-	if !strings.Contains(env, "MASCOT_TEST_KEY_MINE=sk-mine-1") {
-		t.Error("the plugin did not inherit its own endpoint's key")
+	env := "\n" + string(b) + "\n"
+	for _, want := range []string{"MASCOT_TEST_KEY_MINE=sk-mine-1", "PYTHONPATH_EXTRA_A=py-4", "LC_TESTING=lc-5", "PATH=" + os.Getenv("PATH")} {
+		if !strings.Contains(env, "\n"+want+"\n") {
+			t.Errorf("the plugin did not get %s", want)
+		}
 	}
-	if strings.Contains(env, "sk-other-2") {
-		t.Error("the plugin inherited another endpoint's key")
+	for _, secret := range []string{"sk-other-2", "aws-secret-3"} {
+		if strings.Contains(env, secret) {
+			t.Errorf("the plugin inherited %s", secret)
+		}
 	}
 }

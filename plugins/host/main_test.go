@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +22,9 @@ import (
 // running tests; MASCOT_TEST_HOSTPROC makes it a host that starts a plugin
 // and then waits to be killed.
 func TestMain(m *testing.M) {
+	if f := os.Getenv("MASCOT_TEST_DIE_AT_START"); f != "" {
+		dieAtStart(f)
+	}
 	switch os.Getenv("MASCOT_TEST_PLUGIN") {
 	case "envdump":
 		if err := os.WriteFile(os.Getenv("MASCOT_TEST_ENVFILE"), []byte(strings.Join(os.Environ(), "\n")), 0o600); err != nil {
@@ -35,6 +40,25 @@ func TestMain(m *testing.M) {
 		exit(runHostProc(os.Getenv("MASCOT_TEST_HOSTPROC")))
 	}
 	os.Exit(m.Run())
+}
+
+// dieAtStart SIGKILLs this plugin process before its handshake while the
+// file names fewer than MASCOT_TEST_DIE_TIMES deaths (one line each): a
+// plugin killed during its handshake, as often as the test asks.
+func dieAtStart(file string) {
+	want, _ := strconv.Atoi(os.Getenv("MASCOT_TEST_DIE_TIMES"))
+	b, _ := os.ReadFile(file)
+	if strings.Count(string(b), "\n") >= want {
+		return
+	}
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		exit(err)
+	}
+	fmt.Fprintf(f, "%d\n", os.Getpid())
+	f.Close()
+	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {}
 }
 
 func exit(err error) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -72,24 +73,64 @@ type process struct {
 	nRestart atomic.Int64
 }
 
+// startProcess starts the plugin. A process that dies before its
+// handshake completes (killed, crashed while starting) is started again,
+// with the same backoff as a restart and at most Config.MaxRestarts times,
+// each counted and logged as a restart; a start that cannot succeed (no
+// such executable, a sha256 mismatch) is not retried.
 func startProcess(ctx context.Context, cfg Config, kind string) (*process, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("starting %s plugin %s: %w", kind, cfg.Name, err)
 	}
 	p := &process{cfg: cfg, kind: kind}
-	if err := p.launch(ctx); err != nil {
-		return nil, err
+	backoff := cfg.RestartBackoff
+	for tries := 0; ; tries++ {
+		err := p.launch(ctx)
+		if err == nil {
+			return p, nil
+		}
+		if !retryableStart(err) || tries >= cfg.MaxRestarts || ctx.Err() != nil {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 5*time.Second)
+		p.restarted(ctx, err)
 	}
-	return p, nil
 }
+
+// retryableStart reports whether a failed start may succeed when tried
+// again: not when the executable is missing or not runnable, nor when its
+// checksum is wrong.
+func retryableStart(err error) bool {
+	return !errors.Is(err, ErrChecksumMismatch) && !errors.Is(err, exec.ErrNotFound) &&
+		!errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) && !errors.Is(err, errBadPin)
+}
+
+// restarted counts one restart and tells Config.OnRestart of it and its
+// cause, or logs them when there is no OnRestart.
+func (p *process) restarted(ctx context.Context, cause error) {
+	n := p.nRestart.Add(1)
+	if p.cfg.OnRestart != nil {
+		p.cfg.OnRestart(ctx, cause)
+		return
+	}
+	p.cfg.Logger.Warn("restarting plugin", "plugin", p.cfg.Name, "restart", n, "cause", cause.Error())
+}
+
+// errBadPin marks a sha256 pin that is not 64 hex digits.
+var errBadPin = errors.New("bad sha256 pin")
 
 // launch starts a fresh process and dispenses the plugin; p.mu held or unshared.
 func (p *process) launch(ctx context.Context) error {
 	cmd := exec.Command(p.cfg.Command, p.cfg.Args...)
-	// Config.Env must win over the host's environment, so the host's is
-	// added here first and go-plugin is told to skip it.
-	cmd.Env = append(withoutVars(os.Environ(), p.cfg.DropEnv), p.cfg.Env...)
+	// Only the allowlisted part of the host's environment, then
+	// Config.Env (which wins); go-plugin is told to add none of its own.
+	cmd.Env = append(allowedEnv(os.Environ(), p.cfg.InheritEnv), p.cfg.Env...)
 	cmd.Dir = p.cfg.Dir
 	dieWithHost(cmd)
 	cc := &plugin.ClientConfig{
@@ -108,7 +149,7 @@ func (p *process) launch(ctx context.Context) error {
 	if p.cfg.SHA256 != "" {
 		want, err := hex.DecodeString(p.cfg.SHA256)
 		if err != nil || len(want) != sha256.Size {
-			return fmt.Errorf("starting %s plugin %s: sha256 pin %q is not 64 hex digits", p.kind, p.cfg.Name, p.cfg.SHA256)
+			return fmt.Errorf("starting %s plugin %s: sha256 pin %q is not 64 hex digits: %w", p.kind, p.cfg.Name, p.cfg.SHA256, errBadPin)
 		}
 		cc.SecureConfig = &plugin.SecureConfig{Checksum: want, Hash: sha256.New()}
 	}
@@ -119,6 +160,12 @@ func (p *process) launch(ctx context.Context) error {
 		if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
 			return fmt.Errorf("refusing to start %s plugin %s: sha256 of %s is %s, but the config pins %s: %w",
 				p.kind, p.cfg.Name, cmd.Path, fileSHA256(cmd.Path), p.cfg.SHA256, ErrChecksumMismatch)
+		}
+		if st := cmd.ProcessState; st != nil {
+			// Kill has waited for the process: it ended before its
+			// handshake, which go-plugin words as an unrecognised message.
+			return &worded{err: err, msg: fmt.Sprintf("starting %s plugin %s (%s): the process ended (%s) before completing its handshake; see its stderr log",
+				p.kind, p.cfg.Name, cmd.Path, st)}
 		}
 		return fmt.Errorf("starting %s plugin %s (%s): %w; see its stderr log", p.kind, p.cfg.Name, cmd.Path, err)
 	}
@@ -155,19 +202,28 @@ func (p *process) replayConfig(ctx context.Context) error {
 	return nil
 }
 
-// withoutVars returns env ("NAME=value" entries) without the named variables.
-func withoutVars(env, names []string) []string {
-	if len(names) == 0 {
-		return env
+// BaseEnv are the variables of the host's environment every plugin
+// inherits: what a program needs to run, find its files and speak the
+// user's language. "LC_*" is a prefix.
+var BaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TZ",
+	"TMPDIR", "TMP", "TEMP", "TERM", "SYSTEMROOT", "GOCOVERDIR"}
+
+// allowedEnv returns the entries of env ("NAME=value") whose name BaseEnv
+// or inherit lists (a name ending in "*" is a prefix).
+func allowedEnv(env, inherit []string) []string {
+	allowed := func(name string) bool {
+		for _, list := range [][]string{BaseEnv, inherit} {
+			for _, a := range list {
+				if a == name || strings.HasSuffix(a, "*") && strings.HasPrefix(name, strings.TrimSuffix(a, "*")) {
+					return true
+				}
+			}
+		}
+		return false
 	}
-	drop := make(map[string]bool, len(names))
-	for _, n := range names {
-		drop[n] = true
-	}
-	out := make([]string, 0, len(env))
+	var out []string
 	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if !drop[name] {
+		if name, _, _ := strings.Cut(kv, "="); allowed(name) {
 			out = append(out, kv)
 		}
 	}
@@ -211,8 +267,9 @@ func (p *process) dead(err error, gen int) bool {
 }
 
 // restart replaces the process of generation gen, unless a concurrent call
-// already did.
-func (p *process) restart(ctx context.Context, gen int) error {
+// already did (then it is not counted again): one death, one restart,
+// counted by the call that made it.
+func (p *process) restart(ctx context.Context, gen int, cause error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -221,9 +278,8 @@ func (p *process) restart(ctx context.Context, gen int) error {
 	if p.gen != gen {
 		return nil
 	}
-	p.cfg.Logger.Warn("plugin process died; restarting", "plugin", p.cfg.Name, "restart", p.nRestart.Load()+1)
 	p.client.Kill()
-	p.nRestart.Add(1)
+	p.restarted(ctx, cause)
 	p.gen++
 	return p.launch(ctx)
 }
@@ -252,7 +308,7 @@ func (p *process) call(ctx context.Context, method string, fn func(context.Conte
 		}
 		backoff = min(2*backoff, 5*time.Second)
 		made++
-		if rerr := p.restart(ctx, gen); rerr != nil {
+		if rerr := p.restart(ctx, gen, err); rerr != nil {
 			p.cfg.Logger.Error("restarting plugin failed", "plugin", p.cfg.Name, "error", rerr)
 			// The next loop iteration sees a dead process again and retries
 			// the restart until MaxRestarts is used up.
@@ -285,3 +341,12 @@ func (p *process) close() error {
 // CleanupAll kills every plugin process the host started; call it once on
 // the way out (for example from a signal handler).
 func CleanupAll() { plugin.CleanupClients() }
+
+// worded is an error said in other words than the one it wraps.
+type worded struct {
+	err error
+	msg string
+}
+
+func (w *worded) Error() string { return w.msg }
+func (w *worded) Unwrap() error { return w.err }

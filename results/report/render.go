@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
+	"unicode/utf8"
 
 	"mascot.dev/mascot/results"
 )
@@ -65,9 +67,38 @@ type grid interface {
 	table(w io.Writer, title string, header []string, rows [][]string) error
 }
 
+// Shown renders a name from a spec, a plugin or the database for a
+// terminal: as is when it is plain text, Go-quoted when it holds a control
+// character or invalid UTF-8, so an escape sequence in a run name
+// (clearing the screen, setting the window title) is printed, not obeyed.
+func Shown(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+// shownCells applies Shown to every cell: the text and markdown tables
+// go to terminals.
+func shownCells(title string, header []string, rows [][]string) (string, []string, [][]string) {
+	h := make([]string, len(header))
+	for i, c := range header {
+		h[i] = Shown(c)
+	}
+	rs := make([][]string, len(rows))
+	for i, r := range rows {
+		rs[i] = make([]string, len(r))
+		for j, c := range r {
+			rs[i][j] = Shown(c)
+		}
+	}
+	return Shown(title), h, rs
+}
+
 type textGrid struct{}
 
 func (textGrid) table(w io.Writer, title string, header []string, rows [][]string) error {
+	title, header, rows = shownCells(title, header, rows)
 	fmt.Fprintf(w, "%s\n", title)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
@@ -91,6 +122,7 @@ type mdGrid struct{}
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 func (mdGrid) table(w io.Writer, title string, header []string, rows [][]string) error {
+	title, header, rows = shownCells(title, header, rows)
 	fmt.Fprintf(w, "### %s\n\n", mdEscape(title))
 	line := func(cells []string) {
 		esc := make([]string, len(cells))
@@ -119,7 +151,7 @@ func runTitle(rep *Report, id string) string {
 	for _, r := range rep.Runs {
 		if r.ID == id {
 			if r.Name != "" && r.Name != r.ID {
-				return r.Name + " (" + r.ID + ")"
+				return Shown(r.Name) + " (" + r.ID + ")"
 			}
 			return r.ID
 		}

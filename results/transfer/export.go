@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,6 +48,10 @@ type ExportResult struct {
 	LeftOut  int `json:"training_left_out"`
 }
 
+// ErrWouldOverwrite is wrapped by Export's error for a folder that
+// already holds one of the files it writes.
+var ErrWouldOverwrite = errors.New("already exists; an export does not overwrite files")
+
 // Export writes a run's evaluation episodes (and with
 // opts.IncludeTraining, or when it has no evaluation episode at all
 // (CoversTraining), its training-time ones) to dir/conversations.jsonl
@@ -63,6 +68,13 @@ func Export(ctx context.Context, s *results.Store, runID, dir string, opts Expor
 	training, err := s.CoversTraining(ctx, runID, results.Scope{IncludeTraining: opts.IncludeTraining})
 	if err != nil {
 		return res, fmt.Errorf("exporting run %s: %w", runID, err)
+	}
+	// An export never replaces files: a folder holding an earlier export
+	// (or anything by these names) is refused before anything is written.
+	for _, name := range []string{ConversationsFile, RunConfigFile, RunSummaryFile} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return res, fmt.Errorf("exporting run %s: %s: %w (choose another --out, or move it away)", runID, filepath.Join(dir, name), ErrWouldOverwrite)
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return res, fmt.Errorf("creating export directory: %w", err)

@@ -6,12 +6,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"os"
 	"strings"
 	"unicode/utf8"
 
+	"mascot.dev/mascot/internal/httpguard"
 	"mascot.dev/mascot/results"
 )
 
@@ -27,22 +26,15 @@ const (
 )
 
 // guard protects the viewer's write endpoints (the raters and the chat page)
-// and everything else against the two ways a web page on another site can
-// reach a server on loopback:
-//
-//   - DNS rebinding: a foreign name resolving to 127.0.0.1 sends its own
-//     Host header. Every request must name the bound address (or, when the
-//     viewer does not know it, a loopback host), else 403.
-//   - Cross-site form posts: a POST must come from the same origin
-//     (net/http's CrossOriginProtection reads Sec-Fetch-Site and Origin)
-//     and carry the per-process token the viewer embeds in its own forms
-//     (a page elsewhere cannot read it), else 403.
-//
-// POST bodies are capped at maxBody (413 beyond).
+// and everything else with the request guard every mascot server shares
+// (internal/httpguard): a Host naming the bound address on every request
+// (DNS rebinding), and on a POST the same origin (cross-site forms) and the
+// per-process token the viewer embeds in its own forms (a page elsewhere
+// cannot read it), else 403. POST bodies are capped at maxBody (413
+// beyond).
 type guard struct {
-	hosts map[string]bool // allowed Host values; empty = any loopback host
 	token string
-	xorig *http.CrossOriginProtection
+	g     *httpguard.Guard
 }
 
 func newGuard(hosts []string) (*guard, error) {
@@ -50,66 +42,17 @@ func newGuard(hosts []string) (*guard, error) {
 	if _, err := rand.Read(b); err != nil {
 		return nil, fmt.Errorf("creating the same-site token: %w", err)
 	}
-	g := &guard{hosts: map[string]bool{}, token: base64.RawURLEncoding.EncodeToString(b),
-		xorig: http.NewCrossOriginProtection()}
-	for _, h := range hosts {
-		g.hosts[strings.ToLower(h)] = true
-	}
-	return g, nil
+	return &guard{token: base64.RawURLEncoding.EncodeToString(b), g: httpguard.New(httpguard.Options{Hosts: hosts})}, nil
 }
 
-// boundHosts lists the Host values that name a listener asked for at
-// requested and bound at bound: both addresses and, for a loopback
-// listener, localhost with its port. A listener on every interface
-// (0.0.0.0, ::) is reached by the machine's IP addresses and host name: it
-// answers "*:PORT" (any IP literal) and the host name with the port, but
-// still no other name, which is what DNS rebinding needs.
-func boundHosts(requested, bound string) []string {
-	hosts := []string{requested, bound}
-	host, port, err := net.SplitHostPort(bound)
-	if err != nil {
-		return hosts
-	}
-	ip := net.ParseIP(host)
-	switch {
-	case ip == nil:
-	case ip.IsLoopback():
-		hosts = append(hosts, net.JoinHostPort("localhost", port))
-	case ip.IsUnspecified():
-		hosts = append(hosts, net.JoinHostPort("*", port), net.JoinHostPort("localhost", port))
-		if name, err := os.Hostname(); err == nil && name != "" {
-			hosts = append(hosts, net.JoinHostPort(name, port))
-		}
-	}
-	return hosts
-}
-
-// hostAllowed reports whether a request's Host header names this server.
-func (g *guard) hostAllowed(host string) bool {
-	host = strings.ToLower(host)
-	h, port, err := net.SplitHostPort(host)
-	if err != nil {
-		h, port = host, ""
-	}
-	h = strings.Trim(h, "[]")
-	if len(g.hosts) > 0 {
-		if g.hosts[host] {
-			return true
-		}
-		return net.ParseIP(h) != nil && g.hosts[net.JoinHostPort("*", port)]
-	}
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
+// boundHosts lists the Host values that name the viewer's listener.
+func boundHosts(requested, bound string) []string { return httpguard.BoundHosts(requested, bound) }
 
 // hostOnly refuses, on every route, a request whose Host is not this
 // viewer's.
 func (g *guard) hostOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !g.hostAllowed(r.Host) {
+		if !g.g.HostAllowed(r.Host) {
 			http.Error(w, fmt.Sprintf("host %q is not this viewer's address", shorten(r.Host, 80)), http.StatusForbidden)
 			return
 		}
@@ -121,7 +64,7 @@ func (g *guard) hostOnly(h http.Handler) http.Handler {
 // same-site token, else 403 (413 for a body over maxBody).
 func (g *guard) post(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if err := g.xorig.Check(r); err != nil {
+		if err := g.g.CheckOrigin(r); err != nil {
 			http.Error(w, "cross-origin request refused: "+err.Error(), http.StatusForbidden)
 			return
 		}

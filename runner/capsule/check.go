@@ -175,6 +175,9 @@ type offlineServer struct{ name string }
 // URL implements runner.EngineServer.
 func (offlineServer) URL() string { return "http://offline.invalid/v1" }
 
+// Token implements runner.EngineServer: nothing is served offline.
+func (offlineServer) Token() string { return "" }
+
 // UseModel implements runner.EngineServer: it only checks the model is there.
 func (s offlineServer) UseModel(_ context.Context, dir string) error {
 	if _, err := os.Stat(dir); err != nil {

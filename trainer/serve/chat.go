@@ -39,13 +39,16 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		top = *req.TopLogprobs
 	}
 	j, aerr := s.newJob(r.Context(), jobSpec{f: &req.samplingFields, maxTokens: maxTok, topLogprobs: top}, b, view, prompt)
-	if aerr == nil {
-		aerr = s.checkBudget(b, []*job{j})
-	}
 	if aerr != nil {
 		writeError(w, aerr)
 		return
 	}
+	release, aerr := s.admitJobs(r, b, []*job{j})
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	defer release()
 	if aerr := s.submit(j); aerr != nil {
 		writeError(w, aerr)
 		return
@@ -116,11 +119,14 @@ func chatPrompt(b *bundle, req *chatRequest) ([]int, *apiError) {
 	if v, ok := req.ChatTemplateKwargs["add_generation_prompt"].(bool); ok {
 		opts.AddGenerationPrompt = v
 	}
-	ids, err := b.tok.EncodeChat(msgs, opts)
+	text, err := tokenizer.ApplyChatTemplate(msgs, opts)
 	if err != nil {
 		return nil, badParam("messages", err.Error())
 	}
-	return ids, nil
+	if aerr := b.checkPromptBytes(len(text)); aerr != nil {
+		return nil, aerr
+	}
+	return b.tok.Encode(text), nil
 }
 
 // messageText accepts a string, null, or a list of {"type":"text"} parts.

@@ -18,9 +18,13 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
-	prompts, err := parsePrompts(req.Prompt, b)
-	if err != nil {
-		writeError(w, badParam("prompt", err.Error()))
+	if n := countNumbers(req.Prompt); n > s.requestBudget(b) {
+		writeError(w, badParam("prompt", fmt.Sprintf("The prompt holds %d token ids, more than this server's per-request limit of %d tokens (mascot serve --max-request-tokens).", n, s.requestBudget(b))))
+		return
+	}
+	prompts, aerr := parsePrompts(req.Prompt, b)
+	if aerr != nil {
+		writeError(w, aerr)
 		return
 	}
 	top := 0
@@ -47,10 +51,12 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if aerr := s.checkBudget(b, jobs); aerr != nil {
+	release, aerr := s.admitJobs(r, b, jobs)
+	if aerr != nil {
 		writeError(w, aerr)
 		return
 	}
+	defer release()
 	for _, j := range jobs {
 		if aerr := s.submit(j); aerr != nil {
 			writeError(w, aerr)
@@ -106,9 +112,12 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 
 // parsePrompts accepts a string, a list of strings, a list of token ids or
 // a list of lists of token ids.
-func parsePrompts(raw json.RawMessage, b *bundle) ([][]int, error) {
+func parsePrompts(raw json.RawMessage, b *bundle) ([][]int, *apiError) {
 	var one string
 	if json.Unmarshal(raw, &one) == nil {
+		if aerr := b.checkPromptBytes(len(one)); aerr != nil {
+			return nil, aerr
+		}
 		return [][]int{b.tok.Encode(one)}, nil
 	}
 	var ids []int
@@ -118,6 +127,11 @@ func parsePrompts(raw json.RawMessage, b *bundle) ([][]int, error) {
 	var many []string
 	if json.Unmarshal(raw, &many) == nil && len(many) > 0 {
 		out := make([][]int, len(many))
+		for _, s := range many {
+			if aerr := b.checkPromptBytes(len(s)); aerr != nil {
+				return nil, aerr
+			}
+		}
 		for i, s := range many {
 			out[i] = b.tok.Encode(s)
 		}
@@ -127,7 +141,7 @@ func parsePrompts(raw json.RawMessage, b *bundle) ([][]int, error) {
 	if json.Unmarshal(raw, &lists) == nil && len(lists) > 0 {
 		return lists, nil
 	}
-	return nil, fmt.Errorf("prompt must be a string, a list of strings, a list of token ids or a list of such lists")
+	return nil, badParam("prompt", "prompt must be a string, a list of strings, a list of token ids or a list of such lists")
 }
 
 // completionLogprobs renders the legacy completions logprobs object.
@@ -191,4 +205,35 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, j *job
 			"choices": []any{}, "usage": usage{len(j.prompt), completion, len(j.prompt) + completion}})
 	}
 	out.done()
+}
+
+// countNumbers counts the numbers in raw JSON outside strings: the token
+// ids of a prompt given as ids, counted before they are decoded, so that a
+// body of two million ids is refused without the 16 MB their ints take.
+func countNumbers(raw json.RawMessage) int {
+	n, inNum, inStr, esc := 0, false, false, false
+	for _, c := range raw {
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr, inNum = true, false
+		case c >= '0' && c <= '9':
+			if !inNum {
+				n++
+			}
+			inNum = true
+		case c == '-' || c == '.' || c == 'e' || c == 'E' || c == '+':
+		default:
+			inNum = false
+		}
+	}
+	return n
 }

@@ -86,7 +86,7 @@ func TestJSONSchemaOutputValidates(t *testing.T) {
 
 func TestAdapterLoadUnloadStatusCodes(t *testing.T) {
 	ad := adapterDir(t, 3)
-	_, url := startServer(t, Options{})
+	_, url := startServer(t, Options{Token: testToken, AdapterUpdates: true})
 	type tc struct {
 		body      map[string]any
 		path      string
@@ -95,7 +95,7 @@ func TestAdapterLoadUnloadStatusCodes(t *testing.T) {
 	}
 	for _, c := range []tc{
 		{map[string]any{"lora_name": "a"}, "/load_lora_adapter", 400, "InvalidUserInput", "Both 'lora_name' and 'lora_path' must be provided."},
-		{map[string]any{"lora_name": "a", "lora_path": t.TempDir()}, "/load_lora_adapter", 404, "NotFoundError", "Loading lora a failed: No adapter found for "},
+		{map[string]any{"lora_name": "a", "lora_path": t.TempDir()}, "/load_lora_adapter", 400, "BadRequestError", "Loading lora a failed: the path given holds no adapter this model can load"},
 		{map[string]any{"lora_name": "a", "lora_path": ad}, "/load_lora_adapter", 200, "", "Success: LoRA adapter 'a' added successfully."},
 		{map[string]any{"lora_name": "a", "lora_path": ad}, "/load_lora_adapter", 400, "InvalidUserInput", "The lora adapter 'a' has already been loaded. If you want to load the adapter in place, set 'load_inplace' to True."},
 		{map[string]any{"lora_name": "a", "lora_path": ad, "load_inplace": true}, "/load_lora_adapter", 200, "", "Success: LoRA adapter 'a' added successfully."},

@@ -93,11 +93,22 @@ func startServer(t testing.TB, opts Options) (*Server, string) {
 	return s, url
 }
 
-// post sends JSON and returns the status and body.
+// testToken is the bearer token post and get send: servers started with
+// Options.Token = testToken (adapter updates need one) accept them, the
+// others ignore it.
+const testToken = "test-token"
+
+// post sends JSON with testToken and returns the status and body.
 func post(t testing.TB, url string, body any) (int, []byte) {
 	t.Helper()
 	b, _ := json.Marshal(body)
-	resp, err := http.Post(url, "application/json", bytes.NewReader(b))
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +119,12 @@ func post(t testing.TB, url string, body any) (int, []byte) {
 
 func get(t testing.TB, url string) (int, []byte) {
 	t.Helper()
-	resp, err := http.Get(url)
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,3 +63,27 @@ func (s *Server) checkBudget(b *bundle, jobs []*job) *apiError {
 	}
 	return nil
 }
+
+// admitJobs checks jobs against the per-request budget and reserves their
+// cache tokens in the process's budget; the request's body share is given
+// back (its memory is now the jobs'). Call release when the jobs are done.
+func (s *Server) admitJobs(r *http.Request, b *bundle, jobs []*job) (release func(), aerr *apiError) {
+	defer bodyDone(r)
+	if aerr := s.checkBudget(b, jobs); aerr != nil {
+		return nil, aerr
+	}
+	return s.takeTokens(b, jobs)
+}
+
+// checkPromptBytes refuses, before tokenizing, a prompt of n bytes that
+// cannot fit the context whatever its tokens: each token stands for at
+// most MaxBytesPerToken bytes. A 4 MiB prompt is so refused without the
+// tens of megabytes its token ids would take.
+func (b *bundle) checkPromptBytes(n int) *apiError {
+	per := b.tok.MaxBytesPerToken()
+	if per <= 0 || n <= b.maxLen*per {
+		return nil
+	}
+	return badParam("prompt", fmt.Sprintf("This model's maximum context length is %d tokens. However, your prompt is %d bytes, more than %d tokens can hold. Please reduce the length of the prompt.",
+		b.maxLen, n, b.maxLen))
+}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -27,10 +28,19 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	return o, nil
 }
 
-// CheckFlags reports what the flags FlagSet parsed into o leave missing.
+// CheckFlags reports what the flags FlagSet parsed into o leave missing
+// or inconsistent, and reads the token --api-key-env names.
 func (o *Options) CheckFlags() error {
 	if o.ModelDir == "" {
 		return errors.New("--model is required")
+	}
+	if o.TokenEnv != "" {
+		if o.Token = os.Getenv(o.TokenEnv); o.Token == "" {
+			return fmt.Errorf("--api-key-env: environment variable %s is unset or empty", o.TokenEnv)
+		}
+	}
+	if o.AdapterUpdates && o.Token == "" {
+		return errors.New("--allow-adapter-updates needs --api-key-env: adapter updates read and drop adapters, so only clients with the token may make them")
 	}
 	return nil
 }
@@ -42,7 +52,7 @@ func FlagSet(o *Options) *flag.FlagSet {
 	fs := flag.NewFlagSet("mascot serve", flag.ContinueOnError)
 	fs.StringVar(&o.ModelDir, "model", "", "model directory: config.json, safetensors and tokenizer.json (or a "+MarkerFile+" marker)")
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8000", "listen address (loopback unless you say otherwise)")
-	fs.StringVar(&o.ModelID, "served-model-name", "", "name of the base model in the API (default: the --model path)")
+	fs.StringVar(&o.ModelID, "served-model-name", "", "name of the base model in the API (default: the --model path as given, its last element when absolute)")
 	fs.IntVar(&o.MaxQueue, "max-queue", 64, "requests allowed to wait; more are answered 503")
 	fs.IntVar(&o.MaxBatch, "max-batch", 8, "sequences decoded together")
 	fs.IntVar(&o.PrefillChunk, "prefill-chunk", DefaultPrefillChunk, "prompt tokens prefilled per step beside the decoding sequences")
@@ -51,6 +61,18 @@ func FlagSet(o *Options) *flag.FlagSet {
 	fs.IntVar(&o.MaxRequestTokens, "max-request-tokens", 0, fmt.Sprintf("cache tokens one request may hold, n × (prompt + max_tokens) over its prompts (default: %d × the context length)", DefaultRequestContexts))
 	fs.Int64Var(&o.PrefixCacheBytes, "prefix-cache-bytes", DefaultPrefixCacheBytes, "memory for the KV cache of recent prompts, reused by prompts with the same prefix (negative: off)")
 	fs.IntVar(&o.MaxModelLen, "max-model-len", 0, "prompt plus completion limit (default: the model's max_position_embeddings)")
+	fs.Int64Var(&o.MaxBodyBytesInFlight, "max-inflight-body-bytes", 0, fmt.Sprintf("bytes of request bodies the process reads at once; more are answered 503 (default: %d × --max-body-bytes)", DefaultBodiesInFlight))
+	fs.IntVar(&o.MaxTokensInFlight, "max-inflight-tokens", 0, fmt.Sprintf("cache tokens of the requests queued or running at once; more are answered 503 (default: %d × --max-request-tokens)", DefaultRequestsInFlight))
+	fs.DurationVar(&o.BodyTimeout, "body-timeout", DefaultBodyTimeout, "time allowed to read one request body; a slower client is cut off")
+	fs.StringVar(&o.TokenEnv, "api-key-env", "", "environment variable holding a token every route but /health requires (`Authorization: Bearer`)")
+	fs.BoolVar(&o.AdapterUpdates, "allow-adapter-updates", false, "serve /v1/load_lora_adapter and /v1/unload_lora_adapter (needs --api-key-env)")
+	fs.Func("allowed-host", "a `HOST` clients use for this server besides its address (repeatable)", func(v string) error {
+		if v == "" {
+			return errors.New("empty host")
+		}
+		o.AllowedHosts = append(o.AllowedHosts, v)
+		return nil
+	})
 	fs.Func("lora", "adapter served as a model, `NAME=DIR` (repeatable)", func(v string) error {
 		name, dir, ok := strings.Cut(v, "=")
 		if !ok || name == "" || dir == "" {

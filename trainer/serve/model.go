@@ -98,7 +98,7 @@ func loadBundle(dir, id string, maxLen int) (*bundle, error) {
 
 func newBundle(m *qwen3.Model, tok *tokenizer.Tokenizer, dir, id string, maxLen int) *bundle {
 	if id == "" {
-		id = dir
+		id = shownPath(dir)
 	}
 	if maxLen <= 0 || maxLen > m.Config.MaxPositionEmbeddings {
 		maxLen = m.Config.MaxPositionEmbeddings

@@ -1,11 +1,8 @@
 package serve
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -17,7 +14,7 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	b := s.base
 	maxLen := b.maxLen
 	cards := []map[string]any{{"id": b.id, "object": "model", "created": b.created, "owned_by": "mascot",
-		"root": b.dir, "parent": nil, "max_model_len": maxLen, "permission": []any{}}}
+		"root": shownPath(b.dir), "parent": nil, "max_model_len": maxLen, "permission": []any{}}}
 	names := make([]string, 0, len(s.adapters))
 	for n := range s.adapters {
 		names = append(names, n)
@@ -25,7 +22,7 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	sort.Strings(names)
 	for _, n := range names {
 		cards = append(cards, map[string]any{"id": n, "object": "model", "created": b.created, "owned_by": "mascot",
-			"root": s.adapters[n].path, "parent": b.id, "max_model_len": nil, "permission": []any{}})
+			"root": n, "parent": b.id, "max_model_len": nil, "permission": []any{}})
 	}
 	s.mu.RUnlock()
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": cards})
@@ -42,9 +39,12 @@ func invalidInput(msg string) *apiError {
 }
 
 // handleLoad follows vLLM's load_lora_adapter: 400 InvalidUserInput for
-// missing fields or a name already loaded (unless load_inplace), 404
-// NotFoundError when the path holds no adapter, 400 BadRequestError when
-// the adapter does not fit the model, 200 with a text body on success.
+// missing fields or a name already loaded (unless load_inplace), 200 with
+// a text body on success. A path the adapter cannot be loaded from is one
+// 400 BadRequestError whatever the reason (missing, unreadable, not an
+// adapter, not fitting the model), naming neither the path nor the
+// reason, so the route never tells whether a path exists; the server log
+// has the reason.
 func (s *Server) handleLoad(w http.ResponseWriter, r *http.Request) {
 	var req loraRequest
 	if aerr := decodeBody(r, &req); aerr != nil {
@@ -69,13 +69,10 @@ func (s *Server) handleLoad(w http.ResponseWriter, r *http.Request) {
 		writeError(w, invalidInput(fmt.Sprintf("The lora adapter '%s' has already been loaded. If you want to load the adapter in place, set 'load_inplace' to True.", req.LoraName)))
 		return
 	}
-	if _, err := os.Stat(filepath.Join(req.LoraPath, "adapter_config.json")); errors.Is(err, fs.ErrNotExist) {
-		writeError(w, notFound(fmt.Sprintf("Loading lora %s failed: No adapter found for %s", req.LoraName, req.LoraPath)))
-		return
-	}
 	a, err := loadAdapter(base.model, req.LoraName, req.LoraPath)
 	if err != nil {
-		writeError(w, badRequest(fmt.Sprintf("Loading lora %s failed: %v", req.LoraName, err)))
+		s.log.Warn("loading adapter failed", "name", req.LoraName, "path", req.LoraPath, "err", err)
+		writeError(w, badRequest(fmt.Sprintf("Loading lora %s failed: the path given holds no adapter this model can load (the server's log says why).", req.LoraName)))
 		return
 	}
 	s.mu.Lock()
@@ -136,4 +133,14 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	} {
 		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s%s %d\n", m.name, m.help, m.name, m.typ, m.name, label, m.v)
 	}
+}
+
+// shownPath is how a response names a model directory: as the user gave
+// it, or only its last element when that is absolute, so no response
+// shows where the server's files are.
+func shownPath(dir string) string {
+	if filepath.IsAbs(dir) {
+		return filepath.Base(dir)
+	}
+	return dir
 }

@@ -3,6 +3,7 @@ package serve
 import (
 	"io"
 	"log/slog"
+	"time"
 )
 
 // Options configure a Server.
@@ -50,6 +51,37 @@ type Options struct {
 	// start with the same tokens. Default DefaultPrefixCacheBytes; negative
 	// turns the cache off.
 	PrefixCacheBytes int64
+	// Token, when set, must come as "Authorization: Bearer <Token>" on
+	// every route but /health (vLLM's --api-key). A run's engines get a
+	// per-run token that only the run's own client sends.
+	Token string
+	// TokenEnv names the environment variable CheckFlags reads Token from
+	// (mascot serve --api-key-env).
+	TokenEnv string
+	// AdapterUpdates turns on POST /v1/load_lora_adapter and
+	// /v1/unload_lora_adapter (off: 403), which read and drop adapters
+	// at paths the caller names; it needs Token.
+	AdapterUpdates bool
+	// AllowedHosts are Host values accepted besides the bound address
+	// (and localhost for a loopback one): names clients use for this
+	// machine. Any other Host is refused (DNS rebinding).
+	AllowedHosts []string
+	// MaxBodyBytesInFlight bounds, over the whole process, the bytes of
+	// request bodies being read and turned into prompts (a request counts
+	// its Content-Length, or MaxBodyBytes when it sends none, until its
+	// job is queued or refused); past it a request is answered 503 with
+	// Retry-After. Default DefaultBodiesInFlight × MaxBodyBytes.
+	MaxBodyBytesInFlight int64
+	// MaxTokensInFlight bounds, over the whole process, the cache tokens
+	// of the requests queued or running (each counts n × (prompt +
+	// max_tokens) over its prompts); past it a request is answered 503
+	// with Retry-After. Default DefaultRequestsInFlight × the per-request
+	// budget.
+	MaxTokensInFlight int
+	// BodyTimeout bounds reading one request body (default 30 s): a
+	// client that sends headers and then trickles its body is cut off.
+	// Headers must arrive within 10 s.
+	BodyTimeout time.Duration
 	// Logger receives request and lifecycle logs; default discards.
 	Logger *slog.Logger
 }
@@ -60,6 +92,16 @@ const (
 	DefaultMaxN            = 128
 	DefaultMaxBodyBytes    = 4 << 20
 	DefaultRequestContexts = 32
+	// DefaultBodiesInFlight is how many bodies of the largest allowed
+	// size the process reads and tokenizes at once.
+	DefaultBodiesInFlight = 4
+	// DefaultRequestsInFlight is how many requests of the largest
+	// allowed size (in cache tokens) the process holds at once.
+	DefaultRequestsInFlight = 4
+	// DefaultBodyTimeout bounds reading one request body.
+	DefaultBodyTimeout = 30 * time.Second
+	// headerTimeout bounds reading a request's headers.
+	headerTimeout = 10 * time.Second
 )
 
 func (o Options) withDefaults() Options {
@@ -80,6 +122,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.MaxBodyBytesInFlight <= 0 {
+		o.MaxBodyBytesInFlight = DefaultBodiesInFlight * o.MaxBodyBytes
+	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = DefaultBodyTimeout
 	}
 	if o.PrefixCacheBytes == 0 {
 		o.PrefixCacheBytes = DefaultPrefixCacheBytes

@@ -38,19 +38,19 @@ func procStatusKB(pid int, field string) (int, error) {
 	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }
 
-// TestHostileRequestsStayUnderMemoryBound runs `mascot serve` as its own
-// process, sends requests that used to make it allocate in proportion to
-// their numbers (n = 100,000,000; a 10 MB prompt; many prompts times a
-// large n) and checks each is a 400 and the process's peak RSS (VmHWM)
-// stays under hostileRSSLimitKB. A watchdog kills the server as soon as its
-// RSS passes the bound, so a regression fails instead of exhausting memory.
-func TestHostileRequestsStayUnderMemoryBound(t *testing.T) {
-	args, err := json.Marshal([]string{"--model", tinyModelDir(t), "--addr", "127.0.0.1:0", "--served-model-name", "tiny"})
+// startServeProcess runs `mascot serve` over the tiny model as its own
+// process (the test binary re-executed) with extra flags, and returns its
+// pid, its base URL and the RSS at which a watchdog killed it: the watchdog
+// kills the server as soon as its RSS passes limitKB, so a regression fails
+// instead of exhausting memory. env is added to its environment.
+func startServeProcess(t *testing.T, limitKB int, env []string, extra ...string) (int, string, *atomic.Int64) {
+	t.Helper()
+	args, err := json.Marshal(append([]string{"--model", tinyModelDir(t), "--addr", "127.0.0.1:0", "--served-model-name", "tiny"}, extra...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+string(args), "GOMAXPROCS=2")
+	cmd.Env = append(append(os.Environ(), childEnv+"="+string(args), "GOMAXPROCS=2"), env...)
 	cmd.Stderr = io.Discard
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -69,10 +69,9 @@ func TestHostileRequestsStayUnderMemoryBound(t *testing.T) {
 		t.Fatalf("reading the server's banner: %v", err)
 	}
 	url := strings.TrimSpace(line[strings.Index(line, "http://"):])
-
-	var killedAtKB atomic.Int64
+	killedAtKB := &atomic.Int64{}
 	stop := make(chan struct{})
-	defer close(stop)
+	t.Cleanup(func() { close(stop) })
 	go func() {
 		for {
 			select {
@@ -80,13 +79,23 @@ func TestHostileRequestsStayUnderMemoryBound(t *testing.T) {
 				return
 			case <-time.After(5 * time.Millisecond):
 			}
-			if kb, err := procStatusKB(pid, "VmRSS"); err == nil && kb > hostileRSSLimitKB {
+			if kb, err := procStatusKB(pid, "VmRSS"); err == nil && kb > limitKB {
 				killedAtKB.Store(int64(kb))
 				_ = cmd.Process.Signal(syscall.SIGKILL)
 				return
 			}
 		}
 	}()
+	return pid, url, killedAtKB
+}
+
+// TestHostileRequestsStayUnderMemoryBound runs `mascot serve` as its own
+// process, sends requests that used to make it allocate in proportion to
+// their numbers (n = 100,000,000; a 10 MB prompt; many prompts times a
+// large n) and checks each is a 400 and the process's peak RSS (VmHWM)
+// stays under hostileRSSLimitKB.
+func TestHostileRequestsStayUnderMemoryBound(t *testing.T) {
+	pid, url, killedAtKB := startServeProcess(t, hostileRSSLimitKB, nil)
 	send := func(path string, body any) (int, []byte) {
 		t.Helper()
 		b, err := json.Marshal(body)
@@ -124,7 +133,7 @@ func TestHostileRequestsStayUnderMemoryBound(t *testing.T) {
 		{"10 MB chat message", "/chat/completions", map[string]any{"messages": msgs(huge), "max_tokens": 1}, "larger than this server's limit"},
 		{"2000 prompts times n 128", "/completions", map[string]any{"prompt": many, "n": 128, "max_tokens": 16}, "per-request limit of 65536"},
 		{"n 128 filling the context", "/chat/completions", map[string]any{"messages": msgs("hi"), "n": 128}, "per-request limit of 65536"},
-		{"a million prompt token ids", "/completions", map[string]any{"prompt": ids, "max_tokens": 1}, "maximum context length is 2048"},
+		{"a million prompt token ids", "/completions", map[string]any{"prompt": ids, "max_tokens": 1}, "holds 1048576 token ids, more than this server's per-request limit of 65536"},
 		{"max_tokens of 10^15", "/chat/completions", map[string]any{"messages": msgs("hi"), "n": 128, "max_tokens": 1_000_000_000_000_000}, "maximum context length"},
 	}
 	for _, h := range hostile {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"mascot.dev/mascot/internal/httpguard"
 	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/tokenizer"
 )
@@ -21,8 +22,11 @@ type Server struct {
 	opts   Options
 	log    *slog.Logger
 	eng    *engine
-	mux    http.Handler
-	loadMu sync.Mutex // serialises model and adapter loading
+	mux    http.Handler // the routes, behind the admission budget
+	loadMu sync.Mutex   // serialises model and adapter loading
+
+	bodies budget // bytes of request bodies being read (Options.MaxBodyBytesInFlight)
+	tokens budget // cache tokens of queued and running requests (Options.MaxTokensInFlight)
 
 	mu       sync.RWMutex
 	base     *bundle
@@ -51,6 +55,9 @@ func NewFromModel(m *qwen3.Model, tok *tokenizer.Tokenizer, dir string, opts Opt
 }
 
 func newServer(opts Options, b *bundle) (*Server, error) {
+	if opts.AdapterUpdates && opts.Token == "" {
+		return nil, errors.New("serving: adapter updates need a token (mascot serve --api-key-env), so that no other program can swap the adapters")
+	}
 	s := &Server{opts: opts, log: opts.Logger, base: b, adapters: map[string]*adapter{}}
 	names := make([]string, 0, len(opts.Adapters))
 	for n := range opts.Adapters {
@@ -70,8 +77,30 @@ func newServer(opts Options, b *bundle) (*Server, error) {
 }
 
 // Handler returns the HTTP handler (every route under /v1, plus /health
-// and /metrics).
-func (s *Server) Handler() http.Handler { return s.mux }
+// and /metrics) behind the request guard, for a server mounted on a
+// loopback address (any loopback Host is accepted); Start guards with the
+// bound address instead.
+func (s *Server) Handler() http.Handler { return s.guarded(nil) }
+
+// guarded puts the routes behind the request guard every mascot server
+// shares (internal/httpguard): Host must be one of hosts (empty: any
+// loopback host), a cross-origin request of any method is refused, and with
+// Options.Token every route but /health needs it.
+func (s *Server) guarded(hosts []string) http.Handler {
+	if len(hosts) > 0 {
+		hosts = append(hosts, s.opts.AllowedHosts...)
+	}
+	g := httpguard.New(httpguard.Options{Hosts: hosts, AllMethods: true, Token: s.opts.Token,
+		Open: func(r *http.Request) bool { return r.URL.Path == "/health" },
+		Refuse: func(w http.ResponseWriter, status int, msg string) {
+			typ := "PermissionDeniedError"
+			if status == http.StatusUnauthorized {
+				typ = "AuthenticationError"
+			}
+			writeError(w, &apiError{status: status, typ: typ, msg: msg})
+		}})
+	return g.Wrap(s.mux)
+}
 
 // Start listens on Options.Addr and serves in the background; the base URL
 // it returns ends in /v1.
@@ -85,7 +114,10 @@ func (s *Server) Start() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("starting server: %w", err)
 	}
-	s.hs = &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second}
+	// Headers within headerTimeout; each body within Options.BodyTimeout
+	// (admitBodies); an idle keep-alive connection is closed.
+	s.hs = &http.Server{Handler: s.guarded(httpguard.BoundHosts(s.opts.Addr, ln.Addr().String())),
+		ReadHeaderTimeout: headerTimeout, IdleTimeout: 2 * time.Minute}
 	go func() {
 		if err := s.hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("serving", "err", err)
@@ -175,12 +207,25 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /v1/models", s.handleModels)
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("POST /v1/completions", s.handleCompletions)
-	mux.HandleFunc("POST /v1/load_lora_adapter", s.handleLoad)
-	mux.HandleFunc("POST /v1/unload_lora_adapter", s.handleUnload)
+	mux.HandleFunc("POST /v1/load_lora_adapter", s.adapterUpdates(s.handleLoad))
+	mux.HandleFunc("POST /v1/unload_lora_adapter", s.adapterUpdates(s.handleUnload))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
 	})
-	return limitBodies(mux, s.opts.MaxBodyBytes)
+	return s.admitBodies(limitBodies(mux, s.opts.MaxBodyBytes))
+}
+
+// adapterUpdates answers 403 unless Options.AdapterUpdates (which also
+// requires the token on every route).
+func (s *Server) adapterUpdates(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.opts.AdapterUpdates {
+			writeError(w, &apiError{status: http.StatusForbidden, typ: "PermissionDeniedError",
+				msg: "Adapter updates are off on this server (mascot serve --allow-adapter-updates, with --api-key-env)."})
+			return
+		}
+		h(w, r)
+	}
 }
 
 // isView says whether m is the view of one of adapters.

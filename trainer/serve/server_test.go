@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -53,11 +54,14 @@ func TestModelsListsBaseAndAdapters(t *testing.T) {
 		t.Fatalf("models: %s", b)
 	}
 	base, a := list.Data[0], list.Data[1]
-	if base.ID != "tiny" || base.Parent != nil || base.Root != tinyModelDir(t) || base.Object != "model" {
+	if base.ID != "tiny" || base.Parent != nil || base.Root != filepath.Base(tinyModelDir(t)) || base.Object != "model" {
 		t.Errorf("base card %+v", base)
 	}
-	if a.ID != "kind" || a.Parent == nil || *a.Parent != "tiny" || a.Root != ad {
+	if a.ID != "kind" || a.Parent == nil || *a.Parent != "tiny" || a.Root != "kind" {
 		t.Errorf("adapter card %+v", a)
+	}
+	if strings.Contains(string(b), ad) || strings.Contains(string(b), tinyModelDir(t)) {
+		t.Errorf("/v1/models shows an absolute path: %s", b)
 	}
 }
 

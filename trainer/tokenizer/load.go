@@ -155,6 +155,7 @@ func build(vocab map[string]int, merges [][2]string, added []AddedToken, nfc, ig
 	t.raw = newMatcher(rawToks, rawContent)
 	t.nrm = newMatcher(nrmToks, t.normContent)
 	t.specials = t.findSpecials("<|im_end|>", "<|endoftext|>")
+	t.maxBytesPerToken = t.bytesPerTokenBound()
 	return t, nil
 }
 

@@ -16,6 +16,35 @@ type Tokenizer struct {
 	raw, nrm  *matcher       // added tokens matched before / after normalizing
 	nfc       bool
 	specials  SpecialIDs
+	// maxBytesPerToken: see MaxBytesPerToken.
+	maxBytesPerToken int
+}
+
+// MaxBytesPerToken bounds the bytes of text one token stands for: a text
+// of more than n × MaxBytesPerToken() bytes never encodes to n tokens or
+// fewer, so a server can refuse a prompt too long for its context before
+// tokenizing it. 0 means no bound is known (a byte has no token and is
+// dropped).
+func (t *Tokenizer) MaxBytesPerToken() int { return t.maxBytesPerToken }
+
+// bytesPerTokenBound is the longest spelling of any token, times 3 when
+// the text is NFC-normalized first (composition shrinks a text at most
+// threefold: a Hangul syllable from three jamo), or 0 when some byte has
+// no token.
+func (t *Tokenizer) bytesPerTokenBound() int {
+	for _, id := range t.model.byteIDs {
+		if id < 0 {
+			return 0
+		}
+	}
+	longest := 1
+	for id := range t.tokens {
+		longest = max(longest, len(t.appendToken(nil, id, false)))
+	}
+	if t.nfc {
+		longest *= 3
+	}
+	return longest
 }
 
 // SpecialIDs are the ids the trainer and chat template need; -1 when the

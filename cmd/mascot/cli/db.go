@@ -2,15 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/report"
 )
 
 // openDB opens (creating the file when needed) the results database at
@@ -20,23 +18,28 @@ func openDB(ctx context.Context, path string) (*results.Store, error) {
 	if path == "" {
 		path = results.DefaultPath
 	}
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, invalid("--db %s: directory %s does not exist (create it first)", path, dir)
+	if err := checkDBDir(path); err != nil {
+		return nil, err
 	}
 	s, err := results.OpenContext(ctx, path)
+	if errors.Is(err, results.ErrNotADatabase) {
+		return nil, usageError{err}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening results database: %w", err)
 	}
 	return s, nil
 }
 
-// shown renders a name from a spec or the database for the terminal: as
-// is when it is plain text, Go-quoted when it holds control characters
-// (an escape sequence in a run name must not drive the terminal).
-func shown(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) < 0 {
-		return s
+// checkDBDir refuses a --db whose directory does not exist.
+func checkDBDir(path string) error {
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return invalid("--db %s: directory %s does not exist (create it first)", path, dir)
 	}
-	return strconv.Quote(s)
+	return nil
 }
+
+// shown renders a name from a spec or the database for the terminal
+// (report.Shown): Go-quoted when it holds control characters.
+func shown(s string) string { return report.Shown(s) }

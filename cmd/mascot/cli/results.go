@@ -33,6 +33,9 @@ func (f *storeFlags) open(c *cobra.Command) (*results.Store, error) {
 		return nil, invalid("no results database at %s (run an experiment first, or pass --db)", f.db)
 	}
 	s, err := results.OpenContext(c.Context(), f.db)
+	if errors.Is(err, results.ErrNotADatabase) {
+		return nil, usageError{err}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening results database: %w", err)
 	}
@@ -285,6 +288,9 @@ it offline, anywhere.`,
 				out = "export-" + r.ID
 			}
 			res, err := transfer.Export(c.Context(), s, r.ID, out, opts)
+			if errors.Is(err, transfer.ErrWouldOverwrite) {
+				return usageError{err}
+			}
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -42,20 +43,47 @@ func (f *runFlags) add(c *cobra.Command, execution bool) {
 	}
 }
 
-func (f *runFlags) options(ctx context.Context, arg string, c *cobra.Command) (runner.Options, func(), error) {
+// options loads the spec and opens the database. A run (create) checks
+// first, when the database does not exist yet, what its preflight checks,
+// so that a run refused for bad input (a missing file, an unset key, an
+// unknown --only stage) creates no database; a plan (no create) never
+// creates one: without it, it counts against an empty store of its own.
+func (f *runFlags) options(ctx context.Context, arg string, c *cobra.Command, create bool) (runner.Options, func(), error) {
 	l, err := f.load(arg)
 	if err != nil {
 		return runner.Options{}, nil, err
 	}
-	store, err := openDB(ctx, f.db)
-	if err != nil {
-		return runner.Options{}, nil, err
-	}
 	logger := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	opts := runner.Options{Loaded: l, Store: store, RunsDir: f.runsDir, Only: f.only, From: f.from,
+	opts := runner.Options{Loaded: l, RunsDir: f.runsDir, Only: f.only, From: f.from,
 		Strict: f.strict, Progress: c.ErrOrStderr(), Out: c.OutOrStdout(), Log: logger,
 		Services: services(f.trace), Command: "mascot " + strings.Join(os.Args[1:], " ")}
-	return opts, func() { store.Close() }, nil
+	path, cleanup := f.db, func() {}
+	if !fileExists(f.db) {
+		if create {
+			// A sweep checks each variant's preflight itself (Sweep).
+			if len(f.multi.axes) == 0 && l.Experiment.Sweep == nil {
+				if err := runner.Preflight(ctx, opts); err != nil {
+					return runner.Options{}, nil, err
+				}
+			}
+		} else {
+			if err := checkDBDir(f.db); err != nil {
+				return runner.Options{}, nil, err
+			}
+			dir, err := os.MkdirTemp("", "mascot-plan-")
+			if err != nil {
+				return runner.Options{}, nil, err
+			}
+			path, cleanup = filepath.Join(dir, "empty.db"), func() { os.RemoveAll(dir) }
+		}
+	}
+	store, err := openDB(ctx, path)
+	if err != nil {
+		cleanup()
+		return runner.Options{}, nil, err
+	}
+	opts.Store = store
+	return opts, func() { store.Close(); cleanup() }, nil
 }
 
 func newRun() *cobra.Command {
@@ -86,7 +114,7 @@ Stage kinds:
 			if len(f.multi.axes) == 0 && (f.multi.zip || f.multi.maxParallel > 0) {
 				return invalid("--zip and --max-parallel shape a multirun: give its axes with -m path=a,b")
 			}
-			opts, closeFn, err := f.options(c.Context(), args[0], c)
+			opts, closeFn, err := f.options(c.Context(), args[0], c, true)
 			if err != nil {
 				return err
 			}
@@ -141,7 +169,7 @@ units each variant adds.`,
 			if !slices.Contains([]string{"table", "json", "mermaid", "dot"}, format) {
 				return invalid("unknown plan format %q (want table, json, mermaid or dot)", format)
 			}
-			opts, closeFn, err := f.options(c.Context(), args[0], c)
+			opts, closeFn, err := f.options(c.Context(), args[0], c, false)
 			if err != nil {
 				return err
 			}

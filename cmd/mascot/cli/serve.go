@@ -18,11 +18,18 @@ func newServe() *cobra.Command {
 tokenizer.json) as an OpenAI-compatible server: /v1/models, /v1/chat/completions (n, seed,
 streaming, json_schema enforced by constrained decoding), /v1/completions,
 /v1/load_lora_adapter, /v1/unload_lora_adapter, /health and /metrics. It binds loopback
-unless --addr says otherwise. Requests are batched continuously (one pass over the weights
+unless --addr says otherwise, and refuses a request whose Host does not name that address (DNS
+rebinding) and any cross-origin request. With --api-key-env every route but /health needs
+"Authorization: Bearer <token>"; the adapter routes answer 403 unless --allow-adapter-updates
+(which needs --api-key-env). Requests are batched continuously (one pass over the weights
 per step for every running request, prompts prefilled in blocks beside them), and a seeded
-request decodes to the same tokens whatever else runs. It serves until interrupted.`,
+request decodes to the same tokens whatever else runs. The process reads at most
+--max-inflight-body-bytes of bodies and holds at most --max-inflight-tokens cache tokens at
+once (503 with Retry-After past either); a body must arrive within --body-timeout. It serves
+until interrupted.`,
 		Example: `  mascot serve --model runs/RUN/pretrain --addr 127.0.0.1:8008
-  mascot serve --model ./qwen3-tiny --lora speaker=runs/RUN/speaker_grpo`,
+  mascot serve --model ./qwen3-tiny --lora speaker=runs/RUN/speaker_grpo
+  MASCOT_SERVE_KEY=$(openssl rand -hex 16) mascot serve --model ./qwen3-tiny --api-key-env MASCOT_SERVE_KEY --allow-adapter-updates`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.CheckFlags(); err != nil {

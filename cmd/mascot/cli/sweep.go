@@ -189,7 +189,7 @@ search stops early at --budget-units or --budget-requests.`,
   mascot sweep tour.cue -m stages.eval.turns=2,3,4 --halving --budget-units 200 --json`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			opts, closeFn, err := f.options(c.Context(), args[0], c)
+			opts, closeFn, err := f.options(c.Context(), args[0], c, true)
 			if err != nil {
 				return err
 			}

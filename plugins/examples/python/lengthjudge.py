@@ -10,7 +10,7 @@ Generate the stubs, then name the script in an experiment:
     PYTHONPATH=/opt/mascot-stubs mascot run my.cue
 
     judges: concise: {plugin: "lengthjudge-py", command: ["plugins/examples/python/lengthjudge.py"],
-                      options: {target_words: 40}}
+                      env: ["PYTHONPATH"], options: {target_words: 40}}
 
 docs/plugins.md explains the protocol; mascotplugin.py (beside this file)
 does the go-plugin part.

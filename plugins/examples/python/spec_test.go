@@ -23,7 +23,7 @@ import (
 // vLLM, judged by lengthjudge.py. Every candidate gets the conciseness score
 // its word count implies.
 func TestPythonJudgeInSpec(t *testing.T) {
-	t.Setenv("PYTHONPATH", stubs(t)) // the run's plugins inherit mascot's environment
+	t.Setenv("PYTHONPATH", stubs(t)) // passed on because the judge's env names it
 	exe := script(t)
 	b, err := os.ReadFile(exe)
 	if err != nil {
@@ -40,7 +40,7 @@ datasets: es: {name: "esconv", path: "` + testspec.ESConv + `", limit: 2}
 rosters: support: personas.emotional_support
 endpoints: speaker: {urls: ["` + srv.URL() + `"], model: "Qwen/Qwen3-8B", retries: 2, timeout: "5s"}
 judges: concise: {plugin: "lengthjudge-py", command: ["` + exe + `"], sha256: "` + hex.EncodeToString(pin[:]) + `",
-	options: target_words: 12}
+	env: ["PYTHONPATH"], options: target_words: 12}
 stages: {
 	cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 	judged: {kind: "judge", items: "cand", judges: ["concise"]}

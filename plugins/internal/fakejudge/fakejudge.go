@@ -21,7 +21,11 @@ type Config struct {
 	// Mode: "" (score normally), "malformed" (items whose id contains "bad"
 	// get an off-scale score or an error diagnostic next to a valid score),
 	// "block-once" (the first process to see Score writes its pid to
-	// PIDFile and blocks until killed; later processes score normally).
+	// PIDFile and blocks until killed; later processes score normally),
+	// "block-process-once" (the first process configured writes its pid to
+	// PIDFile, and every Score call it gets appends a line to
+	// PIDFile+".calls" and blocks until killed; later processes score
+	// normally).
 	Mode string `json:"mode"`
 	// PIDFile receives the process id (block-once, and on Configure when
 	// ReportPID is set).
@@ -32,11 +36,11 @@ type Config struct {
 // Validate implements sdk.Validator.
 func (c Config) Validate() []spec.Diagnostic {
 	switch c.Mode {
-	case "", "malformed", "block-once":
+	case "", "malformed", "block-once", "block-process-once":
 	default:
 		return []spec.Diagnostic{spec.AttrError([]string{"mode"}, "unknown mode", c.Mode)}
 	}
-	if (c.Mode == "block-once" || c.ReportPID) && c.PIDFile == "" {
+	if (c.Mode == "block-once" || c.Mode == "block-process-once" || c.ReportPID) && c.PIDFile == "" {
 		return []spec.Diagnostic{spec.AttrError([]string{"pid_file"}, "pid_file is required", "")}
 	}
 	return nil
@@ -44,7 +48,10 @@ func (c Config) Validate() []spec.Diagnostic {
 
 // Judge scores "clarity" as len(words) clamped to 1..5 and "brevity" as 6
 // minus that.
-type Judge struct{ cfg Config }
+type Judge struct {
+	cfg   Config
+	block bool // block-process-once, in the first process
+}
 
 var _ sdk.Judge = (*Judge)(nil)
 
@@ -62,6 +69,14 @@ func (j *Judge) Configure(_ context.Context, raw json.RawMessage) ([]sdk.Diagnos
 		return ds, nil
 	}
 	j.cfg = cfg
+	if cfg.Mode == "block-process-once" {
+		if _, err := os.Stat(cfg.PIDFile); os.IsNotExist(err) {
+			j.block = true
+			if err := writePID(cfg.PIDFile); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if cfg.ReportPID {
 		if err := writePID(cfg.PIDFile); err != nil {
 			return nil, err
@@ -86,6 +101,19 @@ func WordScore(s string) float64 {
 
 // Score implements sdk.Judge.
 func (j *Judge) Score(ctx context.Context, items []sdk.Item) (sdk.ScoreResult, error) {
+	if j.block {
+		f, err := os.OpenFile(j.cfg.PIDFile+".calls", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return sdk.ScoreResult{}, err
+		}
+		_, err = f.WriteString("call\n")
+		f.Close()
+		if err != nil {
+			return sdk.ScoreResult{}, err
+		}
+		<-ctx.Done() // the test kills this process with every call in flight
+		return sdk.ScoreResult{}, ctx.Err()
+	}
 	if j.cfg.Mode == "block-once" {
 		if _, err := os.Stat(j.cfg.PIDFile); os.IsNotExist(err) {
 			if err := writePID(j.cfg.PIDFile); err != nil {

@@ -18,9 +18,8 @@ import (
 // the unit's tally per judge role), the plugin's restarts and timeouts. When any of the plugin's LLM requests failed for
 // good, some items were given up: the unit fails, so a rerun retries it.
 func (s *stage) score(ctx context.Context, name string, j *host.PluginJudge, items []spec.Item) (spec.ScoreResult, error) {
-	before := j.Restarts()
 	res, err := j.Score(ctx, items)
-	plugstart.CountCall(ctx, s.env, s.key, name, before, j.Restarts(), err)
+	plugstart.CountCall(ctx, s.env, s.key, name, err)
 	if err != nil {
 		return res, err
 	}
@@ -48,8 +47,17 @@ func (s *stage) score(ctx context.Context, name string, j *host.PluginJudge, ite
 		}
 	}
 	if failed > 0 {
-		return res, fmt.Errorf("judge %s gave up on %d of %d items: %d LLM request(s) failed for good",
+		err := fmt.Errorf("judge %s gave up on %d of %d items: %d LLM request(s) failed for good",
 			name, res.AnnotationFailures, len(items), failed)
+		// The plugin's word for the first item it gave up on; through the
+		// gateway the runner adds the first failed request itself.
+		for _, r := range res.Results {
+			if r.Failed && len(r.Diagnostics) > 0 {
+				err = fmt.Errorf("%w; first item %s: %s", err, r.ItemID, r.Diagnostics[0].String())
+				break
+			}
+		}
+		return res, err
 	}
 	return res, nil
 }

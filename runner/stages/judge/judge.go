@@ -30,6 +30,29 @@ const (
 	LevelCompare    = "compare"
 )
 
+// preflight checks that every judge the stage uses can be started.
+func preflight(env *runner.Env, st schema.Stage) []runner.Problem {
+	var cfg Config
+	if err := st.Decode(&cfg); err != nil {
+		return []runner.Problem{runner.StageProblem(st, "", err)}
+	}
+	var ps []runner.Problem
+	for _, name := range cfg.Judges {
+		jc, ok := env.Exp.Judges[name]
+		if !ok {
+			continue // validation reports an unknown judge
+		}
+		if err := plugstart.Check(env, plugstart.Spec{Name: name, Plugin: jc.Plugin, Command: jc.Command, SHA256: jc.SHA256}); err != nil {
+			field := []string{"judges", name, "command"}
+			if len(jc.Command) == 0 {
+				field = []string{"judges", name, "plugin"}
+			}
+			ps = append(ps, runner.Problem{Path: field, Err: err})
+		}
+	}
+	return ps
+}
+
 type stage struct {
 	env     *runner.Env
 	key     string
@@ -180,7 +203,7 @@ func (s *stage) plugin(ctx context.Context, name string) (*host.PluginJudge, err
 			return nil, fmt.Errorf("judge %s: %w", name, err)
 		}
 		return plugstart.StartJudge(ctx, s.env, s.key, plugstart.Spec{Name: name, Plugin: jc.Plugin,
-			Command: jc.Command, SHA256: jc.SHA256, Endpoints: nonEmpty(jc.Endpoint)}, conf)
+			Command: jc.Command, SHA256: jc.SHA256, Endpoints: nonEmpty(jc.Endpoint), InheritEnv: jc.Env}, conf)
 	})
 }
 

@@ -19,5 +19,5 @@ func init() {
 				{Field: "judges", Target: "judges", List: true},
 				{Field: "compare", Target: "stages", List: true, Reads: []string{"episodes"}}}},
 		Version: "1", Summary: "score candidates, turns or episodes with judge plugins",
-		New: New})
+		New: New, Preflight: preflight})
 }

@@ -18,5 +18,5 @@ func init() {
 			Refs: []schema.Ref{{Field: "episodes", Target: "stages", Reads: []string{"episodes"}},
 				{Field: "metrics", Target: "metrics", List: true}}},
 		Version: "1", Summary: "automatic metrics (self-BLEU, distinct-n, NLI) over episodes",
-		New: New})
+		New: New, Preflight: preflight})
 }

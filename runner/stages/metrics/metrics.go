@@ -20,6 +20,31 @@ type Config struct {
 	Metrics  []string `json:"metrics"`
 }
 
+// preflight checks that every metric the stage computes can be started.
+func preflight(env *runner.Env, st schema.Stage) []runner.Problem {
+	var cfg struct {
+		Metrics []string `json:"metrics"`
+	}
+	if err := st.Decode(&cfg); err != nil {
+		return []runner.Problem{runner.StageProblem(st, "", err)}
+	}
+	var ps []runner.Problem
+	for _, name := range cfg.Metrics {
+		mc, ok := env.Exp.Metrics[name]
+		if !ok {
+			continue // validation reports an unknown metric
+		}
+		if err := plugstart.Check(env, plugstart.Spec{Name: name, Plugin: mc.Plugin, Command: mc.Command, SHA256: mc.SHA256}); err != nil {
+			field := []string{"metrics", name, "command"}
+			if len(mc.Command) == 0 {
+				field = []string{"metrics", name, "plugin"}
+			}
+			ps = append(ps, runner.Problem{Path: field, Err: err})
+		}
+	}
+	return ps
+}
+
 type stage struct {
 	env *runner.Env
 	key string
@@ -76,9 +101,8 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 		in[i] = spec.Episode{ID: fmt.Sprintf("e%d", e.ID), Turns: judge.EpisodeTurns(e.Turns),
 			Metadata: map[string]string{"conv_id": e.ConvID, "system": e.System}}
 	}
-	before := m.Restarts()
 	res, err := m.Compute(ctx, in)
-	plugstart.CountCall(ctx, s.env, s.key, u.Key, before, m.Restarts(), err)
+	plugstart.CountCall(ctx, s.env, s.key, u.Key, err)
 	if err != nil {
 		return nil, fmt.Errorf("computing metric %s: %w", u.Key, err)
 	}
@@ -135,6 +159,7 @@ func (s *stage) start(ctx context.Context, name string) (*host.PluginMetric, err
 	if err != nil {
 		return nil, fmt.Errorf("metric %s: %w", name, err)
 	}
+	var setEnv []string
 	if mc.Endpoint != "" {
 		if _, ok := opts["url"]; !ok {
 			ep, ok := s.env.Exp.Endpoints[mc.Endpoint]
@@ -142,7 +167,12 @@ func (s *stage) start(ctx context.Context, name string) (*host.PluginMetric, err
 				return nil, fmt.Errorf("metric %s: endpoint %q is unknown or has no url", name, mc.Endpoint)
 			}
 			opts["url"], opts["model"] = ep.URLs[0], ep.Model
-			if ep.APIKeyEnv != "" {
+			if tok := s.env.EngineTokens[mc.Endpoint]; tok != "" {
+				// A builtin endpoint's engine refuses requests without
+				// the run's token: the plugin gets it in its environment.
+				opts["api_key_env"] = plugstart.EngineTokenVar
+				setEnv = []string{plugstart.EngineTokenVar + "=" + tok}
+			} else if ep.APIKeyEnv != "" {
 				opts["api_key_env"] = ep.APIKeyEnv
 			}
 		}
@@ -156,5 +186,5 @@ func (s *stage) start(ctx context.Context, name string) (*host.PluginMetric, err
 		eps = []string{mc.Endpoint}
 	}
 	return plugstart.StartMetric(ctx, s.env, s.key, plugstart.Spec{Name: name, Plugin: mc.Plugin,
-		Command: mc.Command, SHA256: mc.SHA256, Endpoints: eps}, conf)
+		Command: mc.Command, SHA256: mc.SHA256, Endpoints: eps, InheritEnv: mc.Env, Env: setEnv}, conf)
 }

@@ -3,6 +3,7 @@ package stagekit
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -180,4 +181,44 @@ func CountDialogue(ctx context.Context, env *runner.Env, stage string, c dialogu
 	env.CountIn(ctx, stage, "num_random_agent_fallbacks", int64(c.NumRandomAgentFallbacks))
 	env.CountIn(ctx, stage, "num_empty_responses", int64(c.NumEmptyResponses))
 	env.CountIn(ctx, stage, "num_skipped_samples", int64(c.NumSkippedSamples))
+}
+
+// CheckText reports, without reading more than it must, whether a text
+// file the config names (an embed: path or a local one) exists and holds
+// a line that is not blank.
+func CheckText(env *runner.Env, path string) error {
+	var r io.Reader
+	if rest, ok := strings.CutPrefix(path, EmbedPrefix); ok {
+		f, err := experiments.Files.Open(rest)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		defer f.Close()
+		r = f
+	} else {
+		local := env.LocalPath(path)
+		st, err := os.Stat(local)
+		if err != nil {
+			return fmt.Errorf("%s does not exist", local)
+		}
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a file", local)
+		}
+		f, err := os.Open(local)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := r.Read(buf)
+		if strings.TrimSpace(string(buf[:n])) != "" {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s holds no line of text", path)
+		}
+	}
 }

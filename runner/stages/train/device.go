@@ -3,6 +3,7 @@ package train
 import (
 	"io"
 
+	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/compute/device"
 	"mascot.dev/mascot/trainer/train"
@@ -11,12 +12,15 @@ import (
 // devicePreflight is every training kind's Kind.Preflight: the device the
 // stage asks for must be usable here (for cuda: a -tags cuda build, the
 // CUDA libraries and a visible GPU).
-func devicePreflight(st schema.Stage) (string, error) {
+func devicePreflight(_ *runner.Env, st schema.Stage) []runner.Problem {
 	var o Optim
 	if err := st.Decode(&o); err != nil {
-		return "", err
+		return []runner.Problem{runner.StageProblem(st, "", err)}
 	}
-	return "device", device.Check(o.Device)
+	if err := device.Check(o.Device); err != nil {
+		return []runner.Problem{runner.StageProblem(st, "device", err)}
+	}
+	return nil
 }
 
 // useDevice opens the backend the stage trains on into opts.Backend and

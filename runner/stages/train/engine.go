@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"mascot.dev/mascot/internal/httpguard"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/qwen3"
@@ -26,11 +27,12 @@ type Engine struct {
 
 // shared is one server and the handles that use it.
 type shared struct {
-	key  string
-	name string
-	srv  *serve.Server
-	url  string
-	refs int
+	key   string
+	name  string
+	srv   *serve.Server
+	url   string
+	token string
+	refs  int
 
 	loadMu sync.Mutex
 	dir    string // model directory loaded by UseModel ("" before)
@@ -53,9 +55,15 @@ func (e *Engine) Start(ctx context.Context, name string, ep schema.Endpoint, sha
 		s.refs++
 		return &handle{e: e, s: s}, nil
 	}
-	opts := serve.Options{ModelID: ep.Model, MaxBatch: max(1, ep.Concurrency)}
+	// Every route needs a token made here, which only the runs of this
+	// process send: a web page probing loopback ports cannot swap the
+	// adapters an evaluation uses (the runner loads them over HTTP).
+	token, err := httpguard.NewToken()
+	if err != nil {
+		return nil, err
+	}
+	opts := serve.Options{ModelID: ep.Model, MaxBatch: max(1, ep.Concurrency), Token: token, AdapterUpdates: true}
 	var srv *serve.Server
-	var err error
 	switch {
 	case ep.ModelDir != "":
 		opts.ModelDir = ep.ModelDir
@@ -78,9 +86,27 @@ func (e *Engine) Start(ctx context.Context, name string, ep schema.Endpoint, sha
 		_ = srv.Close()
 		return nil, err
 	}
-	s := &shared{key: key, name: name, srv: srv, url: url, refs: 1}
+	s := &shared{key: key, name: name, srv: srv, url: url, token: token, refs: 1}
 	e.servers[key] = s
 	return &handle{e: e, s: s}, nil
+}
+
+// CheckEndpoint implements runner.EndpointChecker: a model_dir must hold
+// a model (config.json), a model without model_dir or model_stage must be
+// a local directory or a hub id in the local cache. A model_stage endpoint
+// needs nothing yet.
+func (e *Engine) CheckEndpoint(name string, ep schema.Endpoint) error {
+	switch {
+	case ep.ModelDir != "":
+		if !isModelDir(ep.ModelDir) {
+			return fmt.Errorf("endpoint %s: %s holds no model (no config.json)", name, ep.ModelDir)
+		}
+	case ep.ModelStage == "":
+		if _, err := findModel(ep.Model); err != nil {
+			return fmt.Errorf("endpoint %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // placeholder serves a random tiny model until the real one is loaded.
@@ -135,6 +161,9 @@ type handle struct {
 
 // URL implements runner.EngineServer.
 func (h *handle) URL() string { return h.s.url }
+
+// Token implements runner.EngineServer.
+func (h *handle) Token() string { return h.s.token }
 
 // UseModel loads the model directory dir into the server. Handles that
 // share a server were started for the same model stage fingerprint, so

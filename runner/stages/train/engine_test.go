@@ -5,13 +5,21 @@ import (
 	"net/http"
 	"testing"
 
+	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/stages/train"
 	"mascot.dev/mascot/schema"
 )
 
 // answers reports whether a server answers at base URL u.
-func answers(u string) bool {
-	resp, err := http.Get(u + "/models")
+// answers reports whether the server of h answers its own client (with
+// the handle's token) on /v1/models.
+func answers(h runner.EngineServer) bool {
+	req, err := http.NewRequest(http.MethodGet, h.URL()+"/models", nil)
+	if err != nil {
+		return false
+	}
+	req.Header.Set("Authorization", "Bearer "+h.Token())
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return false
 	}
@@ -51,16 +59,16 @@ func TestEngineSharesServersUntilTheLastHandle(t *testing.T) {
 	if err := a.Close(); err != nil { // a run closing twice releases once
 		t.Fatal(err)
 	}
-	if !answers(b.URL()) {
+	if !answers(b) {
 		t.Fatal("closing one run's handle stopped the server the other run uses")
 	}
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if answers(b.URL()) {
+	if answers(b) {
 		t.Fatal("the server still answers after its last handle was closed")
 	}
-	if !answers(other.URL()) {
+	if !answers(other) {
 		t.Fatal("closing one server stopped another")
 	}
 	other.Close()

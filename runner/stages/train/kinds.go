@@ -42,7 +42,7 @@ func init() {
 	runner.Register(runner.Kind{
 		KindSpec: schema.KindSpec{Name: "pretrain", Definition: "#Pretrain", Source: pretrainSource, Device: true, Model: true},
 		Version:  "1", Summary: "pretrain a tiny byte-level Qwen3 model from text (demo base)",
-		New: newPretrain, Preflight: devicePreflight})
+		New: newPretrain, Preflight: pretrainPreflight})
 	runner.Register(runner.Kind{
 		KindSpec: schema.KindSpec{Name: "train-reward-model", Definition: "#TrainRewardModel", Source: rmSource, Device: true, RewardModel: true,
 			Refs: []schema.Ref{{Field: "pairs", Target: "stages", Reads: []string{"pairs"}}, baseStage}},

@@ -33,6 +33,21 @@ type PretrainConfig struct {
 	} `json:"model"`
 }
 
+// pretrainPreflight adds to devicePreflight that the text exists and
+// holds a line: a run must not train other stages first and then find it
+// missing.
+func pretrainPreflight(env *runner.Env, st schema.Stage) []runner.Problem {
+	ps := devicePreflight(env, st)
+	var c PretrainConfig
+	if err := st.Decode(&c); err != nil {
+		return ps
+	}
+	if err := stagekit.CheckText(env, c.Text); err != nil {
+		ps = append(ps, runner.StageProblem(st, "text", fmt.Errorf("pretraining text: %w", err)))
+	}
+	return ps
+}
+
 type pretrain struct {
 	env *runner.Env
 	key string

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/stages/train"
 	"mascot.dev/mascot/schema"
 )
@@ -61,10 +62,18 @@ func TestPretrainServedByEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ url, model string }{{spk.URL(), "mascot-tiny"}, {jdg.URL(), "judge-tiny"}} {
+	for _, c := range []struct {
+		srv   runner.EngineServer
+		model string
+	}{{spk, "mascot-tiny"}, {jdg, "judge-tiny"}} {
 		body, _ := json.Marshal(map[string]any{"model": c.model, "max_tokens": 8, "temperature": 0,
 			"messages": []map[string]string{{"role": "user", "content": "hello there."}}})
-		resp, err := http.Post(c.url+"/chat/completions", "application/json", bytes.NewReader(body))
+		req, err := http.NewRequest(http.MethodPost, c.srv.URL()+"/chat/completions", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+c.srv.Token())
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,10 +3,16 @@ package plugstart
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
 	"sync"
 
 	"google.golang.org/grpc/codes"
@@ -27,12 +33,28 @@ type Spec struct {
 	// Endpoints are the experiment endpoints the plugin calls: it inherits
 	// their API key variables and no other endpoint's.
 	Endpoints []string
+	// InheritEnv are the variables the spec's env lists for the plugin;
+	// with host.BaseEnv and the endpoints' keys they are all of the run's
+	// environment it gets.
+	InheritEnv []string
+	// Env ("NAME=value") is set for the plugin (a builtin endpoint's
+	// token, EngineTokenVar).
+	Env []string
 }
+
+// EngineTokenVar holds, in the environment of a plugin that calls a
+// builtin endpoint itself, the engine's per-run token (the plugin's
+// api_key_env names it).
+const EngineTokenVar = "MASCOT_ENGINE_TOKEN"
 
 // HostConfig returns the host configuration for s: argv from Command, or
 // from env.Plugins for a built-in. Stderr goes to env.Log.
 func HostConfig(env *runner.Env, stage string, s Spec) (host.Config, error) {
 	argv := s.Command
+	if len(argv) > 0 && strings.ContainsRune(argv[0], '/') {
+		// A relative command is taken from the spec's folder.
+		argv = append([]string{env.LocalPath(argv[0])}, argv[1:]...)
+	}
 	if len(argv) == 0 {
 		if env.Plugins == nil {
 			return host.Config{}, fmt.Errorf("plugin %s: this build cannot start built-in plugins", s.Name)
@@ -42,27 +64,28 @@ func HostConfig(env *runner.Env, stage string, s Spec) (host.Config, error) {
 			return host.Config{}, fmt.Errorf("plugin %s: no command serves built-in %q", s.Name, s.Plugin)
 		}
 	}
-	return host.Config{Name: s.Name, Command: argv[0], Args: argv[1:], SHA256: s.SHA256, DropEnv: foreignKeys(env, s.Endpoints),
-		Stderr: &LogWriter{Log: logger(env).With("stage", stage, "plugin", s.Name)}}, nil
+	log := logger(env).With("stage", stage, "plugin", s.Name)
+	return host.Config{Name: s.Name, Command: argv[0], Args: argv[1:], SHA256: s.SHA256,
+		InheritEnv: append(endpointKeys(env, s.Endpoints), s.InheritEnv...), Env: s.Env,
+		Stderr: &LogWriter{Log: log},
+		// Each restart is counted once, in the unit whose call (or whose
+		// start of the plugin) made it, and logged with its cause.
+		OnRestart: func(ctx context.Context, cause error) {
+			env.CountIn(ctx, stage, "plugin."+s.Name+".restarts", 1)
+			log.Warn("plugin restarted", "cause", cause.Error())
+		}}, nil
 }
 
-// foreignKeys lists the API key variables of the experiment's endpoints
-// other than those named (a variable shared with a named one is kept).
-func foreignKeys(env *runner.Env, endpoints []string) []string {
-	keep := map[string]bool{}
+// endpointKeys lists the API key variables of the named endpoints: the
+// only keys a plugin inherits.
+func endpointKeys(env *runner.Env, endpoints []string) []string {
+	var keys []string
 	for _, name := range endpoints {
 		if v := env.Exp.Endpoints[name].APIKeyEnv; v != "" {
-			keep[v] = true
+			keys = append(keys, v)
 		}
 	}
-	var drop []string
-	for _, ep := range env.Exp.Endpoints {
-		if v := ep.APIKeyEnv; v != "" && !keep[v] {
-			drop = append(drop, v)
-			keep[v] = true // listed once
-		}
-	}
-	return drop
+	return keys
 }
 
 func logger(env *runner.Env) *slog.Logger {
@@ -166,12 +189,13 @@ func Options(raw json.RawMessage) (map[string]any, error) {
 	return m, nil
 }
 
-// CountCall records, in the counters of the unit ctx runs, what one call
-// to plugin name cost in restarts (the process's restart count before and
-// after the call) and whether it passed the call timeout:
-// plugin.<name>.restarts and plugin.<name>.timeouts.
-func CountCall(ctx context.Context, env *runner.Env, stage, name string, restartsBefore, restartsAfter int, err error) {
-	env.CountIn(ctx, stage, "plugin."+name+".restarts", int64(restartsAfter-restartsBefore))
+// CountCall records, in the counters of the unit ctx runs, whether one
+// call to plugin name passed the call timeout (plugin.<name>.timeouts),
+// and makes plugin.<name>.restarts exist: the restarts themselves are
+// counted by the call that made each (HostConfig's OnRestart), so a death
+// with several calls in flight counts once.
+func CountCall(ctx context.Context, env *runner.Env, stage, name string, err error) {
+	env.CountIn(ctx, stage, "plugin."+name+".restarts", 0)
 	var ce *host.CallError
 	timedOut := errors.As(err, &ce) && ce.Code == codes.DeadlineExceeded
 	env.CountIn(ctx, stage, "plugin."+name+".timeouts", int64(btoi(timedOut)))
@@ -182,4 +206,57 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// Check reports, without starting it, whether plugin s can be started:
+// its executable exists (a relative command taken from the spec's folder,
+// a bare name found in PATH) and is executable, and matches its sha256
+// pin. Stages call it from their preflight, so a run whose plugin is
+// missing stops before it does any work.
+func Check(env *runner.Env, s Spec) error {
+	argv := s.Command
+	if len(argv) == 0 {
+		if env.Plugins == nil {
+			return fmt.Errorf("plugin %s: this build cannot start built-in plugins", s.Name)
+		}
+		if argv = env.Plugins.Command(s.Plugin); len(argv) == 0 {
+			return fmt.Errorf("plugin %s: no command serves built-in %q", s.Name, s.Plugin)
+		}
+	}
+	path := argv[0]
+	if strings.ContainsRune(path, '/') {
+		if len(s.Command) > 0 {
+			path = env.LocalPath(path)
+		}
+		st, err := os.Stat(path)
+		switch {
+		case err != nil:
+			return fmt.Errorf("plugin %s: command %s does not exist", s.Name, path)
+		case !st.Mode().IsRegular():
+			return fmt.Errorf("plugin %s: command %s is not a file", s.Name, path)
+		case st.Mode().Perm()&0o111 == 0:
+			return fmt.Errorf("plugin %s: command %s is not executable (chmod +x)", s.Name, path)
+		}
+	} else {
+		found, err := exec.LookPath(path)
+		if err != nil {
+			return fmt.Errorf("plugin %s: command %q is not in PATH", s.Name, path)
+		}
+		path = found
+	}
+	if s.SHA256 != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("plugin %s: %w", s.Name, err)
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return fmt.Errorf("plugin %s: hashing %s: %w", s.Name, path, err)
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != s.SHA256 {
+			return fmt.Errorf("plugin %s: sha256 of %s is %s, but the config pins %s", s.Name, path, got, s.SHA256)
+		}
+	}
+	return nil
 }
