@@ -76,6 +76,11 @@ func RunBranching(ctx context.Context, ch Chatter, cfg Config, s datasets.Sample
 	if err == nil && ok {
 		err = e.grow(ctx, &t, 0, st, 0)
 	}
+	if err == nil {
+		if err = e.c.silent(); err != nil {
+			err = fmt.Errorf("running branching episode %s: %w", s.ID, err)
+		}
+	}
 	if err == nil && !ok {
 		e.c.counters.NumSkippedSamples++
 		t.Skipped = true

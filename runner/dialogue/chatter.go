@@ -61,6 +61,10 @@ type caller struct {
 	// lastErr is the last failure counted by fail (tolerant mode goes on
 	// without it, but a caller left with nothing can say why).
 	lastErr error
+	// asked and answered count each role's requests and successes (silent
+	// reads the Director's).
+	asked, answered map[string]int
+	roleErr         map[string]error
 }
 
 // call is one request. n > 1 asks for n choices in one request.
@@ -78,10 +82,32 @@ func (c *caller) call(ctx context.Context, role string, s Sampling, pos Pos, msg
 		req.N = n
 	}
 	resp, err := c.ch.Chat(ctx, req)
-	if err != nil {
-		return resp, fmt.Errorf("calling %s (%s round %d): %w", role, pos.Step, pos.Round, err)
+	if c.asked == nil {
+		c.asked, c.answered, c.roleErr = map[string]int{}, map[string]int{}, map[string]error{}
 	}
+	c.asked[role]++
+	if err != nil {
+		err = fmt.Errorf("calling %s (%s round %d): %w", role, pos.Step, pos.Round, err)
+		c.roleErr[role] = err
+		return resp, err
+	}
+	c.answered[role]++
 	return resp, nil
+}
+
+// silent is the error of a conversation in which every Director request
+// failed (tolerant mode included): each turn then went to the random-agent
+// fallback, so the conversation is undirected, not the one the spec asked
+// for. A config error (a max_tokens the directive schema cannot fit) looks
+// like this, and is found on the first episode instead of after a stage
+// of undirected ones. (A Speaker that never answered leaves no agent turn:
+// the episode is skipped and counted as such.)
+func (c *caller) silent() error {
+	if n := c.asked[RoleDirector]; n > 0 && c.answered[RoleDirector] == 0 {
+		return fmt.Errorf("every %s request of this conversation failed (%d of %d), so no turn was directed: %w",
+			RoleDirector, n, n, c.roleErr[RoleDirector])
+	}
+	return nil
 }
 
 // fail counts a generation failure; in strict mode it returns err.

@@ -45,6 +45,9 @@ func RunEpisode(ctx context.Context, ch Chatter, cfg Config, s datasets.Sample) 
 			return e.episode(st), fmt.Errorf("running episode %s round %d: %w", s.ID, round, err)
 		}
 	}
+	if err := e.c.silent(); err != nil {
+		return e.episode(st), fmt.Errorf("running episode %s: %w", s.ID, err)
+	}
 	if spoke == 0 && e.cfg.Turns > 0 {
 		return e.skipped(st)
 	}

@@ -329,3 +329,36 @@ func TestConfigValidation(t *testing.T) {
 		t.Errorf("valid config rejected: %v", err)
 	}
 }
+
+// TestSilentDirectorFailsTheEpisode: a Director whose every request fails
+// (a max_tokens its JSON schema cannot fit, an endpoint that is down)
+// would leave every turn to the random-agent fallback; the episode, the
+// branching tree and the rollouts fail with the Director's error instead,
+// in tolerant mode too. One answered Director request is enough to go on.
+func TestSilentDirectorFailsTheEpisode(t *testing.T) {
+	failing := func(ok int) *fakeChatter {
+		n := 0
+		return &fakeChatter{reply: func(req llm.Request, i int) (string, error) {
+			if req.Role == RoleDirector {
+				n++
+				if n > ok {
+					return "", errBoom
+				}
+			}
+			return scripted(EmotionalSupportRoster())(req, i)
+		}}
+	}
+	cfg := esConfig(SystemMASCOT)
+	_, err := RunEpisode(context.Background(), failing(0), cfg, esSample())
+	if err == nil || !errors.Is(err, errBoom) || !strings.Contains(err.Error(), "every director request of this conversation failed") {
+		t.Fatalf("episode with a silent Director: err = %v", err)
+	}
+	ep, err := RunEpisode(context.Background(), failing(1), cfg, esSample())
+	if err != nil || ep.Counters.NumRandomAgentFallbacks == 0 {
+		t.Fatalf("one answered Director request: err = %v, counters %+v (want fallbacks for the failed ones)", err, ep.Counters)
+	}
+	cfg.Branching = BranchConfig{K: 2}
+	if _, err := RunBranching(context.Background(), failing(0), cfg, esSample()); err == nil || !errors.Is(err, errBoom) {
+		t.Fatalf("branching with a silent Director: err = %v", err)
+	}
+}

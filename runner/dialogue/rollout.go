@@ -80,6 +80,9 @@ func RunRollouts(ctx context.Context, ch Chatter, cfg Config, s datasets.Sample,
 	}
 	t := e.newTree(st, p.Round-1)
 	err = e.grow(ctx, &t, 0, st, p.Round)
+	if err == nil {
+		err = e.c.silent()
+	}
 	out.Counters = *e.c.counters
 	if err != nil {
 		return out, fmt.Errorf("rolling out %s from round %d: %w", s.ID, p.Round, err)
