@@ -79,6 +79,7 @@ func buildReward(specs []rewardSpec) (reward.Func, error) {
 		case "conciseness":
 			var o struct {
 				Target int `json:"target_words"`
+				Min    int `json:"min_words"`
 			}
 			if len(s.r.Options) > 0 {
 				_ = json.Unmarshal(s.r.Options, &o)
@@ -87,8 +88,8 @@ func buildReward(specs []rewardSpec) (reward.Func, error) {
 				o.Target = 40
 			}
 			var err error
-			if f, err = reward.Conciseness(o.Target); err != nil {
-				return nil, err
+			if f, err = reward.ConcisenessWithin(o.Min, o.Target); err != nil {
+				return nil, fmt.Errorf("reward %s: %w", s.name, err)
 			}
 		case "reward-model":
 			sc, err := loadScorer(s.dir, s.maxPrompt)
