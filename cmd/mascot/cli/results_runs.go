@@ -294,7 +294,7 @@ func printHeldout(w io.Writer, stages []results.Stage) {
 		if len(h.Epochs) > 0 {
 			parts := make([]string, len(h.Epochs))
 			for i, e := range h.Epochs {
-				parts[i] = fmt.Sprintf("%g: %.3f/%.4f", e.Epoch, e.Accuracy, e.Loss)
+				parts[i] = fmt.Sprintf("%.3g: %.3f/%.4f", e.Epoch, e.Accuracy, e.Loss)
 			}
 			fmt.Fprintf(w, "  %-20s per epoch (accuracy/loss): %s\n", "", strings.Join(parts, "  "))
 		}

@@ -147,21 +147,27 @@ func newPairedDelta(keys []string, before, after []float64) pairedDelta {
 		return pairedDelta{before: math.NaN(), after: math.NaN(), lo: math.NaN(), hi: math.NaN()}
 	}
 	d.before, d.after = sb/float64(d.n), sa/float64(d.n)
-	lo, hi := report.Bootstrap(diffs, 1, heldoutResamples, h.Sum64(), 0.95)
-	d.lo, d.hi = lo[0], hi[0]
+	d.lo, d.hi = math.NaN(), math.NaN()
+	if d.n >= 2 { // one prompt has no spread to resample
+		lo, hi := report.Bootstrap(diffs, 1, heldoutResamples, h.Sum64(), 0.95)
+		d.lo, d.hi = lo[0], hi[0]
+	}
 	return d
 }
 
-// metrics are the stage metrics of a policy's held-out evaluation.
+// metrics are the stage metrics of a policy's held-out evaluation (the
+// interval only from two prompts on).
 func (d pairedDelta) metrics(stage string) []results.Metric {
 	if d.n == 0 {
 		return nil
 	}
-	return []results.Metric{
+	out := []results.Metric{
 		{System: stage, Name: results.MetricHeldoutRewardBefore, Value: d.before},
 		{System: stage, Name: results.MetricHeldoutRewardAfter, Value: d.after},
-		{System: stage, Name: results.MetricHeldoutDeltaCILow, Value: d.lo},
-		{System: stage, Name: results.MetricHeldoutDeltaCIHigh, Value: d.hi},
-		{System: stage, Name: results.MetricHeldoutPrompts, Value: float64(d.n)},
 	}
+	if !math.IsNaN(d.lo) {
+		out = append(out, results.Metric{System: stage, Name: results.MetricHeldoutDeltaCILow, Value: d.lo},
+			results.Metric{System: stage, Name: results.MetricHeldoutDeltaCIHigh, Value: d.hi})
+	}
+	return append(out, results.Metric{System: stage, Name: results.MetricHeldoutPrompts, Value: float64(d.n)})
 }

@@ -83,4 +83,9 @@ func TestPairedDelta(t *testing.T) {
 	if none := newPairedDelta([]string{"a"}, []float64{math.NaN()}, []float64{1}); none.n != 0 || none.metrics("pol") != nil {
 		t.Errorf("no complete prompt: %+v", none)
 	}
+	// One prompt: means, but no interval.
+	one := newPairedDelta([]string{"a"}, []float64{1}, []float64{2})
+	if ms := one.metrics("pol"); len(ms) != 3 || ms[2].Name != results.MetricHeldoutPrompts {
+		t.Errorf("one prompt: metrics %+v, want before, after and the count", ms)
+	}
 }
