@@ -26,11 +26,14 @@
 //     through run_units.
 //   - Judgments point at exactly one item (candidate, turn or episode) with a
 //     real foreign key each, enforced by a CHECK. Pairs point at two candidates.
-//   - LLM counters are exact under kills: every HTTP attempt is recorded in
-//     llm_attempts, and counted, before it is sent; a cached reply says
-//     whether committed work counted its usage (llm_calls.counted); the
-//     open attempts of dead runs are counted as lost in flight
-//     (llmattempts.go, migration 0013).
+//   - LLM counters are exact under kills: every HTTP attempt is appended to
+//     its run's journal file before it is sent and counted when its outcome
+//     is stored (llm_settled); a cached reply says whether committed work
+//     counted its usage (llm_calls.counted); the attempts of dead runs'
+//     journals that never settled are counted as lost in flight
+//     (attemptlog.go, llmattempts.go, migrations 0013 and 0015).
+//   - The candidates of a unit that share a prompt point at one
+//     candidate_prompts row (migration 0016); readers resolve it.
 //   - A run's unit tallies are facts of that run: the writer records the
 //     acting run with each unit state change, and only its tallies move.
 //   - What a stage holds can be digested without ids or times

@@ -2,6 +2,7 @@ package results
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -67,5 +68,43 @@ func TestClaimTakeover(t *testing.T) {
 	}
 	if h, err := s.ClaimUnit(ctx, "u", "b"); err != nil || h != "b" {
 		t.Fatalf("claim after a went stale: holder %q, %v; want b", h, err)
+	}
+}
+
+// TestKilledRunSortsByTheTimeItRan: sorted by duration, an interrupted
+// run (owner gone, last heartbeat 10 min after its start, started 5 h
+// ago) ranks by its 10 minutes, not by the 5 hours since it started; the
+// limit applies after that order.
+func TestKilledRunSortsByTheTimeItRan(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	now := time.Now()
+	start := now.Add(-5 * time.Hour)
+	if err := s.CreateRun(ctx, Run{ID: "killed", Status: RunRunning, StartedAt: start,
+		OwnerPID: 4242, OwnerHost: "elsewhere", HeartbeatAt: start.Add(10 * time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	for id, d := range map[string]time.Duration{"long": time.Hour, "short": time.Minute} {
+		if err := s.CreateRun(ctx, Run{ID: id, Status: RunDone, StartedAt: now.Add(-2 * time.Hour),
+			FinishedAt: now.Add(-2*time.Hour + d)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func(f RunFilter) []string {
+		runs, err := s.ListRuns(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range runs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	if got := ids(RunFilter{Sort: "duration"}); strings.Join(got, ",") != "long,killed,short" {
+		t.Fatalf("by duration, longest first: %v, want long,killed,short", got)
+	}
+	if got := ids(RunFilter{Sort: "duration", Asc: true, Limit: 2}); strings.Join(got, ",") != "short,killed" {
+		t.Fatalf("by duration, shortest two: %v, want short,killed", got)
 	}
 }

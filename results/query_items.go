@@ -116,7 +116,7 @@ type CandidateScore struct {
 // Candidates returns a run's candidates (optionally of one context) with
 // scores from the run's judgments and pair counts from the run's pairs.
 func (s *Store) Candidates(ctx context.Context, runID, contextID string) ([]CandidateScore, error) {
-	q := `SELECT c.id, c.unit_fp, COALESCE(c.run_id, ''), c.kind, c.context_id, c.persona, c.sample_idx, c.prompt,
+	q := `SELECT c.id, c.unit_fp, COALESCE(c.run_id, ''), c.kind, c.context_id, c.persona, c.sample_idx, ` + candidatePrompt("c") + `,
 		c.text, c.raw, c.model_id, c.meta_json,
 		COALESCE((SELECT AVG(` + normExpr("j") + `) FROM judgments j WHERE j.candidate_id = c.id AND ` + inRun("j") + `), 0),
 		(SELECT COUNT(*) FROM judgments j WHERE j.candidate_id = c.id AND ` + inRun("j") + `),

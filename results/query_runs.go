@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 )
@@ -175,7 +176,14 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]RunListEntry, erro
 	if limit <= 0 {
 		limit = 200
 	}
-	q += " ORDER BY " + order + dir + ", id" + dir + fmt.Sprintf(" LIMIT %d", limit)
+	// A killed run (still "running" in the table) lasted until its last
+	// heartbeat, which only scanRun can tell (its owner's pid is checked):
+	// by duration, runs are sorted here after scanning, then cut.
+	byDuration := f.Sort == "duration"
+	q += " ORDER BY " + order + dir + ", id" + dir
+	if !byDuration {
+		q += fmt.Sprintf(" LIMIT %d", limit)
+	}
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing runs: %w", err)
@@ -195,6 +203,12 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]RunListEntry, erro
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("listing runs: %w", err)
+	}
+	if byDuration {
+		sortByDuration(out, f.Asc)
+		if len(out) > limit {
+			out = out[:limit]
+		}
 	}
 	for i := range out {
 		if err := s.fillListEntry(ctx, &out[i]); err != nil {
@@ -367,4 +381,17 @@ func (s *Store) GetRunDetail(ctx context.Context, id string) (RunDetail, error) 
 		return d, fmt.Errorf("counting episodes of run %s: %w", id, err)
 	}
 	return d, nil
+}
+
+// sortByDuration orders runs by their duration (ties by id, in the same
+// direction), as ORDER BY duration, id would with interrupted runs ended at
+// their last heartbeat.
+func sortByDuration(runs []RunListEntry, asc bool) {
+	sort.SliceStable(runs, func(i, j int) bool {
+		a, b := runs[i], runs[j]
+		if a.DurationMS != b.DurationMS {
+			return (a.DurationMS < b.DurationMS) == asc
+		}
+		return (a.ID < b.ID) == asc
+	})
 }

@@ -84,8 +84,8 @@ func (s *Store) CandidateTexts(ctx context.Context, units []string) ([]Candidate
 // CandidatePrompts returns the distinct non-empty prompts of the units'
 // candidates, sorted.
 func (s *Store) CandidatePrompts(ctx context.Context, units []string) ([]string, error) {
-	return queryUnits(ctx, s.r, "reading candidate prompts", units, `SELECT DISTINCT prompt FROM candidates
-		WHERE unit_fp IN (SELECT value FROM json_each(?)) AND prompt <> '' ORDER BY prompt`, scanString)
+	return queryUnits(ctx, s.r, "reading candidate prompts", units, `SELECT DISTINCT `+candidatePrompt("c")+` AS p
+		FROM candidates c WHERE c.unit_fp IN (SELECT value FROM json_each(?)) AND p <> '' ORDER BY p`, scanString)
 }
 
 // DirectorPrompts returns the distinct Director prompts stored in the
@@ -108,7 +108,7 @@ type PairText struct {
 // PairTexts returns the pairs of the units, ordered by pair unit, chosen
 // candidate and rejected candidate (each by unit and sample index).
 func (s *Store) PairTexts(ctx context.Context, units []string) ([]PairText, error) {
-	return queryUnits(ctx, s.r, "reading pairs", units, `SELECT p.context_id, p.persona, c.prompt, c.text, r.text, p.margin
+	return queryUnits(ctx, s.r, "reading pairs", units, `SELECT p.context_id, p.persona, `+candidatePrompt("c")+`, c.text, r.text, p.margin
 		FROM pairs p JOIN candidates c ON c.id = p.chosen_id JOIN candidates r ON r.id = p.rejected_id
 		WHERE p.unit_fp IN (SELECT value FROM json_each(?))
 		ORDER BY p.unit_fp, c.unit_fp, c.sample_idx, r.unit_fp, r.sample_idx`,

@@ -29,7 +29,7 @@ type Removal struct {
 // rowTables are the tables whose rows belong to a unit (unit_fp), in an
 // order that deletes rows before the rows they reference.
 var rowTables = []string{"pairs", "judgments", "metrics", "comparisons", "training_steps", "artifacts", "llm_calls",
-	"episodes", "candidates"}
+	"episodes", "candidates", "candidate_prompts"}
 
 // RemoveRuns removes runs ids (and the children of any sweep parent among
 // them) in one transaction: their rows, the units only they link and

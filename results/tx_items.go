@@ -18,11 +18,6 @@ func (t *Tx) InsertCandidate(c Candidate) (int64, error) {
 	return id, nil
 }
 
-// InsertCandidates inserts candidates and returns their ids.
-func (t *Tx) InsertCandidates(cs []Candidate) ([]int64, error) {
-	return insertAll(cs, t.InsertCandidate)
-}
-
 func insertAll[T any](items []T, one func(T) (int64, error)) ([]int64, error) {
 	ids := make([]int64, len(items))
 	for i, it := range items {

@@ -48,12 +48,12 @@ stages: noop: {kind: "candidates", dataset: "es", roster: "support", concurrency
 	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	l, err := schema.Load(spec, schema.Options{})
+	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	reg := runner.NewEmptyRegistry().With(runner.Kind{Name: "candidates", Version: "bench",
-		New: func(*runner.Env, schema.Stage) (runner.Stage, error) { return noopStage{units}, nil }})
+	reg := runner.Default.WithStage("candidates", "bench",
+		func(*runner.Env, schema.Stage) (runner.Stage, error) { return noopStage{units}, nil })
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()

@@ -3,15 +3,15 @@ package runner
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // Write-behind of the response cache: responses are written in batches,
@@ -28,7 +28,9 @@ const (
 // storeCache keeps LLM responses in SQLite so reruns replay exactly, and
 // journals every attempt before it is sent (llm.Journal), so a run's LLM
 // counters stay exact however often its process is killed:
-//   - an attempt is recorded, and counted, before it goes out;
+//   - an attempt is recorded before it goes out, in the run's journal file
+//     (results.AttemptLog: an append, which the request does not wait on a
+//     transaction for), and counted when its outcome is stored;
 //   - a reply is stored with its usage and with whether committed work
 //     counted that usage; the unit that fetched it marks it counted in its
 //     own transaction;
@@ -37,16 +39,20 @@ const (
 //   - attempts of a dead run that never settled were in flight at the
 //     kill (llm.<role>.lost_in_flight, settled when the next run starts).
 type storeCache struct {
-	ctx   context.Context
-	s     *results.Store
-	log   *slog.Logger
-	runID string
-	seq   atomic.Int64 // attempt ids within the run
+	ctx     context.Context
+	s       *results.Store
+	log     *slog.Logger
+	runID   string
+	seq     atomic.Int64 // attempt ids within the run
+	journal *results.AttemptLog
 
 	flushMu sync.Mutex // held by a flush, so Forget does not race one
 	mu      sync.Mutex
 	pending map[string]pendingReply
 	settled []string // attempt ids whose failure is known, for the next flush
+	// open holds the attempts recorded and not yet settled in the store
+	// (by id): their outcome is pending, in flight, or being written.
+	open map[string]results.Attempt
 	// units holds the cached responses of the units in flight, read in
 	// one query when each starts (keys begin "<unit fingerprint>|").
 	units map[string]map[string]results.CachedReply
@@ -65,6 +71,7 @@ type pendingReply struct {
 
 func newStoreCache(ctx context.Context, s *results.Store, log *slog.Logger, runID string) *storeCache {
 	c := &storeCache{ctx: context.WithoutCancel(ctx), s: s, log: log, runID: runID, pending: map[string]pendingReply{},
+		journal: s.AttemptLog(runID), open: map[string]results.Attempt{},
 		units: map[string]map[string]results.CachedReply{},
 		kick:  make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	go c.loop()
@@ -135,6 +142,9 @@ func (c *storeCache) Get(key string) (llm.Response, bool, error) {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return llm.Response{}, false, nil
 	}
+	if r.Raw == nil && r.Choices != nil {
+		r.Raw = append([]string(nil), r.Choices...) // stored without it: the same (see Put)
+	}
 	r.Counted = counted
 	return r, true, nil
 }
@@ -142,6 +152,9 @@ func (c *storeCache) Get(key string) (llm.Response, bool, error) {
 // Put implements llm.Cache: the reply waits for the next flush (or the
 // commit of the unit that counts it) with the attempts it settles.
 func (c *storeCache) Put(key string, resp llm.Response) error {
+	if slices.Equal(resp.Raw, resp.Choices) {
+		resp.Raw = nil // the choices had no <think> block: Get restores it
+	}
 	b, err := json.Marshal(resp)
 	if err != nil {
 		return err
@@ -159,49 +172,35 @@ func (c *storeCache) Put(key string, resp llm.Response) error {
 	return nil
 }
 
-// Sending implements llm.Journal: the attempt is recorded, and counted in
-// the stage of the unit ctx runs, before the client sends it.
-func (c *storeCache) Sending(ctx context.Context, key, role string, attempt int) (string, error) {
-	id := fmt.Sprintf("%s.%d", c.runID, c.seq.Add(1))
-	stage := ""
-	if t, ok := ctx.Value(unitTallyKey{}).(*unitTally); ok {
-		stage = t.stage
-	}
-	err := c.s.RecordAttempt(ctx, results.Attempt{ID: id, RunID: c.runID, StageKey: stage, Role: role, Key: key, N: attempt})
-	if err != nil {
-		return "", err
-	}
-	return id, nil
-}
-
-// Settled implements llm.Journal.
-func (c *storeCache) Settled(ids []string) {
-	c.mu.Lock()
-	c.settled = append(c.settled, ids...)
-	c.mu.Unlock()
-}
-
 // countedReplies returns, for a unit's commit, the pending replies among
-// keys (written in the unit's transaction, counted); the rest of keys are
-// marked counted by key there.
+// keys (written in the unit's transaction, counted, with the attempts
+// they settle); the rest of keys are marked counted by key there.
 func (c *storeCache) countedReplies(keys []string) []results.Reply {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []results.Reply
 	for _, k := range keys {
 		if p, ok := c.pending[k]; ok {
-			out = append(out, results.Reply{Key: k, JSON: p.raw, Settles: p.ids})
+			out = append(out, results.Reply{Key: k, JSON: p.raw, Settles: c.attempts(p.ids)})
 		}
 	}
 	return out
 }
 
 // markCounted records, once a unit's commit succeeded, that the replies
-// it counted are counted (so a later request in this process reads them
-// as cache hits).
-func (c *storeCache) markCounted(keys []string) {
+// it counted are counted (a later request in this process reads them as
+// cache hits). Those the commit wrote (written, from countedReplies) are
+// stored, with their attempts settled: the write-behind drops them
+// instead of writing them again.
+func (c *storeCache) markCounted(keys []string, written []results.Reply) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	for _, r := range written {
+		if p, ok := c.pending[r.Key]; ok && string(p.raw) == string(r.JSON) {
+			delete(c.pending, r.Key)
+		}
+		c.settledIn(r.Settles)
+	}
 	for _, k := range keys {
 		if p, ok := c.pending[k]; ok {
 			p.counted = true
@@ -236,74 +235,6 @@ func (c *storeCache) Forget(keys []string) {
 	if err := c.s.LLMCache().DeleteReplies(c.ctx, keys); err != nil {
 		c.log.Warn("dropping LLM replies from the cache", "err", err)
 	}
-}
-
-func (c *storeCache) kickFlush() {
-	select {
-	case c.kick <- struct{}{}:
-	default:
-	}
-}
-
-func (c *storeCache) loop() {
-	defer close(c.done)
-	t := time.NewTicker(cacheFlushEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-c.quit:
-			c.flush()
-			return
-		case <-t.C:
-		case <-c.kick:
-		}
-		c.flush()
-	}
-}
-
-// flush writes the pending responses and settles the attempts they and the
-// failures answer, all or none, in the store's next group transaction (see
-// results.LLMCache.PutReplies); they stay readable from pending until
-// written.
-func (c *storeCache) flush() {
-	c.flushMu.Lock()
-	defer c.flushMu.Unlock()
-	c.mu.Lock()
-	batch := make([]results.Reply, 0, len(c.pending))
-	for k, p := range c.pending {
-		batch = append(batch, results.Reply{Key: k, JSON: p.raw, Counted: p.counted, Settles: p.ids})
-	}
-	settled := c.settled
-	c.settled = nil
-	c.mu.Unlock()
-	if len(batch) == 0 && len(settled) == 0 {
-		return
-	}
-	if err := c.s.LLMCache().PutReplies(c.ctx, batch, settled); err != nil {
-		c.log.Warn("writing the LLM response cache", "err", err)
-		c.mu.Lock()
-		c.settled = append(c.settled, settled...)
-		c.mu.Unlock()
-		return
-	}
-	c.mu.Lock()
-	for _, r := range batch {
-		if p, ok := c.pending[r.Key]; ok && string(p.raw) == string(r.JSON) && p.counted == r.Counted {
-			delete(c.pending, r.Key)
-		}
-	}
-	c.mu.Unlock()
-}
-
-// close writes what is pending and stops the writer.
-func (c *storeCache) close() error {
-	select {
-	case <-c.quit:
-	default:
-		close(c.quit)
-	}
-	<-c.done
-	return nil
 }
 
 // unitOf is the unit part of a cache key ("<fingerprint>|role|...").

@@ -1,7 +1,8 @@
 // Package runner plans and executes an experiment's stage graph.
 //
-// A stage kind registers (kind, CUE definition, constructor) in a Registry;
-// the constructor turns a decoded schema.Stage into a Stage that lists its
+// A stage kind registers itself in one call (Register: its schema.KindSpec,
+// version, summary and constructor) in a Registry, whose Kinds is the set
+// schema.Load validates specs against; the constructor turns a decoded schema.Stage into a Stage that lists its
 // units and runs them. The executor orders stages by their references,
 // runs independent stages concurrently (training stages hold a device slot),
 // runs a stage's units up to its concurrency limit, and commits each unit's

@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"sync"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results"
-	"mascot.dev/mascot/runner/llm"
 	"mascot.dev/mascot/schema"
 )
 

@@ -321,7 +321,7 @@ func (r *run) schedule(ctx context.Context) error {
 				return nil
 			}
 			defer func() { <-stageSem }()
-			if schema.IsTraining(r.kinds[key].Name) && r.want[key] {
+			if r.opts.Loaded.Experiment.Kinds.IsTraining(r.kinds[key].Name) && r.want[key] {
 				select {
 				case deviceSem <- struct{}{}:
 				case <-gctx.Done():

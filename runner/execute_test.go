@@ -35,7 +35,7 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: ` + strc
 func TestRunThenResumeRunsNothing(t *testing.T) {
 	srv := fakevllm.Start(t, fakevllm.Options{})
 	spec := writeSpec(t, srv.URL(), 4)
-	l, err := schema.Load(spec, schema.Options{})
+	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestChangedConfigInvalidatesOnlyThatStage(t *testing.T) {
 	}
 	defer store.Close()
 	run := func(k int) *runner.Summary {
-		l, err := schema.Load(writeSpec(t, srv.URL(), k), schema.Options{})
+		l, err := schema.Load(writeSpec(t, srv.URL(), k), runner.Default.Kinds(), schema.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

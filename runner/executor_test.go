@@ -56,7 +56,7 @@ func (e *workerExecutor) RunUnits(ctx context.Context, job *runner.ExecJob) (int
 
 // work is one worker: a shard run of the experiment against db.
 func (e *workerExecutor) work(ctx context.Context, db string, sh *runner.Shard) error {
-	l, err := schema.Load(e.spec, schema.Options{})
+	l, err := schema.Load(e.spec, runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func TestCustomExecutorRunsStage(t *testing.T) {
 	srv := fakevllm.Start(t, fakevllm.Options{})
 	spec := writeSpec(t, srv.URL(), 2)
 	run := func(s *results.Store, executor string, services runner.Services) *runner.Summary {
-		l, err := schema.Load(spec, schema.Options{})
+		l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func TestCustomExecutorRunsStage(t *testing.T) {
 // with a clear error and runs nothing.
 func TestUnwiredExecutorFailsTheStage(t *testing.T) {
 	srv := fakevllm.Start(t, fakevllm.Options{})
-	l, err := schema.Load(writeSpec(t, srv.URL(), 2), schema.Options{})
+	l, err := schema.Load(writeSpec(t, srv.URL(), 2), runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

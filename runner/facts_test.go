@@ -21,7 +21,7 @@ import (
 // the cached rerun's summary holds every counter the first run's does.
 func TestRunRecordsCodeAndEveryCounter(t *testing.T) {
 	srv := fakevllm.Start(t, fakevllm.Options{})
-	l, err := schema.Load(writeSpec(t, srv.URL(), 2), schema.Options{})
+	l, err := schema.Load(writeSpec(t, srv.URL(), 2), runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestRunRecordsCodeAndEveryCounter(t *testing.T) {
 	if err := os.WriteFile(copyPath, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	again, err := schema.Load(copyPath, schema.Options{})
+	again, err := schema.Load(copyPath, runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatalf("run_config.json does not load back as a spec: %v", err)
 	}
@@ -116,7 +116,7 @@ endpoints: speaker: {urls: ["` + srv.URL() + `"], model: "Qwen/Qwen3-8B", retrie
 stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 stages: more: {kind: "candidates", dataset: "es", roster: "support", k: 2, after: ["cand"]}
 `
-	l, err := schema.Load(testspec.Write(t, src), schema.Options{})
+	l, err := schema.Load(testspec.Write(t, src), runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

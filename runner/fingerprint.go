@@ -44,7 +44,7 @@ func stageFingerprint(k Kind, st schema.Stage, exp *schema.Experiment, upstream 
 	}
 	// Referenced datasets, rosters, judges, metrics and rewards enter by value.
 	refs := map[string]any{}
-	for _, ref := range schema.StageRefs(st.Kind) {
+	for _, ref := range exp.Kinds.StageRefs(st.Kind) {
 		if ref.Target == "stages" {
 			continue
 		}

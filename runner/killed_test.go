@@ -65,6 +65,13 @@ func TestKilledRunReadsInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What the next run does first: the killed run's attempts whose
+	// outcome it never stored are counted, as lost in flight, from its
+	// journal.
+	lost, err := store.SettleLost(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	c, err := store.RunCounters(ctx, run.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -73,12 +80,15 @@ func TestKilledRunReadsInterrupted(t *testing.T) {
 	// killed made none that count as done work. But every attempt sent is
 	// counted, recorded before it went out: the server's own count, plus
 	// at most the one attempt (concurrency 1) recorded at the kill and not
-	// yet sent.
+	// yet sent; at most that one was in flight.
 	if want := int64(2 * counts["cand"].Done); c["llm.speaker.requests"] != want {
 		t.Fatalf("killed run's counters %v, want %d requests (%d committed units)", c, want, counts["cand"].Done)
 	}
 	served := srv.Counters().Served["/v1/chat/completions"]
 	if a := c["llm.speaker.attempts"]; a < served || a > served+1 {
 		t.Fatalf("killed run counts %d attempts, the server received %d", a, served)
+	}
+	if l := c["llm.speaker.lost_in_flight"]; l != int64(lost) || l > 1 {
+		t.Fatalf("killed run counts %d attempts lost in flight, %d were settled as lost; want the same, at most 1", l, lost)
 	}
 }

@@ -26,6 +26,8 @@ type PlanStage struct {
 	Backend string `json:"backend,omitempty"`
 	// Summary is the kind's one-line description (Kind.Summary).
 	Summary string `json:"summary,omitempty"`
+	// Settings are the stage's settings the kind shows (Kind.Settings).
+	Settings string `json:"settings,omitempty"`
 }
 
 // Plan lists the stages in execution order with unit counts: how many each
@@ -41,8 +43,11 @@ func Plan(ctx context.Context, opts Options) ([]PlanStage, error) {
 	for _, key := range r.order {
 		k := r.kinds[key]
 		ps := PlanStage{Key: key, Kind: k.Name, Inputs: r.deps[key], Fingerprint: r.fps[key], Units: -1,
-			Device: schema.IsTraining(k.Name), Summary: k.Summary}
+			Device: opts.Loaded.Experiment.Kinds.IsTraining(k.Name), Summary: k.Summary}
 		ps.Units, ps.Done, ps.Note = r.countUnits(ctx, key)
+		if k.Settings != nil {
+			ps.Settings = k.Settings(r.opts.Loaded.Experiment.Stages[key])
+		}
 		if ps.Device {
 			ps.Backend = stageDevice(r.opts.Loaded.Experiment.Stages[key])
 		}
@@ -103,6 +108,9 @@ func PrintPlan(w io.Writer, plan []PlanStage) {
 		if in == "" {
 			in = "-"
 		}
+		if p.Settings != "" {
+			in += "  [" + p.Settings + "]"
+		}
 		if p.Note != "" {
 			in += "  (" + noteLine(p.Note) + ")"
 		}
@@ -118,7 +126,7 @@ func PrintPlan(w io.Writer, plan []PlanStage) {
 	for _, p := range plan {
 		if !seen[p.Kind] {
 			seen[p.Kind] = true
-			kinds = append(kinds, Kind{Name: p.Kind, Summary: p.Summary})
+			kinds = append(kinds, Kind{KindSpec: schema.KindSpec{Name: p.Kind, Device: p.Device}, Summary: p.Summary})
 		}
 	}
 	fmt.Fprintln(w)
@@ -141,7 +149,7 @@ func (r *Registry) KindsHelp() string {
 func writeKinds(w io.Writer, kinds []Kind) {
 	for _, k := range kinds {
 		device := ""
-		if schema.IsTraining(k.Name) {
+		if k.Device {
 			device = " (device)"
 		}
 		fmt.Fprintf(w, "  %-20s %s%s\n", k.Name, k.Summary, device)

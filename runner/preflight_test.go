@@ -27,7 +27,7 @@ func withPreflight(t *testing.T) *runner.Registry {
 
 func TestPreflightRefusesBeforeWritingAnything(t *testing.T) {
 	srv := fakevllm.Start(t, fakevllm.Options{})
-	l, err := schema.Load(writeSpec(t, srv.URL(), 2), schema.Options{})
+	l, err := schema.Load(writeSpec(t, srv.URL(), 2), runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestPreflightRefusesBeforeWritingAnything(t *testing.T) {
 // not run it may still run the rest of the experiment.
 func TestPreflightLetsACompleteStageThrough(t *testing.T) {
 	srv := fakevllm.Start(t, fakevllm.Options{})
-	l, err := schema.Load(writeSpec(t, srv.URL(), 2), schema.Options{})
+	l, err := schema.Load(writeSpec(t, srv.URL(), 2), runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 // helperRun executes the experiment at spec on the database db and prints
 // its summary as JSON.
 func helperRun(spec, db, runs string) error {
-	l, err := schema.Load(spec, schema.Options{})
+	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		return err
 	}

@@ -183,9 +183,9 @@ func (sw *sweep) judgeRound(ctx context.Context, alive []int, round, n, total in
 				why = fmt.Sprintf("no value for %q", rr.Metric)
 			}
 			rd.Entries = append(rd.Entries, RaceEntry{Variant: c.Variant.Label(), RunID: runIDOf(c), Verdict: "failed",
-				Error: firstLine(why)})
+				Error: failureLine(why)})
 			rr.Stopped = append(rr.Stopped, RaceStop{Variant: c.Variant.Label(), Round: round, Contexts: n,
-				Evidence: "failed: " + firstLine(why)})
+				Evidence: "failed: " + failureLine(why)})
 			continue
 		}
 		ok = append(ok, i)

@@ -7,16 +7,15 @@ import (
 	"mascot.dev/mascot/schema"
 )
 
-// Kind describes one stage kind.
+// Kind is one stage kind, declared in one call (Register) from the kind's
+// own package: what the schema needs (the embedded schema.KindSpec: name,
+// CUE definition and source, what it reads, its device and concurrency
+// needs) and what the runner needs (version, summary, constructor).
 type Kind struct {
-	// Name is the kind as written in CUE ("candidates").
-	Name string
+	schema.KindSpec
 	// Version is hashed into fingerprints; bump it when the kind's output
 	// for the same inputs changes.
 	Version string
-	// Definition is the kind's CUE definition ("#Candidates"); built-in
-	// kinds take it from their declaration (candidatesdecl.Spec.Definition).
-	Definition string
 	// Summary is a one-line description for help and docs.
 	Summary string
 	// New builds the stage from its decoded config.
@@ -26,14 +25,10 @@ type Kind struct {
 	// returns the config field at fault and what is missing; Execute turns
 	// it into a positioned error (exit 2) and Plan into a note.
 	Preflight func(st schema.Stage) (field string, err error)
-	// Decl, for a kind no declaration package declares, declares it to the
-	// schema on registration: its CUE (Decl.Source, usually go:embed of the
-	// kind's <kind>.cue), the kinds it reads, device and concurrency needs.
-	// Built-in kinds keep their declaration in runner/stages/<kind>/<kind>decl
-	// instead, so code that loads specs without the stages sees them (see
-	// runner/stages/decls); Decl suits a kind only its own tests load
-	// (runner/stages/internal/echo).
-	Decl *schema.KindSpec
+	// Settings, when set, is a short line of the settings that shape a
+	// stage's work beyond its inputs (the Director's rollout horizon),
+	// which the plan shows beside its inputs; "" shows nothing.
+	Settings func(st schema.Stage) string
 }
 
 // Registry maps kind names to kinds. It is an explicit value so tests build
@@ -56,30 +51,32 @@ func Register(k Kind) {
 	}
 }
 
-// Add adds a kind; a duplicate name, or a kind neither declared to the
-// schema nor bringing its Decl, is an error.
+// Add adds a kind; a duplicate name, or a declaration the schema cannot
+// use (schema.KindSpec.Check), is an error.
 func (r *Registry) Add(k Kind) error {
+	if err := k.Check(); err != nil {
+		return err
+	}
 	if _, dup := r.kinds[k.Name]; dup {
 		return fmt.Errorf("stage kind %q registered twice", k.Name)
 	}
-	decl, ok := schema.LookupKind(k.Name)
-	if !ok && k.Decl != nil {
-		if k.Decl.Name != k.Name {
-			return fmt.Errorf("stage kind %q declares schema kind %q", k.Name, k.Decl.Name)
-		}
-		if err := schema.RegisterKind(*k.Decl); err != nil {
-			return err
-		}
-		decl, ok = *k.Decl, true
-	}
-	if !ok {
-		return fmt.Errorf("stage kind %q has no CUE definition in the schema: import its declaration package or set Kind.Decl", k.Name)
-	}
-	if k.Definition != "" && k.Definition != decl.Definition {
-		return fmt.Errorf("stage kind %q names definition %s, the schema declares %s", k.Name, k.Definition, decl.Definition)
-	}
 	r.kinds[k.Name] = k
 	return nil
+}
+
+// Kinds is the set of the registry's kinds as the schema knows them, what
+// schema.Load validates a spec against. It panics on a kind the schema
+// cannot use, which only With can add, a programming error.
+func (r *Registry) Kinds() *schema.Kinds {
+	specs := make([]schema.KindSpec, 0, len(r.kinds))
+	for _, n := range r.Names() {
+		specs = append(specs, r.kinds[n].KindSpec)
+	}
+	ks, err := schema.NewKinds(specs...)
+	if err != nil {
+		panic(err)
+	}
+	return ks
 }
 
 // Lookup returns the kind named name.
@@ -112,6 +109,19 @@ func (r *Registry) With(k Kind) *Registry {
 	c := r.Clone()
 	c.kinds[k.Name] = k
 	return c
+}
+
+// WithStage returns a copy in which the registered kind name builds its
+// stages with newStage and fingerprints them under version, its
+// declaration unchanged: how a test stands a fake in for a real kind. It
+// panics when name is not registered, a programming error.
+func (r *Registry) WithStage(name, version string, newStage func(env *Env, st schema.Stage) (Stage, error)) *Registry {
+	k, ok := r.kinds[name]
+	if !ok {
+		panic(fmt.Sprintf("stage kind %q is not registered", name))
+	}
+	k.Version, k.New, k.Preflight = version, newStage, nil
+	return r.With(k)
 }
 
 // Without returns a copy without the named kinds.

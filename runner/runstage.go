@@ -10,7 +10,6 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"mascot.dev/mascot/results"
-	"mascot.dev/mascot/schema"
 )
 
 // inflight de-duplicates units executing concurrently in this process.
@@ -237,6 +236,19 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 	return int(ran.Load()), int(failed.Load()), firstErr
 }
 
+// A stage that sets no concurrency keeps UnitsPerEndpointSlot units in
+// flight per slot of the largest concurrency among the endpoints its kind
+// names (schema.KindSpec.Endpoints), or DefaultConcurrency when none sets
+// one. A unit that is claiming, building its prompts or waiting for its
+// group to commit holds no HTTP slot, so as many units as slots (or twice
+// as many, measured) leave slots idle whenever a group commit is slow; the
+// client's semaphore still bounds requests. docs/stages.md states both
+// numbers, generated from these constants.
+const (
+	UnitsPerEndpointSlot = 4
+	DefaultConcurrency   = 4
+)
+
 func (r *run) concurrency(key string) int {
 	exp := r.opts.Loaded.Experiment
 	st := exp.Stages[key]
@@ -244,8 +256,8 @@ func (r *run) concurrency(key string) int {
 		return st.Concurrency
 	}
 	best := 0
-	decl, _ := schema.LookupKind(st.Kind)
-	for _, f := range decl.Endpoints {
+	kind, _ := exp.Kinds.Lookup(st.Kind)
+	for _, f := range kind.Endpoints {
 		if name := rawString(st.Raw, f); name != "" {
 			if ep, ok := exp.Endpoints[name]; ok && ep.Concurrency > best {
 				best = ep.Concurrency
@@ -253,14 +265,9 @@ func (r *run) concurrency(key string) int {
 		}
 	}
 	if best == 0 {
-		return 4
+		return DefaultConcurrency
 	}
-	// Four times the endpoint's slots: a unit that is claiming, building
-	// its prompts or waiting for its group to commit holds no HTTP slot, so
-	// as many units as slots (or twice as many, measured) leave slots idle
-	// whenever a group commit is slow; the client's semaphore still bounds
-	// requests.
-	return 4 * best
+	return UnitsPerEndpointSlot * best
 }
 
 // publish makes a finished stage visible to its dependants.

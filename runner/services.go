@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results"
-	"mascot.dev/mascot/runner/llm"
 	"mascot.dev/mascot/schema"
 )
 
@@ -116,7 +116,7 @@ func (r *run) startServices(ctx context.Context) error {
 			exp.Endpoints[name] = ep
 		}
 		ep.URLs = urls
-		cfg.Endpoints = append(cfg.Endpoints, LLMEndpoint(name, ep))
+		cfg.Endpoints = append(cfg.Endpoints, llmEndpoint(name, ep))
 		cfg.Roles[name] = name
 	}
 	if r.opts.Services.Trace {
@@ -142,11 +142,11 @@ func (r *run) startServices(ctx context.Context) error {
 	return nil
 }
 
-// LLMEndpoint is the runner/llm configuration of experiment endpoint name:
+// llmEndpoint is the llm configuration of experiment endpoint name:
 // replicas, concurrency, retries, timeouts, key variable and sampling. The
-// runner's client and judge plugins (which build their own client from it)
-// call an endpoint with the same settings.
-func LLMEndpoint(name string, ep schema.Endpoint) llm.Endpoint {
+// judge stage writes the same settings into the rubric plugin's options
+// (runner/stages/judge rubricEndpoint), so both call an endpoint alike.
+func llmEndpoint(name string, ep schema.Endpoint) llm.Endpoint {
 	think := ep.EnableThinking
 	retries := ep.Retries
 	if retries == 0 {

@@ -109,11 +109,34 @@ func PrintSweep(w io.Writer, s *SweepSummary) {
 		fmt.Fprintf(w, "\n%d of %d variants failed (rerun the same command to retry them; what succeeded is kept):\n",
 			len(failed), len(s.Children))
 		for _, c := range failed {
-			fmt.Fprintf(w, "  %s: %s\n", c.Variant.Label(), firstLine(c.Error))
+			fmt.Fprintf(w, "  %s: %s\n", c.Variant.Label(), failureLine(c.Error))
 		}
 	}
 	if s.Race != nil {
 		fmt.Fprintln(w)
 		PrintRace(w, s.Race)
 	}
+}
+
+// failureLine is a variant's error on one line. A run that fails lists
+// each failed stage with its reason on lines of their own under "stage
+// failed:" (stageFailures), so the first line alone says only that a
+// stage failed; the lines are joined instead, less the closing advice to
+// rerun, which the summary gives once.
+func failureLine(s string) string {
+	var out strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "" || strings.HasPrefix(l, "(rerun "):
+			continue
+		case out.Len() == 0:
+		case strings.HasSuffix(out.String(), ":"):
+			out.WriteString(" ")
+		default:
+			out.WriteString("; ")
+		}
+		out.WriteString(l)
+	}
+	return out.String()
 }

@@ -55,7 +55,9 @@ func TestPrintSweepIsAFunctionOfTheSummary(t *testing.T) {
 }
 
 // TestVariantColumnFitsItsLabels: a label as long as the model-size
-// study's (~86 characters) keeps its row aligned with the header.
+// study's (~86 characters) keeps its row aligned with the header, and a
+// failed variant is listed with why it failed: a run's error says on its
+// first line only that a stage failed, and its stages' reasons below.
 func TestVariantColumnFitsItsLabels(t *testing.T) {
 	long := Variant{Axes: map[string]json.RawMessage{
 		"endpoints.director.model": json.RawMessage(`"Qwen/Qwen3-0.6B"`),
@@ -63,7 +65,7 @@ func TestVariantColumnFitsItsLabels(t *testing.T) {
 	s := &SweepSummary{ParentID: "p", Children: []SweepChild{
 		{Variant: long, Summary: &Summary{RunID: "r1"}, Values: map[string]float64{"overall": 1}},
 		{Variant: Variant{Axes: map[string]json.RawMessage{"x": json.RawMessage("1")}}, Summary: &Summary{RunID: "r2"},
-			Error: "stage eval: boom\nmore"}}}
+			Error: "stage failed:\n  eval: boom\n    at turn 2\n  not run, because a stage they read from failed (1): judge\n(rerun the same command to retry what failed)"}}}
 	var b bytes.Buffer
 	PrintSweep(&b, s)
 	lines := strings.Split(b.String(), "\n")
@@ -76,7 +78,7 @@ func TestVariantColumnFitsItsLabels(t *testing.T) {
 			t.Errorf("row %q: run id not under RUN (column %d)", l, col)
 		}
 	}
-	if !strings.Contains(b.String(), "1 of 2 variants failed") || !strings.Contains(b.String(), "  x=1: stage eval: boom\n") {
+	if !strings.Contains(b.String(), "1 of 2 variants failed") || !strings.Contains(b.String(), "  x=1: stage failed: eval: boom; at turn 2; not run, because a stage they read from failed (1): judge\n") {
 		t.Errorf("the failed variant and its error are not listed:\n%s", b.String())
 	}
 }

@@ -78,8 +78,12 @@ type sweep struct {
 func prepareSweep(opts SweepOptions) (*sweep, error) {
 	base := opts.Run.Loaded // the CLI has loaded the spec already
 	if base == nil {
+		reg := opts.Run.Registry
+		if reg == nil {
+			reg = Default
+		}
 		var err error
-		if base, err = schema.Load(opts.Arg, opts.Load); err != nil {
+		if base, err = schema.Load(opts.Arg, reg.Kinds(), opts.Load); err != nil {
 			return nil, err
 		}
 	}
@@ -95,7 +99,7 @@ func prepareSweep(opts SweepOptions) (*sweep, error) {
 		store: opts.Run.Store}
 	var all schema.Errors
 	for i, v := range variants {
-		l, err := schema.Load(opts.Arg, v.load(opts.Load))
+		l, err := schema.Load(opts.Arg, base.Experiment.Kinds, v.load(opts.Load))
 		if es, ok := err.(schema.Errors); ok {
 			for _, e := range es {
 				e.Msg = "variant " + v.Label() + ": " + e.Msg
@@ -240,7 +244,7 @@ func (sw *sweep) finish(ctx context.Context, sum *SweepSummary, err error) (*Swe
 	}
 	if failed := sum.Failed(); len(failed) > 0 && err == nil {
 		err = fmt.Errorf("%d of %d sweep variants failed (first: %s: %s); rerun the same command to retry them",
-			len(failed), len(sum.Children), failed[0].Variant.Label(), firstLine(failed[0].Error))
+			len(failed), len(sum.Children), failed[0].Variant.Label(), failureLine(failed[0].Error))
 	}
 	if err != nil {
 		status = results.RunFailed

@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -88,7 +89,7 @@ sweep: axes: {
 var modelSizeTags = []string{"vllm_0_6b=http://small/v1", "vllm_1_7b=http://mid/v1", "vllm_8b=http://large/v1", "judge=http://j/v1"}
 
 func TestExpandGridZipSeeds(t *testing.T) {
-	l, err := schema.Load("paper/model-size", schema.Options{Tags: modelSizeTags})
+	l, err := schema.Load("paper/model-size", runner.Default.Kinds(), schema.Options{Tags: modelSizeTags})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestExpandGridZipSeeds(t *testing.T) {
 	if got := vs[1].Label(); got != `endpoints.director.model="Qwen/Qwen3-0.6B", endpoints.speaker.model="Qwen/Qwen3-1.7B"` {
 		t.Errorf("second variant = %s", got)
 	}
-	l, err = schema.Load("paper/mbti", schema.Options{Tags: []string{"vllm=http://a/v1", "judge=http://b/v1"}})
+	l, err = schema.Load("paper/mbti", runner.Default.Kinds(), schema.Options{Tags: []string{"vllm=http://a/v1", "judge=http://b/v1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestExpandGridZipSeeds(t *testing.T) {
 // does not depend on a size is planned once.
 func TestModelSizePlansOneServerPerSize(t *testing.T) {
 	urls := map[string]string{"Qwen/Qwen3-0.6B": "http://small/v1", "Qwen/Qwen3-1.7B": "http://mid/v1", "Qwen/Qwen3-8B": "http://large/v1"}
-	l, err := schema.Load("paper/model-size", schema.Options{Tags: modelSizeTags})
+	l, err := schema.Load("paper/model-size", runner.Default.Kinds(), schema.Options{Tags: modelSizeTags})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestModelSizePlansOneServerPerSize(t *testing.T) {
 		for k, val := range v.Axes {
 			sets = append(sets, k+"="+string(val))
 		}
-		vl, err := schema.Load("paper/model-size", schema.Options{Tags: modelSizeTags, Overrides: sets})
+		vl, err := schema.Load("paper/model-size", runner.Default.Kinds(), schema.Options{Tags: modelSizeTags, Overrides: sets})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,6 +173,23 @@ func TestModelSizePlansOneServerPerSize(t *testing.T) {
 	if len(sp.Variants) != 9 || len(sp.Shared) != 0 {
 		t.Fatalf("plan: %d variants, %d shared stages; want 9 and 0 (every stage depends on a size)", len(sp.Variants), len(sp.Shared))
 	}
+	// The printed plan's VARIANT column holds the ~86-character labels:
+	// every row's units start under the header's.
+	var printed bytes.Buffer
+	runner.PrintSweepPlan(&printed, sp)
+	lines := strings.Split(printed.String(), "\n")
+	var header int
+	for header < len(lines) && !strings.HasPrefix(lines[header], "#") {
+		header++
+	}
+	col := strings.Index(lines[min(header, len(lines)-1)], "UNITS TO RUN")
+	for i, v := range sp.Variants {
+		row := lines[min(header+1+i, len(lines)-1)]
+		if col <= len(v.Label) || len(row) <= col || !strings.Contains(row[:col], v.Label) || row[col-1] != ' ' || row[col] == ' ' {
+			t.Errorf("variant %d's row is not aligned under UNITS TO RUN (column %d):\n%s", i+1, col, printed.String())
+			break
+		}
+	}
 	// The speaker's training is the same for every director size: variant
 	// 4 (director 1.7B, speaker 0.6B) reuses variant 1's.
 	v4 := sp.Variants[3]
@@ -188,7 +206,7 @@ func TestModelSizePlansOneServerPerSize(t *testing.T) {
 // An adapter loaded on an endpoint serving another base model is refused
 // with the position of the field that loads it.
 func TestAdapterOnAnotherBaseIsRefused(t *testing.T) {
-	_, err := schema.Load("paper/empathetic", schema.Options{Tags: []string{"vllm=http://a/v1", "judge=http://b/v1"},
+	_, err := schema.Load("paper/empathetic", runner.Default.Kinds(), schema.Options{Tags: []string{"vllm=http://a/v1", "judge=http://b/v1"},
 		Sets: []string{"stages.speaker_grpo.base_model=Qwen/Qwen3-0.6B"}})
 	if err == nil || !strings.Contains(err.Error(), "stages.eval.speaker_adapter: the adapter of stage speaker_grpo is trained on Qwen/Qwen3-0.6B, but endpoint speaker serves Qwen/Qwen3-8B") {
 		t.Fatalf("err = %v", err)

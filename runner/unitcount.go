@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // unitTally is what one unit's execution counted: its LLM requests per role
@@ -21,8 +21,9 @@ type unitTally struct {
 	stage string      // the stage key, where the unit's attempts are counted
 	cache *storeCache // nil without a response cache
 
-	mu     sync.Mutex
-	counts map[string]int64
+	mu      sync.Mutex
+	counts  map[string]int64
+	written []results.Reply // the replies the unit's transaction wrote
 }
 
 type unitTallyKey struct{}
@@ -129,9 +130,13 @@ func (t *unitTally) commit(tx *results.Tx, stage string) error {
 	// on, in the same transaction: a rerun reads them as cache hits.
 	if t.cache != nil {
 		keys := t.llm.CountedKeys()
-		if err := tx.CountReplies(t.cache.countedReplies(keys), keys); err != nil {
+		written := t.cache.countedReplies(keys)
+		if err := tx.CountReplies(written, keys); err != nil {
 			return err
 		}
+		t.mu.Lock()
+		t.written = written
+		t.mu.Unlock()
 	}
 	return nil
 }
@@ -140,7 +145,10 @@ func (t *unitTally) commit(tx *results.Tx, stage string) error {
 // the replies it counted are counted.
 func (t *unitTally) committed() {
 	if t.cache != nil {
-		t.cache.markCounted(t.llm.CountedKeys())
+		t.mu.Lock()
+		written := t.written
+		t.mu.Unlock()
+		t.cache.markCounted(t.llm.CountedKeys(), written)
 	}
 }
 

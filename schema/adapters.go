@@ -9,15 +9,6 @@ import (
 	"cuelang.org/go/cue"
 )
 
-// adapterFields are the fields of an episodes stage that name a training
-// stage whose adapter is hot-loaded, with the field naming the endpoint it
-// is loaded on and that field's default.
-var adapterFields = []struct{ adapter, endpoint, def string }{
-	{"speaker_adapter", "speaker", "speaker"},
-	{"director_adapter", "director", "director"},
-	{"sft_adapter", "speaker", "speaker"},
-}
-
 // adapterBases reports every adapter a stage would load on an endpoint
 // serving another base model than the one the adapter was trained on: a
 // LoRA adapter only means something on its own base (an 8B adapter on a
@@ -31,15 +22,16 @@ func adapterBases(e *Experiment, at func(cue.Path) []string) Errors {
 	for _, key := range keys(e.Stages) {
 		var fields map[string]json.RawMessage
 		_ = json.Unmarshal(e.Stages[key].Raw, &fields)
-		for _, f := range adapterFields {
-			train := rawStr(fields[f.adapter])
+		kind, _ := e.Kinds.Lookup(e.Stages[key].Kind)
+		for _, f := range kind.Adapters {
+			train := rawStr(fields[f.Field])
 			t, ok := e.Stages[train]
 			if train == "" || !ok {
 				continue
 			}
-			epName := rawStr(fields[f.endpoint])
+			epName := rawStr(fields[f.Endpoint])
 			if epName == "" {
-				epName = f.def
+				epName = f.DefaultEndpoint
 			}
 			ep, ok := e.Endpoints[epName]
 			if !ok {
@@ -48,9 +40,9 @@ func adapterBases(e *Experiment, at func(cue.Path) []string) Errors {
 			var tf map[string]json.RawMessage
 			_ = json.Unmarshal(t.Raw, &tf)
 			if msg := baseMismatch(rawStr(tf["base_stage"]), rawStr(tf["base_model"]), ep); msg != "" {
-				errs = append(errs, Error{Path: "stages." + key + "." + f.adapter,
+				errs = append(errs, Error{Path: "stages." + key + "." + f.Field,
 					Msg:       fmt.Sprintf("the adapter of stage %s is trained on %s, but endpoint %s serves %s", train, msg, epName, servedBase(ep)),
-					Positions: at(cue.MakePath(cue.Str("stages"), cue.Str(key), cue.Str(f.adapter)))})
+					Positions: at(cue.MakePath(cue.Str("stages"), cue.Str(key), cue.Str(f.Field)))})
 			}
 		}
 	}

@@ -57,7 +57,7 @@ func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
 		st := e.Stages[key]
 		var fields map[string]json.RawMessage
 		_ = json.Unmarshal(st.Raw, &fields)
-		for _, ref := range StageRefs(st.Kind) {
+		for _, ref := range e.Kinds.StageRefs(st.Kind) {
 			for i, name := range refNames(fields[ref.Field], ref.List) {
 				var msg string
 				switch {
@@ -82,7 +82,7 @@ func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
 		}
 		_, hasModel := fields["base_model"]
 		_, hasStage := fields["base_stage"]
-		if IsTraining(st.Kind) && st.Kind != "pretrain" && !hasModel && !hasStage {
+		if k, _ := e.Kinds.Lookup(st.Kind); k.Device && !k.Model && !hasModel && !hasStage {
 			errs = append(errs, Error{Path: "stages." + key, Msg: "a training stage needs base_model (a directory or hub id) or base_stage",
 				Positions: at(cue.MakePath(cue.Str("stages"), cue.Str(key), cue.Str("kind")))})
 		}
@@ -113,9 +113,9 @@ func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
 		var msg string
 		if st, ok := e.Stages[ms]; !ok {
 			msg = fmt.Sprintf("unknown stage %q (%s)", ms, known("stages"))
-		} else if !slices.Contains(ModelKinds(), st.Kind) {
+		} else if !slices.Contains(e.Kinds.ModelKinds(), st.Kind) {
 			msg = fmt.Sprintf("stage %q has kind %s, but model_stage must name a stage of kind %s",
-				ms, st.Kind, orList(ModelKinds()))
+				ms, st.Kind, orList(e.Kinds.ModelKinds()))
 		} else {
 			continue
 		}
@@ -132,9 +132,9 @@ func check(e *Experiment, v cue.Value, rw posRewriter) Errors {
 	for _, name := range keys(e.Rewards) {
 		r := e.Rewards[name]
 		if r.Stage != "" {
-			if st, ok := e.Stages[r.Stage]; !ok || st.Kind != "train-reward-model" {
+			if st, ok := e.Stages[r.Stage]; !ok || !slices.Contains(e.Kinds.RewardModelKinds(), st.Kind) {
 				errs = append(errs, Error{Path: "rewards." + name + ".stage",
-					Msg:       fmt.Sprintf("%q is not a train-reward-model stage", r.Stage),
+					Msg:       fmt.Sprintf("%q is not a %s stage", r.Stage, orList(e.Kinds.RewardModelKinds())),
 					Positions: at(cue.MakePath(cue.Str("rewards"), cue.Str(name), cue.Str("stage")))})
 			}
 		}
@@ -187,7 +187,7 @@ func Dependencies(e *Experiment) map[string][]string {
 		var fields map[string]json.RawMessage
 		_ = json.Unmarshal(st.Raw, &fields)
 		set := map[string]bool{}
-		for _, ref := range StageRefs(st.Kind) {
+		for _, ref := range e.Kinds.StageRefs(st.Kind) {
 			if ref.Target != "stages" {
 				continue
 			}
@@ -203,8 +203,10 @@ func Dependencies(e *Experiment) map[string][]string {
 			}
 		}
 		var ep []string
-		for _, f := range []string{"endpoint", "director", "speaker", "user", "rollout_endpoint"} {
-			ep = append(ep, refNames(fields[f], false)...)
+		for _, ref := range e.Kinds.StageRefs(st.Kind) {
+			if ref.Target == "endpoints" {
+				ep = append(ep, refNames(fields[ref.Field], ref.List)...)
+			}
 		}
 		for _, j := range refNames(fields["judges"], true) {
 			ep = append(ep, e.Judges[j].Endpoint)

@@ -5,10 +5,11 @@
 // path, and decodes it into typed Go structs with a canonical JSON form for
 // fingerprints.
 //
-// Stage kinds are declared to it (RegisterKind) from their own folders,
-// runner/stages/<kind>/<kind>decl, which import only schema; schema declares
-// none itself, so a program loading specs imports the declarations it needs
-// (runner/stages/decls for every built-in kind).
+// Stage kinds are values (KindSpec, gathered in a Kinds set) that callers
+// pass to Load: each kind brings its CUE definition and what it reads, and
+// the stage union is generated from the set. schema knows no kind itself;
+// the runner's registry, filled by the stage packages
+// (runner/stages/<kind>), hands out the set it holds.
 //
 // Layer: the bottom of the stack next to results and trainer; it imports no
 // runner package. User files import the embedded packages

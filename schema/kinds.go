@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 )
 
 // Ref is one field of a stage that names another entity of the experiment.
@@ -18,11 +17,12 @@ type Ref struct {
 	Reads []string
 }
 
-// KindSpec declares one stage kind to the schema: its CUE definition, what
-// it reads, and what it needs to run. The stage union (#Kind, #ByKind) is
-// assembled from the declared kinds.
+// KindSpec is what the schema knows of one stage kind: its CUE definition,
+// what it reads, and what it needs to run. The stage union (#Kind,
+// #ByKind) is assembled from the kinds a spec is loaded with (Kinds).
 type KindSpec struct {
-	// Name is the kind as written in CUE ("candidates").
+	// Name is the kind as written in CUE ("candidates"). It is written only
+	// here: the union sets the definition's kind field to it.
 	Name string
 	// Definition is the kind's closed CUE definition ("#Candidates").
 	Definition string
@@ -38,6 +38,13 @@ type KindSpec struct {
 	// Model says the kind's output is a base model directory, what
 	// base_stage and a builtin endpoint's model_stage may name.
 	Model bool
+	// RewardModel says the kind's output is a reward model, what a reward
+	// of kind reward-model may name.
+	RewardModel bool
+	// Adapters are the fields naming a training stage whose LoRA adapter a
+	// stage of this kind loads on an endpoint; validation refuses an
+	// adapter trained on another base model than the endpoint serves.
+	Adapters []AdapterField
 	// Endpoints are the fields naming endpoints whose concurrency bounds the
 	// stage's units in flight when the stage sets none.
 	Endpoints []string
@@ -47,95 +54,116 @@ type KindSpec struct {
 	Evaluates func(fields map[string]json.RawMessage) bool
 }
 
-// ModelKinds lists the stage kinds whose output is a model directory
-// (KindSpec.Model), what base_stage and a builtin endpoint's model_stage may
-// name.
-func ModelKinds() []string {
-	var out []string
-	for _, n := range Kinds() {
-		if k, _ := LookupKind(n); k.Model {
-			out = append(out, n)
-		}
-	}
-	return out
+// AdapterField is a field naming a training stage whose adapter is loaded
+// on the endpoint the field Endpoint names (DefaultEndpoint when unset).
+type AdapterField struct {
+	Field, Endpoint, DefaultEndpoint string
 }
 
-var (
-	kindsMu sync.RWMutex
-	kinds   = map[string]KindSpec{}
-)
-
-// MustRegisterKind declares a stage kind from a declaration package's init;
-// it panics on an invalid or duplicate declaration, a programming error.
-func MustRegisterKind(k KindSpec) {
-	if err := RegisterKind(k); err != nil {
-		panic(err)
-	}
-}
-
-// RegisterKind declares a stage kind. The kind brings its CUE in Source; it
-// must define Definition and embed #StageCommon. Declaring a name twice is
-// an error. The built-in kinds declare themselves from their folders
-// (runner/stages/<kind>/<kind>decl); schema itself declares none.
-func RegisterKind(k KindSpec) error {
-	kindsMu.Lock()
-	defer kindsMu.Unlock()
+// Check reports what makes k unusable: a missing name or definition, or a
+// Source that does not define Definition.
+func (k KindSpec) Check() error {
 	if k.Name == "" || strings.ContainsAny(k.Name, "\"\\") || !strings.HasPrefix(k.Definition, "#") {
 		return fmt.Errorf("declaring stage kind %q (%s): want a name and a #Definition", k.Name, k.Definition)
 	}
 	if !strings.Contains(k.Source, k.Definition+":") {
 		return fmt.Errorf("declaring stage kind %q: its Source does not define %s", k.Name, k.Definition)
 	}
-	if _, dup := kinds[k.Name]; dup {
-		return fmt.Errorf("stage kind %q declared twice", k.Name)
-	}
-	kinds[k.Name] = k
 	return nil
 }
 
-// LookupKind returns the declaration of a stage kind.
-func LookupKind(name string) (KindSpec, bool) {
-	kindsMu.RLock()
-	defer kindsMu.RUnlock()
-	k, ok := kinds[name]
+// Kinds is the set of stage kinds a spec is loaded against. It is a value
+// the caller builds (the runner's registry hands out the kinds registered
+// with it) and passes to Load; schema itself knows no kind.
+type Kinds struct {
+	specs map[string]KindSpec
+	names []string
+}
+
+// NewKinds checks each spec and returns the set; a name given twice is an
+// error.
+func NewKinds(specs ...KindSpec) (*Kinds, error) {
+	ks := &Kinds{specs: make(map[string]KindSpec, len(specs))}
+	for _, k := range specs {
+		if err := k.Check(); err != nil {
+			return nil, err
+		}
+		if _, dup := ks.specs[k.Name]; dup {
+			return nil, fmt.Errorf("stage kind %q declared twice", k.Name)
+		}
+		ks.specs[k.Name] = k
+		ks.names = append(ks.names, k.Name)
+	}
+	sort.Strings(ks.names)
+	return ks, nil
+}
+
+// Lookup returns the kind named name. A nil set holds no kind.
+func (ks *Kinds) Lookup(name string) (KindSpec, bool) {
+	if ks == nil {
+		return KindSpec{}, false
+	}
+	k, ok := ks.specs[name]
 	return k, ok
 }
 
-// Kinds lists every declared stage kind, sorted.
-func Kinds() []string {
-	kindsMu.RLock()
-	defer kindsMu.RUnlock()
-	out := make([]string, 0, len(kinds))
-	for k := range kinds {
-		out = append(out, k)
+// Names lists the kinds, sorted.
+func (ks *Kinds) Names() []string {
+	if ks == nil {
+		return nil
 	}
-	sort.Strings(out)
+	return append([]string(nil), ks.names...)
+}
+
+// ModelKinds lists the kinds whose output is a model directory
+// (KindSpec.Model), what base_stage and a builtin endpoint's model_stage
+// may name.
+func (ks *Kinds) ModelKinds() []string {
+	var out []string
+	for _, n := range ks.Names() {
+		if ks.specs[n].Model {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// RewardModelKinds lists the kinds whose output is a reward model
+// (KindSpec.RewardModel).
+func (ks *Kinds) RewardModelKinds() []string {
+	var out []string
+	for _, n := range ks.Names() {
+		if ks.specs[n].RewardModel {
+			out = append(out, n)
+		}
+	}
 	return out
 }
 
 // StageRefs returns the reference fields of a stage kind, the shared
 // "after" included.
-func StageRefs(kind string) []Ref {
-	k, _ := LookupKind(kind)
+func (ks *Kinds) StageRefs(kind string) []Ref {
+	k, _ := ks.Lookup(kind)
 	return append([]Ref{{Field: "after", Target: "stages", List: true}}, k.Refs...)
 }
 
 // IsTraining reports whether a stage kind trains a model (holds a device slot).
-func IsTraining(kind string) bool {
-	k, _ := LookupKind(kind)
+func (ks *Kinds) IsTraining(kind string) bool {
+	k, _ := ks.Lookup(kind)
 	return k.Device
 }
 
-// kindFiles are the generated schema files: the stage union over the
-// declared kinds ("schema/kinds_gen.cue") and the source of each kind
-// declared outside the schema files ("schema/kind_<name>.cue").
-func kindFiles() map[string][]byte {
-	names := Kinds()
+// files are the generated schema files: the stage union over the kinds
+// ("schema/kinds_gen.cue") and the source of each ("schema/kind_<name>.cue").
+// The union, not the kind's source, fixes each definition's kind field, so
+// a kind's name is written once, in its KindSpec.
+func (ks *Kinds) files() map[string][]byte {
+	names := ks.Names()
 	var b strings.Builder
-	b.WriteString("// Code generated from the declared stage kinds (schema.RegisterKind). DO NOT EDIT.\n\npackage schema\n\n")
+	b.WriteString("// Code generated from the stage kinds a spec is loaded with (schema.Kinds). DO NOT EDIT.\n\npackage schema\n\n")
 	b.WriteString("// #Kind lists the stage kinds.\n#Kind:")
 	if len(names) == 0 {
-		b.WriteString(" _|_ // no stage kinds declared")
+		b.WriteString(` =~"^$" & =~"." // no stage kinds: no value is a kind`)
 	}
 	for i, n := range names {
 		if i > 0 {
@@ -146,11 +174,9 @@ func kindFiles() map[string][]byte {
 	b.WriteString("\n\n// #ByKind maps each stage kind to its closed definition.\n#ByKind: {\n")
 	out := map[string][]byte{}
 	for _, n := range names {
-		k, _ := LookupKind(n)
-		fmt.Fprintf(&b, "\t%q: %s\n", n, k.Definition)
-		if k.Source != "" {
-			out["schema/kind_"+n+".cue"] = []byte(k.Source)
-		}
+		k := ks.specs[n]
+		fmt.Fprintf(&b, "\t%q: %s & {kind: %q}\n", n, k.Definition, n)
+		out["schema/kind_"+n+".cue"] = []byte(k.Source)
 	}
 	b.WriteString("}\n")
 	out["schema/kinds_gen.cue"] = []byte(b.String())

@@ -55,14 +55,14 @@ func DatasetUse(e *Experiment) (train, eval map[string]string) {
 	train, eval = map[string]string{}, map[string]string{}
 	for _, key := range keys(e.Stages) {
 		st := e.Stages[key]
-		k, _ := LookupKind(st.Kind)
+		k, _ := e.Kinds.Lookup(st.Kind)
 		var fields map[string]json.RawMessage
 		_ = json.Unmarshal(st.Raw, &fields)
 		use := train
 		if k.Evaluates != nil && k.Evaluates(fields) {
 			use = eval
 		}
-		for _, ref := range StageRefs(st.Kind) {
+		for _, ref := range e.Kinds.StageRefs(st.Kind) {
 			if ref.Target != "datasets" {
 				continue
 			}

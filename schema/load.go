@@ -54,7 +54,8 @@ type Loaded struct {
 // Positions returns where the value at the field path was written (file:
 // line:col, most relevant first, in the form errors print them), for
 // checks made after loading (a run's preflight) to point at the user's
-// file. It is empty when the value has no source (a schema default).
+// file. A value the spec leaves at its schema default points into the
+// schema (mascot.dev/schema/...); one with no source at all has none.
 func (l *Loaded) Positions(path ...string) []string {
 	sel := make([]cue.Selector, len(path))
 	for i, p := range path {
@@ -67,9 +68,9 @@ func (l *Loaded) Positions(path ...string) []string {
 }
 
 // Load resolves arg — an embedded name such as "paper/qmsum", a .cue file
-// or a directory — applies opts and validates the result. Every problem is
-// returned at once as Errors.
-func Load(arg string, opts Options) (*Loaded, error) {
+// or a directory — against the stage kinds given, applies opts and
+// validates the result. Every problem is returned at once as Errors.
+func Load(arg string, kinds *Kinds, opts Options) (*Loaded, error) {
 	cwd := opts.Cwd
 	if cwd == "" {
 		var err error
@@ -77,15 +78,16 @@ func Load(arg string, opts Options) (*Loaded, error) {
 			return nil, fmt.Errorf("finding working directory: %w", err)
 		}
 	}
-	l := &loader{cwd: cwd, opts: opts, ctx: cuecontext.New()}
+	l := &loader{cwd: cwd, opts: opts, kinds: kinds, ctx: cuecontext.New()}
 	return l.load(arg)
 }
 
 type loader struct {
-	cwd  string
-	opts Options
-	ctx  *cue.Context
-	rw   posRewriter
+	cwd   string
+	opts  Options
+	kinds *Kinds
+	ctx   *cue.Context
+	rw    posRewriter
 }
 
 func (l *loader) load(arg string) (*Loaded, error) {
@@ -152,12 +154,13 @@ func (l *loader) load(arg string) (*Loaded, error) {
 		errs = intRange(v, l.rw)
 	}
 	if len(errs) > 0 {
-		return nil, errs
+		return nil, multirunHints(errs, l.opts.Sets)
 	}
 	exp, err := decode(v)
 	if err != nil {
 		return nil, Errors{{Msg: "decoding experiment: " + err.Error()}}
 	}
+	exp.Kinds = l.kinds
 	if errs := check(exp, v, l.rw); len(errs) > 0 {
 		return nil, errs
 	}
@@ -179,13 +182,16 @@ func (l *loader) config(arg string) (*load.Config, []string, error) {
 		if !IsEmbedded(arg) {
 			return nil, nil, Errors{{Msg: fmt.Sprintf("no experiment %q: not a .cue file or directory, and not an embedded name (see `mascot list`)", arg)}}
 		}
-		ov, err := overlay(embeddedRoot, true)
+		ov, err := overlay(embeddedRoot, true, l.kinds)
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading embedded experiments: %w", err)
 		}
 		l.rw = posRewriter{prefixes: map[string]string{genDir(embeddedRoot) + "/": ImportPrefix + "/"}}
 		return &load.Config{Dir: embeddedRoot, Overlay: ov, Tags: l.opts.Tags},
 			[]string{ImportPath(arg)}, nil
+	}
+	if err := checkSpecSize(l.cwd, local, st.IsDir()); err != nil {
+		return nil, nil, err
 	}
 	dir, args := local, []string{"."}
 	if !st.IsDir() {
@@ -195,7 +201,7 @@ func (l *loader) config(arg string) (*load.Config, []string, error) {
 	if !ok {
 		modRoot = dir
 	}
-	ov, err := overlay(modRoot, !ok)
+	ov, err := overlay(modRoot, !ok, l.kinds)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading embedded experiments: %w", err)
 	}

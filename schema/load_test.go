@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	_ "mascot.dev/mascot/runner/stages/decls" // the built-in stage kinds
+	"mascot.dev/mascot/runner"
+	_ "mascot.dev/mascot/runner/stages/all" // every built-in stage kind
 	"mascot.dev/mascot/schema"
 )
 
@@ -29,7 +30,7 @@ func TestEmbeddedNamesIncludePaperConfigs(t *testing.T) {
 }
 
 func TestLoadPaperQMSumWithTags(t *testing.T) {
-	l, err := schema.Load("paper/qmsum", schema.Options{Tags: []string{"vllm=http://127.0.0.1:8000/v1", "judge=http://127.0.0.1:8001/v1"}})
+	l, err := schema.Load("paper/qmsum", runner.Default.Kinds(), schema.Options{Tags: []string{"vllm=http://127.0.0.1:8000/v1", "judge=http://127.0.0.1:8001/v1"}})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -46,7 +47,7 @@ func TestLoadPaperQMSumWithTags(t *testing.T) {
 }
 
 func TestLoadReportsMissingTag(t *testing.T) {
-	_, err := schema.Load("paper/qmsum", schema.Options{Tags: []string{"judge=http://x/v1"}})
+	_, err := schema.Load("paper/qmsum", runner.Default.Kinds(), schema.Options{Tags: []string{"judge=http://x/v1"}})
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -59,7 +60,7 @@ func TestLoadReportsMissingTag(t *testing.T) {
 // given loads, each open tag reading as its OpenValue and named in Open;
 // a given tag keeps its value, a tag with a default is listed, not open.
 func TestLoadOpenTags(t *testing.T) {
-	l, err := schema.Load("paper/qmsum", schema.Options{Tags: []string{"judge=http://x/v1"}, OpenTags: true})
+	l, err := schema.Load("paper/qmsum", runner.Default.Kinds(), schema.Options{Tags: []string{"judge=http://x/v1"}, OpenTags: true})
 	if err != nil {
 		t.Fatalf("Load with open tags: %v", err)
 	}
@@ -82,7 +83,7 @@ func TestLoadOpenTags(t *testing.T) {
 	if !slices.Equal(names, []string{"vllm", "judge", "data"}) {
 		t.Errorf("Tags = %v, want required first: [vllm judge data]", names)
 	}
-	if _, err := schema.Load("paper/qmsum", schema.Options{}); err == nil {
+	if _, err := schema.Load("paper/qmsum", runner.Default.Kinds(), schema.Options{}); err == nil {
 		t.Error("without OpenTags a missing required tag must stay an error")
 	}
 }
@@ -103,7 +104,7 @@ stages: candidates: k: 4
 	if err := os.WriteFile(filepath.Join(dir, "mine.cue"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := schema.Load(filepath.Join(dir, "mine.cue"), schema.Options{Sets: []string{"stages.speaker_grpo.lr=2e-6"}})
+	l, err := schema.Load(filepath.Join(dir, "mine.cue"), runner.Default.Kinds(), schema.Options{Sets: []string{"stages.speaker_grpo.lr=2e-6"}})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}

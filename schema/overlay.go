@@ -49,16 +49,27 @@ func embeddedFiles() (map[string][]byte, error) {
 	if err := add(experiments.Files, "experiments"); err != nil {
 		return nil, err
 	}
-	for rel, b := range kindFiles() {
-		out[rel] = b
-	}
 	return out, nil
 }
 
-// overlay places the embedded packages under modRoot's cue.mod/gen, and a
-// synthetic cue.mod/module.cue when the directory has none.
-func overlay(modRoot string, synthetic bool) (map[string]load.Source, error) {
+// schemaFiles are the embedded packages with the stage union over kinds
+// and each kind's CUE beside the schema files.
+func schemaFiles(kinds *Kinds) (map[string][]byte, error) {
 	files, err := embeddedFiles()
+	if err != nil {
+		return nil, err
+	}
+	for rel, b := range kinds.files() {
+		files[rel] = b
+	}
+	return files, nil
+}
+
+// overlay places the embedded packages, with kinds, under modRoot's
+// cue.mod/gen, and a synthetic cue.mod/module.cue when the directory has
+// none.
+func overlay(modRoot string, synthetic bool, kinds *Kinds) (map[string]load.Source, error) {
+	files, err := schemaFiles(kinds)
 	if err != nil {
 		return nil, err
 	}

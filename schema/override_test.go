@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/internal/testspec"
+	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
 )
 
@@ -31,14 +32,14 @@ rewards: fmt: {kind: "format"}
 // references to the field follow it.
 func TestOverridesReplaceWhatTheFileWrites(t *testing.T) {
 	spec := testspec.Write(t, overrideSpec)
-	if _, err := schema.Load(spec, schema.Options{}); err != nil {
+	if _, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := schema.Load(spec, schema.Options{Sets: []string{"stages.eval.turns=3"}}); err == nil ||
+	if _, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{Sets: []string{"stages.eval.turns=3"}}); err == nil ||
 		!strings.Contains(err.Error(), "stages.eval.turns: conflicting values") {
 		t.Fatalf("--set of a concrete value: %v, want CUE's conflict", err)
 	}
-	l, err := schema.Load(spec, schema.Options{Overrides: []string{"stages.eval.turns=3",
+	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{Overrides: []string{"stages.eval.turns=3",
 		"stages.eval.sampling.temperature=0.9", "endpoints.speaker.model=Qwen/Qwen3-0.6B", "stages.eval.branch_k=4"}})
 	if err != nil {
 		t.Fatal(err)
@@ -57,11 +58,11 @@ func TestOverridesReplaceWhatTheFileWrites(t *testing.T) {
 	}
 	// A pattern constraint's value is not the file's to replace: CUE
 	// reports the conflict with both positions.
-	_, err = schema.Load(spec, schema.Options{Overrides: []string{"endpoints.user.model=x"}})
+	_, err = schema.Load(spec, runner.Default.Kinds(), schema.Options{Overrides: []string{"endpoints.user.model=x"}})
 	if err == nil || !strings.Contains(err.Error(), "conflicting values") || !strings.Contains(err.Error(), "-m endpoints.user.model") {
 		t.Errorf("override of a pattern's value: %v", err)
 	}
-	if _, err := schema.Load(spec, schema.Options{Overrides: []string{"stages.eval.turns"}}); err == nil ||
+	if _, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{Overrides: []string{"stages.eval.turns"}}); err == nil ||
 		!strings.Contains(err.Error(), "want path=value") {
 		t.Errorf("override without a value: %v", err)
 	}

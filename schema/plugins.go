@@ -12,7 +12,7 @@ import (
 // accepts without a command (#BuiltinJudge, #BuiltinMetric), so the plugin
 // side can be checked against the language.
 func BuiltinPlugins() (judges, metrics []string, err error) {
-	ov, err := overlay(embeddedRoot, true)
+	ov, err := overlay(embeddedRoot, true, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading embedded schema: %w", err)
 	}

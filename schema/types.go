@@ -22,6 +22,8 @@ type Experiment struct {
 	Executor    Executor            `json:"executor"`
 	Sweep       *Sweep              `json:"sweep,omitempty"`
 	Report      []string            `json:"report"`
+	// Kinds are the stage kinds the experiment was loaded against.
+	Kinds *Kinds `json:"-"`
 }
 
 // Executor is #Executor.

@@ -12,11 +12,12 @@ import (
 	"cuelang.org/go/cue/parser"
 )
 
-// Vendor writes the embedded schema and experiments under
-// dir/cue.mod/gen/mascot.dev (and a cue.mod/module.cue when dir has none),
-// so the cue CLI and editors resolve "mascot.dev/..." imports.
-func Vendor(dir string) (int, error) {
-	files, err := embeddedFiles()
+// Vendor writes the embedded schema and experiments, with the stage union
+// over kinds and each kind's CUE, under dir/cue.mod/gen/mascot.dev (and a
+// cue.mod/module.cue when dir has none), so the cue CLI and editors resolve
+// "mascot.dev/..." imports.
+func Vendor(dir string, kinds *Kinds) (int, error) {
+	files, err := schemaFiles(kinds)
 	if err != nil {
 		return 0, fmt.Errorf("reading embedded files: %w", err)
 	}

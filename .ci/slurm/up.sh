@@ -1,6 +1,6 @@
 #!/bin/bash
 # Installs (if needed) and starts a single-node Slurm with munge and two
-# fake GPUs, as root, without systemd (docs/distributed.md 1.3).
+# fake GPUs, as root, without systemd (docs/design/slurm-test-cluster.md).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then

@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"mascot.dev/mascot/internal/testgate"
 	"mascot.dev/mascot/results"
@@ -75,7 +79,7 @@ func TestDemoTwiceIsIdentical(t *testing.T) {
 	}
 	a := runIn(t.TempDir())
 	b := runIn(t.TempDir())
-	l, err := schema.Load("demo", schema.Options{})
+	l, err := schema.Load("demo", runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,5 +108,115 @@ func TestDemoTwiceIsIdentical(t *testing.T) {
 	}
 	if !bytes.Equal(a.report, b.report) {
 		t.Fatal("every stage matches but the report tables differ")
+	}
+}
+
+// TestKilledTourResumesToTheCleanRun SIGKILLs the README's tour (on four
+// contexts) once some of its evaluation episodes are committed, resumes it,
+// and requires every stage to hold what an uninterrupted run in another
+// directory holds (units, rows without ids and times, artefact hashes).
+// The resumed run decodes its remaining requests beside other requests
+// than the clean run did, and reuses the replies the killed process had
+// fetched: the built-in engine's batch invariance and per-request seeds
+// are what make the two agree (a killed-and-resumed demo once held 38
+// candidates where the clean one held 39).
+func TestKilledTourResumesToTheCleanRun(t *testing.T) {
+	testgate.Long(t, "the tour twice, one of them killed and resumed: minutes on 2 cores")
+	bin := filepath.Join(t.TempDir(), "mascot")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building mascot: %v\n%s", err, out)
+	}
+	// Four evaluation contexts instead of the README's two, so that the
+	// kill leaves some to resume.
+	spec := strings.Replace(tourSpec(t), `limit: 2,`, `limit: 4,`, 1)
+	if !strings.Contains(spec, `limit: 4,`) {
+		t.Fatal("the README's tour.cue no longer reads `limit: 2,`; update this test")
+	}
+	runIn := func(dir string) *exec.Cmd {
+		if err := os.WriteFile(filepath.Join(dir, "tour.cue"), []byte(spec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := exec.Command(bin, "run", "tour.cue")
+		c.Dir = dir
+		return c
+	}
+	digests := func(dir string) map[string]results.StageDigest {
+		t.Helper()
+		store, err := results.Open(filepath.Join(dir, "mascot.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		ctx := context.Background()
+		run, err := store.ResolveRun(ctx, "latest")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, err := store.StageDigests(ctx, run.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]results.StageDigest{}
+		for _, d := range ds {
+			m[d.Key] = d
+		}
+		return m
+	}
+
+	clean := t.TempDir()
+	if out, err := runIn(clean).CombinedOutput(); err != nil {
+		t.Fatalf("clean tour: %v\n%s", err, lastLines(string(out), 30))
+	}
+
+	killed := t.TempDir()
+	c := runIn(killed)
+	var log bytes.Buffer
+	c.Stdout, c.Stderr = &log, &log
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	evalDone := func() int {
+		db, err := sql.Open("sqlite3", "file:"+filepath.Join(killed, "mascot.db")+"?mode=ro")
+		if err != nil {
+			return 0
+		}
+		defer db.Close()
+		var n int
+		if db.QueryRow(`SELECT COUNT(*) FROM units WHERE stage_key = 'eval' AND state = 'done'`).Scan(&n) != nil {
+			return 0
+		}
+		return n
+	}
+	for n := 0; n == 0; n = evalDone() {
+		select {
+		case err := <-done:
+			t.Fatalf("the tour ended (%v) before an evaluation unit was seen committed:\n%s", err, lastLines(log.String(), 30))
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	_ = c.Process.Kill() // SIGKILL
+	<-done
+	n := evalDone()
+	if n >= 4 {
+		t.Fatalf("all %d evaluation units were done at the kill; nothing is left to resume", n)
+	}
+	t.Logf("killed with %d of 4 evaluation units committed", n)
+	if out, err := runIn(killed).CombinedOutput(); err != nil {
+		t.Fatalf("resumed tour: %v\n%s", err, lastLines(string(out), 30))
+	}
+
+	want, got := digests(clean), digests(killed)
+	if len(want) < 5 || want["eval"].Units != 4 {
+		t.Fatalf("the clean tour has %d stages (eval %d units), want its five with 4 evaluation units", len(want), want["eval"].Units)
+	}
+	for k, w := range want {
+		if g := got[k]; !w.Same(g) {
+			t.Errorf("stage %s differs after the kill and resume: %s", k, w.Differences(g))
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("the resumed tour has %d stages, the clean one %d", len(got), len(want))
 	}
 }

@@ -60,16 +60,14 @@ func (f fakeTrainer) Run(_ context.Context, u runner.Unit) (runner.Commit, error
 }
 
 func fakeTrainers() *runner.Registry {
-	kind := func(name, def string) runner.Kind {
-		return runner.Kind{Name: name, Version: "fake", Definition: def, New: func(env *runner.Env, st schema.Stage) (runner.Stage, error) {
-			var raw struct {
-				BaseModel string `json:"base_model"`
-			}
-			_ = json.Unmarshal(st.Raw, &raw)
-			return fakeTrainer{env: env, st: st, base: raw.BaseModel}, nil
-		}}
+	fake := func(env *runner.Env, st schema.Stage) (runner.Stage, error) {
+		var raw struct {
+			BaseModel string `json:"base_model"`
+		}
+		_ = json.Unmarshal(st.Raw, &raw)
+		return fakeTrainer{env: env, st: st, base: raw.BaseModel}, nil
 	}
-	return runner.Default.With(kind("train-grpo", "#TrainGRPO")).With(kind("train-reward-model", "#TrainRewardModel"))
+	return runner.Default.WithStage("train-grpo", "fake", fake).WithStage("train-reward-model", "fake", fake)
 }
 
 // TestModelSizeServesEveryAdapterOnItsOwnBase runs the whole paper/model-size

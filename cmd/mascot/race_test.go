@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -168,6 +169,21 @@ sweep: {
 	}
 	if out := printed(race); !strings.Contains(out, "stopped:") || !strings.Contains(out, "race search on \"overall\"") {
 		t.Errorf("printed race report:\n%s", out)
+	}
+	// The sweep's report keeps the account: `mascot report` of its parent,
+	// as text and as a page, says which variants were stopped, after which
+	// round and on what evidence.
+	db := filepath.Join(dir, "race.db")
+	text := mascot(t, "report", race.ParentID, "--db", db)
+	page := mascot(t, "report", race.ParentID, "--db", db, "--format", "html")
+	for _, s := range rr.Stopped {
+		line := fmt.Sprintf("  %s after round %d (%d contexts): %s\n", s.Variant, s.Round, s.Contexts, s.Evidence)
+		if !strings.Contains(text, "\nstopped:\n") || !strings.Contains(text, line) {
+			t.Errorf("the race's report lacks %q:\n%s", line, text)
+		}
+		if !strings.Contains(page, html.EscapeString(line)) {
+			t.Errorf("the race's HTML report lacks %q", line)
+		}
 	}
 }
 

@@ -104,6 +104,12 @@ func TestBuiltinSweepRunsTwiceWithIdenticalSummaries(t *testing.T) {
 	if !strings.Contains(run, ": 2 variants") || strings.Contains(run, "FAILED") {
 		t.Fatalf("run -m:\n%s", run)
 	}
+	// The multirun is recorded as a sweep, like a file's: a parent whose
+	// report plots its Overall against the axis.
+	multi := runIDs.FindString(run)
+	if page := mascot(t, "report", multi, "--format", "html"); !strings.Contains(page, `id="sweep-stages-eval-turns"`) {
+		t.Errorf("the multirun's parent %s is not reported as a sweep:\n%s", multi, lastLines(page, 20))
+	}
 	var rows []string
 	for _, l := range strings.Split(run, "\n") {
 		if strings.HasPrefix(l, "stages.eval.turns=") {
@@ -136,6 +142,12 @@ func TestBuiltinSweepRunsTwiceWithIdenticalSummaries(t *testing.T) {
 	for _, glob := range []string{"bars-*-agent.svg", "forest-*-agent.svg", "train-pretrain-*-loss.svg"} {
 		if m, _ := filepath.Glob(filepath.Join(plots, glob)); len(m) == 0 {
 			t.Errorf("report --plot wrote no %s", glob)
+		}
+	}
+	tex := mascot(t, "report", ids[0], "--format", "latex")
+	for _, want := range []string{`\begin{tabular}`, `\toprule`, `\midrule`, `\bottomrule`, `Overall`, `$\pm$`} {
+		if !strings.Contains(tex, want) {
+			t.Errorf("report --format latex lacks %q:\n%s", want, tex)
 		}
 	}
 	if page := mascot(t, "report", first.ParentID, "--format", "html"); !strings.Contains(page, `id="sweep-stages-eval-turns"`) ||

@@ -83,7 +83,7 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
 		return nil, err
 	}
-	l, err := schema.Load(spec, schema.Options{})
+	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +220,7 @@ func storedPrompts(path string) ([][]openai.ChatCompletionMessage, int, error) {
 		return nil, 0, err
 	}
 	defer store.Close()
-	rows, err := store.Reader().Query(`SELECT prompt FROM candidates`)
+	rows, err := store.Reader().Query(`SELECT COALESCE(p.prompt, c.prompt) FROM candidates c LEFT JOIN candidate_prompts p ON p.id = c.prompt_id`)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -4,7 +4,7 @@
 // /v1/unload_lora_adapter, GET /health) with vLLM's status codes, messages
 // and error JSON, deterministic content, and fault injection.
 //
-// Layer: test support for runner/llm, runner/dialogue and the stage kinds;
+// Layer: test support for llm, runner/dialogue and the stage kinds;
 // it imports nothing from the project.
 //
 // Content is a pure function of the request (model, messages, seed, choice

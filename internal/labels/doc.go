@@ -9,7 +9,7 @@
 //
 // Choices (not stated by the datasets or the paper):
 //
-//   - Valence: the Empathetic Dialogues groups listed in docs/mascot.md
+//   - Valence: the Empathetic Dialogues groups listed in docs/datasets.md
 //     (16 negative, 11 positive, 5 neutral); ESConv emotion types are all
 //     distress states, so negative, except "neutral".
 //   - QMSum domain: from the meeting id when there is one (ES/IS/TS and a

@@ -13,7 +13,7 @@ const (
 var Valences = []string{Negative, Neutral, Positive}
 
 // edValence groups the 32 Empathetic Dialogues emotions (our choice, as
-// listed in docs/mascot.md: 16 negative, 11 positive, 5 neutral).
+// listed in docs/datasets.md: 16 negative, 11 positive, 5 neutral).
 var edValence = group(map[string]string{
 	Negative: "afraid angry annoyed anxious apprehensive ashamed devastated disappointed disgusted embarrassed furious guilty jealous lonely sad terrified",
 	Positive: "caring confident content excited faithful grateful hopeful impressed joyful proud trusting",

@@ -1,7 +1,9 @@
 // Package testspec writes and loads the small CUE experiments tests run:
 // one place for the temp file, the loader call and the dataset path, so
-// test files carry only the spec they are about. Test support; it sits
-// beside the schema layer and imports only it.
+// test files carry only the spec they are about. Test support; it loads
+// specs against the runner's default registry with every built-in kind
+// (runner/stages/all), so only external test packages and packages above
+// the stages import it.
 package testspec
 
 import (
@@ -9,6 +11,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"mascot.dev/mascot/runner"
+	_ "mascot.dev/mascot/runner/stages/all" // every built-in stage kind
 	"mascot.dev/mascot/schema"
 )
 
@@ -31,7 +35,7 @@ func Write(t testing.TB, src string) string {
 // Load writes src and loads it; a spec that does not load fails the test.
 func Load(t testing.TB, src string) *schema.Loaded {
 	t.Helper()
-	l, err := schema.Load(Write(t, src), schema.Options{})
+	l, err := schema.Load(Write(t, src), runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"mascot.dev/mascot/plugins/builtin"
 	"mascot.dev/mascot/plugins/host"
+	"mascot.dev/mascot/plugins/spec"
 )
 
 // Level c: the built-ins run in a real binary through plugins/host. The
@@ -70,9 +71,9 @@ func testSelfBLEU(t *testing.T, bin string) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	ep := host.Episode{ID: "e", Turns: []host.Turn{
+	ep := spec.Episode{ID: "e", Turns: []spec.Turn{
 		{Role: "agent", Text: "the cat sat"}, {Role: "agent", Text: "the cat ran"}, {Role: "agent", Text: "a dog ran"}}}
-	res, err := m.Compute(ctx, []host.Episode{ep})
+	res, err := m.Compute(ctx, []spec.Episode{ep})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,11 +100,11 @@ func testMarkers(t *testing.T, bin string) {
 	if ds, err := j.Configure(ctx, json.RawMessage(`{"marker_target": 2}`)); err != nil || len(ds) > 0 {
 		t.Fatalf("configure: %v %v", ds, err)
 	}
-	item := host.Item{ID: "c", Kind: host.KindCandidate, AgentName: "The Anchor", Persona: "The Anchor: calm, warm, grounding",
+	item := spec.Item{ID: "c", Kind: spec.KindCandidate, AgentName: "The Anchor", Persona: "The Anchor: calm, warm, grounding",
 		Response: "Stay calm and warm t"}
-	var first []host.Score
+	var first []spec.Score
 	for range 2 {
-		res, err := j.Score(ctx, []host.Item{item})
+		res, err := j.Score(ctx, []spec.Item{item})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,9 +160,9 @@ func testRubricMalformedAndKill(t *testing.T, bin string) {
 	if ds, err := j.Configure(ctx, json.RawMessage(conf)); err != nil || len(ds) > 0 {
 		t.Fatalf("configure: %v %v", ds, err)
 	}
-	res, err := j.Score(ctx, []host.Item{
-		{ID: "ok", Kind: host.KindCandidate, Response: "fine"},
-		{ID: "bad", Kind: host.KindCandidate, Response: "MALFORMED"},
+	res, err := j.Score(ctx, []spec.Item{
+		{ID: "ok", Kind: spec.KindCandidate, Response: "fine"},
+		{ID: "bad", Kind: spec.KindCandidate, Response: "MALFORMED"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +182,7 @@ func testRubricMalformedAndKill(t *testing.T, bin string) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}()
-	res, err = j.Score(ctx, []host.Item{{ID: "k", Kind: host.KindCandidate, Response: "BLOCK"}})
+	res, err = j.Score(ctx, []spec.Item{{ID: "k", Kind: spec.KindCandidate, Response: "BLOCK"}})
 	if err != nil {
 		t.Fatal(err)
 	}

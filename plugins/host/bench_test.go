@@ -10,6 +10,7 @@ import (
 	"mascot.dev/mascot/plugins/host"
 	"mascot.dev/mascot/plugins/internal/fakejudge"
 	"mascot.dev/mascot/plugins/sdk"
+	"mascot.dev/mascot/plugins/spec"
 )
 
 // The round-trip overhead of judging through a plugin: the same fake judge
@@ -39,10 +40,10 @@ func BenchmarkRoundTrip(b *testing.B) {
 		{"process", proc},
 	}
 	for _, n := range []int{1, 64} {
-		items := make([]host.Item, n)
+		items := make([]spec.Item, n)
 		for i := range items {
-			items[i] = host.Item{ID: fmt.Sprint(i), Kind: host.KindCandidate, Response: "a short candidate response of some words",
-				Context: []host.Turn{{Role: "user", Text: "I feel stuck at work and do not know what to do next."}}}
+			items[i] = spec.Item{ID: fmt.Sprint(i), Kind: spec.KindCandidate, Response: "a short candidate response of some words",
+				Context: []spec.Turn{{Role: "user", Text: "I feel stuck at work and do not know what to do next."}}}
 		}
 		for _, c := range judges {
 			b.Run(fmt.Sprintf("%s/batch=%d", c.name, n), func(b *testing.B) {

@@ -5,7 +5,8 @@
 //
 // Layer: below runner/ (the judge, pairs and metrics stage kinds consume
 // Judge and Metric), above plugins/internal/wire and plugins/proto. The
-// value types are plugins/spec's, re-exported here as aliases.
+// value types are plugins/spec's, used under that name (only plugins/sdk,
+// the plugin authors' package, aliases them).
 //
 // Lifecycle choices, all in process.go:
 //   - A plugin is a command (path + args). A sha256 pin (Config.SHA256) is

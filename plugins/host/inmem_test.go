@@ -11,6 +11,7 @@ import (
 	"mascot.dev/mascot/plugins/host"
 	"mascot.dev/mascot/plugins/internal/fakejudge"
 	"mascot.dev/mascot/plugins/sdk"
+	"mascot.dev/mascot/plugins/spec"
 )
 
 // inMemoryJudge connects host and plugin over an in-memory gRPC
@@ -37,9 +38,9 @@ func TestInMemoryScore(t *testing.T) {
 		t.Fatalf("describe: %+v", info)
 	}
 	one := 1
-	items := []host.Item{
-		{ID: "a", Kind: host.KindCandidate, Response: "one two", Context: []host.Turn{{Text: "hi", RoundID: &one}}},
-		{ID: "b", Kind: host.KindCandidate, Response: "one two three four five six"},
+	items := []spec.Item{
+		{ID: "a", Kind: spec.KindCandidate, Response: "one two", Context: []spec.Turn{{Text: "hi", RoundID: &one}}},
+		{ID: "b", Kind: spec.KindCandidate, Response: "one two three four five six"},
 	}
 	res, err := j.Score(ctx, items)
 	if err != nil {
@@ -69,7 +70,7 @@ func TestMalformedScoresVoidItems(t *testing.T) {
 	if err != nil || len(ds) != 0 {
 		t.Fatalf("configure: %v %v", ds, err)
 	}
-	res, err := j.Score(ctx, []host.Item{
+	res, err := j.Score(ctx, []spec.Item{
 		{ID: "good", Response: "fine words"},
 		{ID: "bad-range", Response: "x y"},
 		{ID: "bad-parse", Response: "x y z"},
@@ -113,11 +114,11 @@ func TestConfigureDiagnostics(t *testing.T) {
 func TestBatchesSplitUnderLimit(t *testing.T) {
 	counter := &countingJudge{Judge: &fakejudge.Judge{}}
 	j := host.WrapJudgeSplit("fake", counter, 1000)
-	var items []host.Item
+	var items []spec.Item
 	for i := range 10 {
-		items = append(items, host.Item{ID: string(rune('a' + i)), Response: strings.Repeat("w ", 150)})
+		items = append(items, spec.Item{ID: string(rune('a' + i)), Response: strings.Repeat("w ", 150)})
 	}
-	items = append(items, host.Item{ID: "huge", Response: strings.Repeat("w ", 2000)})
+	items = append(items, spec.Item{ID: "huge", Response: strings.Repeat("w ", 2000)})
 	res, err := j.Score(context.Background(), items)
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +137,7 @@ type countingJudge struct {
 	calls, maxBatch int
 }
 
-func (c *countingJudge) Score(ctx context.Context, items []host.Item) (host.ScoreResult, error) {
+func (c *countingJudge) Score(ctx context.Context, items []spec.Item) (spec.ScoreResult, error) {
 	c.calls++
 	c.maxBatch = max(c.maxBatch, len(items))
 	return c.Judge.Score(ctx, items)
@@ -150,9 +151,9 @@ func TestInMemoryMetric(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := host.WrapMetric("fake-metric", raw.(host.Metric))
-	res, err := m.Compute(context.Background(), []host.Episode{
-		{ID: "e1", Turns: []host.Turn{{Text: "a b"}, {Text: "c"}}},
-		{ID: "e2", Turns: []host.Turn{{Text: "a b c d"}}},
+	res, err := m.Compute(context.Background(), []spec.Episode{
+		{ID: "e1", Turns: []spec.Turn{{Text: "a b"}, {Text: "c"}}},
+		{ID: "e2", Turns: []spec.Turn{{Text: "a b c d"}}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ type PluginJudge struct {
 	split int
 
 	mu   sync.Mutex
-	info *JudgeInfo
+	info *spec.JudgeInfo
 }
 
 var _ Judge = (*PluginJudge)(nil)
@@ -57,24 +57,24 @@ func (j *PluginJudge) Restarts() int { return j.inv.restarts() }
 func (j *PluginJudge) Close() error { return j.inv.close() }
 
 // Describe returns the judge's criteria and scale (cached after the first call).
-func (j *PluginJudge) Describe(ctx context.Context) (JudgeInfo, error) {
+func (j *PluginJudge) Describe(ctx context.Context) (spec.JudgeInfo, error) {
 	j.mu.Lock()
 	if j.info != nil {
 		defer j.mu.Unlock()
 		return *j.info, nil
 	}
 	j.mu.Unlock()
-	var info JudgeInfo
+	var info spec.JudgeInfo
 	err := j.inv.call(ctx, "Describe", func(ctx context.Context, raw any) error {
 		var err error
 		info, err = raw.(Judge).Describe(ctx)
 		return err
 	})
 	if err != nil {
-		return JudgeInfo{}, err
+		return spec.JudgeInfo{}, err
 	}
 	if info.Scale.Max <= info.Scale.Min {
-		return JudgeInfo{}, fmt.Errorf("judge plugin %s describes an empty scale [%g, %g]", j.name, info.Scale.Min, info.Scale.Max)
+		return spec.JudgeInfo{}, fmt.Errorf("judge plugin %s describes an empty scale [%g, %g]", j.name, info.Scale.Min, info.Scale.Max)
 	}
 	j.mu.Lock()
 	j.info = &info
@@ -83,8 +83,8 @@ func (j *PluginJudge) Describe(ctx context.Context) (JudgeInfo, error) {
 }
 
 // Configure sends the options; they are replayed after a restart.
-func (j *PluginJudge) Configure(ctx context.Context, config json.RawMessage) ([]Diagnostic, error) {
-	var ds []Diagnostic
+func (j *PluginJudge) Configure(ctx context.Context, config json.RawMessage) ([]spec.Diagnostic, error) {
+	var ds []spec.Diagnostic
 	err := j.inv.call(ctx, "Configure", func(ctx context.Context, raw any) error {
 		var err error
 		ds, err = raw.(Judge).Configure(ctx, config)
@@ -101,33 +101,33 @@ func (j *PluginJudge) Configure(ctx context.Context, config json.RawMessage) ([]
 
 // Score judges items, in batches that fit the message limit. It returns one
 // ItemResult per item in input order; voided items have Failed set.
-func (j *PluginJudge) Score(ctx context.Context, items []Item) (ScoreResult, error) {
+func (j *PluginJudge) Score(ctx context.Context, items []spec.Item) (spec.ScoreResult, error) {
 	info, err := j.Describe(ctx)
 	if err != nil {
-		return ScoreResult{}, err
+		return spec.ScoreResult{}, err
 	}
-	if err := uniqueIDs(items, func(it Item) string { return it.ID }); err != nil {
-		return ScoreResult{}, fmt.Errorf("scoring with judge plugin %s: %w", j.name, err)
+	if err := uniqueIDs(items, func(it spec.Item) string { return it.ID }); err != nil {
+		return spec.ScoreResult{}, fmt.Errorf("scoring with judge plugin %s: %w", j.name, err)
 	}
-	out := ScoreResult{Results: make([]ItemResult, len(items))}
-	batches, tooBig := splitBatches(items, j.split, func(it Item) int { return protoSize(wire.ItemToProto(it)) })
+	out := spec.ScoreResult{Results: make([]spec.ItemResult, len(items))}
+	batches, tooBig := splitBatches(items, j.split, func(it spec.Item) int { return protoSize(wire.ItemToProto(it)) })
 	for _, i := range tooBig {
-		out.Results[i] = ItemResult{ItemID: items[i].ID, Diagnostics: []Diagnostic{spec.Errorf(items[i].ID,
+		out.Results[i] = spec.ItemResult{ItemID: items[i].ID, Diagnostics: []spec.Diagnostic{spec.Errorf(items[i].ID,
 			"item is larger than one plugin message (%d bytes)", j.split)}}
 	}
 	for _, b := range batches {
-		batch := make([]Item, len(b))
+		batch := make([]spec.Item, len(b))
 		for k, i := range b {
 			batch[k] = items[i]
 		}
-		var res ScoreResult
+		var res spec.ScoreResult
 		err := j.inv.call(ctx, "Score", func(ctx context.Context, raw any) error {
 			var err error
 			res, err = raw.(Judge).Score(ctx, batch)
 			return err
 		})
 		if err != nil {
-			return ScoreResult{}, err
+			return spec.ScoreResult{}, err
 		}
 		got := matchResults(batch, res, info)
 		for k, i := range b {
@@ -149,8 +149,8 @@ func (j *PluginJudge) Score(ctx context.Context, items []Item) (ScoreResult, err
 
 // matchResults pairs results with the batch by id, validates scores and
 // moves item-addressed call diagnostics onto their items.
-func matchResults(batch []Item, res ScoreResult, info JudgeInfo) []ItemResult {
-	byID := make(map[string]ItemResult, len(res.Results))
+func matchResults(batch []spec.Item, res spec.ScoreResult, info spec.JudgeInfo) []spec.ItemResult {
+	byID := make(map[string]spec.ItemResult, len(res.Results))
 	for _, r := range res.Results {
 		byID[r.ItemID] = r
 	}
@@ -159,7 +159,7 @@ func matchResults(batch []Item, res ScoreResult, info JudgeInfo) []ItemResult {
 		criteria[c.ID] = true
 	}
 	callFailed := false
-	extra := map[string][]Diagnostic{}
+	extra := map[string][]spec.Diagnostic{}
 	for _, d := range res.Diagnostics {
 		if d.ItemID != "" {
 			extra[d.ItemID] = append(extra[d.ItemID], d)
@@ -167,11 +167,11 @@ func matchResults(batch []Item, res ScoreResult, info JudgeInfo) []ItemResult {
 			callFailed = true
 		}
 	}
-	out := make([]ItemResult, len(batch))
+	out := make([]spec.ItemResult, len(batch))
 	for k, it := range batch {
 		r, ok := byID[it.ID]
 		if !ok {
-			r = ItemResult{ItemID: it.ID, Diagnostics: []Diagnostic{spec.Errorf(it.ID, "judge returned no result for this item")}}
+			r = spec.ItemResult{ItemID: it.ID, Diagnostics: []spec.Diagnostic{spec.Errorf(it.ID, "judge returned no result for this item")}}
 		}
 		r.Diagnostics = append(r.Diagnostics, extra[it.ID]...)
 		if callFailed {
@@ -194,4 +194,4 @@ func matchResults(batch []Item, res ScoreResult, info JudgeInfo) []ItemResult {
 	return out
 }
 
-func diagnosticsError(ds []Diagnostic) error { return spec.DiagnosticsError(ds) }
+func diagnosticsError(ds []spec.Diagnostic) error { return spec.DiagnosticsError(ds) }

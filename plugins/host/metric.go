@@ -18,7 +18,7 @@ type PluginMetric struct {
 	split int
 
 	mu   sync.Mutex
-	desc *MetricDescription
+	desc *spec.MetricDescription
 }
 
 var _ Metric = (*PluginMetric)(nil)
@@ -53,21 +53,21 @@ func (m *PluginMetric) Restarts() int { return m.inv.restarts() }
 func (m *PluginMetric) Close() error { return m.inv.close() }
 
 // Describe returns the metric ids (cached after the first call).
-func (m *PluginMetric) Describe(ctx context.Context) (MetricDescription, error) {
+func (m *PluginMetric) Describe(ctx context.Context) (spec.MetricDescription, error) {
 	m.mu.Lock()
 	if m.desc != nil {
 		defer m.mu.Unlock()
 		return *m.desc, nil
 	}
 	m.mu.Unlock()
-	var d MetricDescription
+	var d spec.MetricDescription
 	err := m.inv.call(ctx, "Describe", func(ctx context.Context, raw any) error {
 		var err error
 		d, err = raw.(Metric).Describe(ctx)
 		return err
 	})
 	if err != nil {
-		return MetricDescription{}, err
+		return spec.MetricDescription{}, err
 	}
 	m.mu.Lock()
 	m.desc = &d
@@ -76,8 +76,8 @@ func (m *PluginMetric) Describe(ctx context.Context) (MetricDescription, error) 
 }
 
 // Configure sends the options; they are replayed after a restart.
-func (m *PluginMetric) Configure(ctx context.Context, config json.RawMessage) ([]Diagnostic, error) {
-	var ds []Diagnostic
+func (m *PluginMetric) Configure(ctx context.Context, config json.RawMessage) ([]spec.Diagnostic, error) {
+	var ds []spec.Diagnostic
 	err := m.inv.call(ctx, "Configure", func(ctx context.Context, raw any) error {
 		var err error
 		ds, err = raw.(Metric).Configure(ctx, config)
@@ -95,39 +95,39 @@ func (m *PluginMetric) Configure(ctx context.Context, config json.RawMessage) ([
 // Compute computes the metrics of episodes in batches under the message
 // limit; aggregates of several batches are combined as means weighted by
 // the number of episodes behind each.
-func (m *PluginMetric) Compute(ctx context.Context, episodes []Episode) (ComputeResult, error) {
-	if err := uniqueIDs(episodes, func(e Episode) string { return e.ID }); err != nil {
-		return ComputeResult{}, fmt.Errorf("computing metric plugin %s: %w", m.name, err)
+func (m *PluginMetric) Compute(ctx context.Context, episodes []spec.Episode) (spec.ComputeResult, error) {
+	if err := uniqueIDs(episodes, func(e spec.Episode) string { return e.ID }); err != nil {
+		return spec.ComputeResult{}, fmt.Errorf("computing metric plugin %s: %w", m.name, err)
 	}
-	out := ComputeResult{Values: make([]EpisodeValues, len(episodes)), Aggregate: map[string]float64{}, AggregateN: map[string]int{}}
-	batches, tooBig := splitBatches(episodes, m.split, func(e Episode) int { return protoSize(wire.EpisodeToProto(e)) })
+	out := spec.ComputeResult{Values: make([]spec.EpisodeValues, len(episodes)), Aggregate: map[string]float64{}, AggregateN: map[string]int{}}
+	batches, tooBig := splitBatches(episodes, m.split, func(e spec.Episode) int { return protoSize(wire.EpisodeToProto(e)) })
 	for _, i := range tooBig {
-		out.Values[i] = EpisodeValues{EpisodeID: episodes[i].ID, Diagnostics: []Diagnostic{spec.Errorf(episodes[i].ID,
+		out.Values[i] = spec.EpisodeValues{EpisodeID: episodes[i].ID, Diagnostics: []spec.Diagnostic{spec.Errorf(episodes[i].ID,
 			"episode is larger than one plugin message (%d bytes)", m.split)}}
 	}
 	sums := map[string]float64{}
 	for _, b := range batches {
-		batch := make([]Episode, len(b))
+		batch := make([]spec.Episode, len(b))
 		for k, i := range b {
 			batch[k] = episodes[i]
 		}
-		var res ComputeResult
+		var res spec.ComputeResult
 		err := m.inv.call(ctx, "Compute", func(ctx context.Context, raw any) error {
 			var err error
 			res, err = raw.(Metric).Compute(ctx, batch)
 			return err
 		})
 		if err != nil {
-			return ComputeResult{}, err
+			return spec.ComputeResult{}, err
 		}
-		byID := make(map[string]EpisodeValues, len(res.Values))
+		byID := make(map[string]spec.EpisodeValues, len(res.Values))
 		for _, v := range res.Values {
 			byID[v.EpisodeID] = v
 		}
 		for k, i := range b {
 			v, ok := byID[batch[k].ID]
 			if !ok {
-				v = EpisodeValues{EpisodeID: batch[k].ID, Diagnostics: []Diagnostic{spec.Errorf(batch[k].ID, "metric returned no values for this episode")}}
+				v = spec.EpisodeValues{EpisodeID: batch[k].ID, Diagnostics: []spec.Diagnostic{spec.Errorf(batch[k].ID, "metric returned no values for this episode")}}
 			}
 			for name, x := range v.Values {
 				if math.IsNaN(x) || math.IsInf(x, 0) {

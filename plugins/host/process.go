@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"mascot.dev/mascot/plugins/internal/wire"
+	"mascot.dev/mascot/plugins/spec"
 )
 
 // invoker runs calls against a plugin implementation; process supervises a
@@ -142,7 +143,7 @@ func (p *process) replayConfig(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(ctx, p.cfg.CallTimeout)
 	defer cancel()
 	type configurer interface {
-		Configure(context.Context, json.RawMessage) ([]Diagnostic, error)
+		Configure(context.Context, json.RawMessage) ([]spec.Diagnostic, error)
 	}
 	ds, err := p.raw.(configurer).Configure(cctx, p.config)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"mascot.dev/mascot/plugins/host"
 	"mascot.dev/mascot/plugins/internal/fakejudge"
+	"mascot.dev/mascot/plugins/spec"
 )
 
 // Level b: the re-executed test binary is the plugin process.
@@ -30,7 +31,7 @@ func TestProcessScoreAndMetric(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	res, err := j.Score(ctx, []host.Item{{ID: "x", Response: "three words here"}})
+	res, err := j.Score(ctx, []spec.Item{{ID: "x", Response: "three words here"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestProcessScoreAndMetric(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	mr, err := m.Compute(ctx, []host.Episode{{ID: "e", Turns: []host.Turn{{Text: "a b c"}}}})
+	mr, err := m.Compute(ctx, []spec.Episode{{ID: "e", Turns: []spec.Turn{{Text: "a b c"}}}})
 	if err != nil || mr.Values[0].Values["words"] != 3 {
 		t.Fatalf("metric: %+v %v", mr, err)
 	}
@@ -65,7 +66,7 @@ func TestKilledMidBatchRestartsAndCompletes(t *testing.T) {
 		pid := waitPID(t, pidFile)
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}()
-	items := []host.Item{{ID: "1", Response: "a"}, {ID: "2", Response: "a b"}, {ID: "3", Response: "a b c"}}
+	items := []spec.Item{{ID: "1", Response: "a"}, {ID: "2", Response: "a b"}, {ID: "3", Response: "a b c"}}
 	res, err := j.Score(ctx, items)
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +124,7 @@ func TestCallAfterCloseAndReadableErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.Close()
-	if _, err := j.Score(ctx, []host.Item{{ID: "a"}}); !errors.Is(err, host.ErrClosed) {
+	if _, err := j.Score(ctx, []spec.Item{{ID: "a"}}); !errors.Is(err, host.ErrClosed) {
 		t.Fatalf("err = %v", err)
 	}
 	cfg := selfConfig("judge")

@@ -82,3 +82,25 @@ func TestFiguresCarryNoStyleAttributes(t *testing.T) {
 		t.Errorf("SVG keeps style attributes or lost its font family:\n%s", f.SVG[:min(len(f.SVG), 600)])
 	}
 }
+
+// Bars draw each interval as a whisker with two caps: three strokes per
+// finite interval beyond the same bars without intervals (a second series
+// reaching 100 keeps the axis, and so its ticks, the same).
+func TestBarsDrawTheirIntervals(t *testing.T) {
+	nan := math.NaN()
+	draw := func(lo, hi []float64) int {
+		f, err := Bars("ci", "criteria", "score", []string{"Empathy", "Overall"},
+			[]BarSeries{{Name: "mascot", Values: []float64{70, 60}, Lo: lo, Hi: hi},
+				{Name: "zero-shot", Values: []float64{100, 100}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.Count(f.SVG, []byte("<path"))
+	}
+	without := draw([]float64{nan, nan}, []float64{nan, nan})
+	with := draw([]float64{60, nan}, []float64{80, nan})
+	both := draw([]float64{60, 50}, []float64{80, 70})
+	if with-without != 3 || both-without != 6 {
+		t.Errorf("paths: %d without intervals, %d with one, %d with two; want 3 more per interval", without, with, both)
+	}
+}

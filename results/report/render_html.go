@@ -24,6 +24,14 @@ type HTMLPage struct {
 	Report      *Report
 	Comparisons []*Comparison
 	Figures     []figures.Figure
+	// Notes are preformatted sections after the figures (a sweep's table
+	// and the account of its racing search).
+	Notes []Note
+}
+
+// Note is a titled block of preformatted text.
+type Note struct {
+	Title, Text string
 }
 
 // htmlTable is one table of the page, with its figure.
@@ -47,7 +55,9 @@ func RenderHTML(w io.Writer, pg HTMLPage) error {
 		Title   string
 		Tables  []htmlTable
 		Figures []template.HTML
+		Notes   []Note
 	}
+	d.Notes = pg.Notes
 	d.Title = "mascot report"
 	if len(rep.Runs) > 0 {
 		d.Title = "Report — " + runLabel(rep.Runs[0])
@@ -115,6 +125,10 @@ figcaption { font-size: .8rem; color: #616e7c; }
 {{.Figure}}
 </section>
 {{end}}{{range .Figures}}{{.}}
+{{end}}{{range .Notes}}<section class="note">
+<h2>{{.Title}}</h2>
+<pre>{{.Text}}</pre>
+</section>
 {{end}}{{if not .Tables}}<p>no judgments, metrics or comparisons recorded for these runs</p>
 {{end}}</body>
 </html>

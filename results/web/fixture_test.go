@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -76,7 +77,8 @@ func seedEpisodes(t testing.TB, st *results.Store, runID string, shift float64) 
 		for _, conv := range fixContexts {
 			for _, sys := range fixSystems {
 				e := results.Episode{Idx: len(eps), ConvID: conv, System: sys, Dataset: "esconv", Valence: "negative",
-					Metadata:     results.Metadata{PersonaSet: "esconv-5", DirectorModel: "qwen3-8b", SpeakerModel: "qwen3-8b"},
+					Metadata: results.Metadata{PersonaSet: "esconv-5", DirectorModel: "qwen3-8b", SpeakerModel: "qwen3-8b",
+						Extra: map[string]json.RawMessage{"situation": json.RawMessage(`"laid off after ten years at the plant (` + conv + `)"`)}},
 					AgentsSpoken: map[string]int{"The Anchor": 1, "The Spark": 1}}
 				e.Turns = []results.Turn{
 					{TurnIdx: 0, TurnType: "user", AgentName: "seeker", Response: fmt.Sprintf("I lost my job last week (%s)", conv)},

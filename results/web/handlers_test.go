@@ -92,7 +92,8 @@ func TestPages(t *testing.T) {
 			"llm_calls", "Conversations that changed most", "conv-00"}, nil},
 		{"/runs/sweep/sweep", []string{"Overall vs temperature", "<svg", "temp=0.2", "temp=0.8"}, nil},
 		{"/rate", []string{"rater id", "paper-esconv"}, nil},
-		{"/rate?run=run-a&rater=ann", []string{"Conversation A", "Conversation B", "I lost my job", `name="ep"`}, []string{
+		{"/rate?run=run-a&rater=ann", []string{"Conversation A", "Conversation B", "I lost my job", `name="ep"`,
+			`id="situation"`, "situation:</strong> laid off after ten years at the plant (conv-00"}, []string{
 			"zero-shot", "mascot</td>", "mascot</b>", ">mascot<br"}},
 		{"/static/style.css", []string{"font:"}, nil},
 	}

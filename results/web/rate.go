@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -17,14 +18,17 @@ const maxShown = 3
 
 // rateData is the blind rater page.
 type rateData struct {
-	Runs     []results.RunListEntry
-	RunID    string
-	Rater    string
-	Context  string
-	Shown    int64 // unix ms when the page was rendered
-	Slots    []rateSlot
-	Recorded string // id of the preference just recorded
-	Count    int    // preferences recorded for the run
+	Runs    []results.RunListEntry
+	RunID   string
+	Rater   string
+	Context string
+	// Situation is the user's situation in this context (the episodes'
+	// metadata "situation"), what the simulated user came with.
+	Situation string
+	Shown     int64 // unix ms when the page was rendered
+	Slots     []rateSlot
+	Recorded  string // id of the preference just recorded
+	Count     int    // preferences recorded for the run
 }
 
 // rateSlot is one anonymous conversation ("A", "B", "C").
@@ -79,6 +83,9 @@ func (s *server) ratePage(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		d.Slots = append(d.Slots, rateSlot{Label: string(rune('A' + i)), Index: i, Episode: e})
+		if raw, ok := e.Metadata.Extra["situation"]; ok && d.Situation == "" {
+			_ = json.Unmarshal(raw, &d.Situation)
+		}
 	}
 	return s.render(w, "rate", page{Title: "Human evaluation: which conversation is better?", Data: d})
 }

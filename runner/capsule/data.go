@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"mascot.dev/mascot/experiments"
+	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
 )
 
@@ -26,7 +27,7 @@ func loadConfig(cfg json.RawMessage, dir string) (*schema.Loaded, error) {
 	if err := os.WriteFile(p, cfg, 0o644); err != nil {
 		return nil, fmt.Errorf("writing the run's config: %w", err)
 	}
-	l, err := schema.Load(p, schema.Options{})
+	l, err := schema.Load(p, runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("loading the run's config: %w", err)
 	}

@@ -39,7 +39,7 @@
 //     seed gives the same subset on any machine and Go version, and a larger
 //     limit keeps the smaller limit's samples.
 //   - Valence: [labels.ValenceOf] (the Empathetic Dialogues groups listed
-//     in docs/mascot.md; ESConv emotions are all negative except "neutral").
+//     in docs/datasets.md; ESConv emotions are all negative except "neutral").
 //
 // Where data is looked for: Spec.Path; else, with an HF id, the local
 // Hugging Face hub cache (HF_HUB_CACHE, HF_HOME/hub, XDG_CACHE_HOME, then

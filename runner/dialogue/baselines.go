@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"mascot.dev/mascot/runner/llm"
+	"mascot.dev/mascot/llm"
 )
 
 // BaselineAgent is the agent_name of single-assistant baseline turns.
@@ -77,7 +77,7 @@ func (e *engine) fewShotExamples() string {
 	if pool == nil || pool.Len() == 0 {
 		return ""
 	}
-	r := rngFor(e.cfg.Seed, e.cfg.UnitKey, "few-shot")
+	r := rngFor(e.cfg.Seed, e.cfg.SeedKey, "few-shot")
 	idx := r.Perm(pool.Len())
 	k := min(e.cfg.Baseline.FewShotK, len(idx))
 	var b strings.Builder
@@ -137,7 +137,7 @@ func (e *engine) selfConsistencyRound(ctx context.Context, st *state, round int,
 		return false, err
 	}
 	pos := Pos{Step: e.cfg.System, Round: round, Branch: branch}
-	raws, _, err := e.c.many(ctx, RoleSpeaker, e.cfg.Speaker, pos, prompt, cotSchema, "cot", e.cfg.Baseline.SelfConsistencyN, e.cfg.SupportsN)
+	raws, _, _, err := e.c.many(ctx, RoleSpeaker, e.cfg.Speaker, pos, prompt, cotSchema, "cot", e.cfg.Baseline.SelfConsistencyN, e.cfg.SupportsN)
 	if err != nil {
 		return false, err
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"mascot.dev/mascot/runner/llm"
+	"mascot.dev/mascot/llm"
 )
 
 func TestBaselinePrompts(t *testing.T) {

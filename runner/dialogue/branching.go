@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/runner/datasets"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // Tree is a branching episode: node 0 is the root (the opening state), and
@@ -48,6 +48,8 @@ type Node struct {
 	// DirectorPrompt is set on a node whose children were branched: the
 	// prompt all K candidate directives were drawn from.
 	DirectorPrompt []llm.Message `json:"director_prompt,omitempty"`
+	// Drawn is the request and choice this node's directive came from.
+	Drawn Draw `json:"-"`
 }
 
 // RunBranching grows a Tree of cfg.Turns rounds for sample s (systems
@@ -127,12 +129,13 @@ func (e *engine) grow(ctx context.Context, t *Tree, id int, st *state, round int
 	}
 	k := branchK(e.cfg, round)
 	path := t.Nodes[id].Path
-	ds, raws, prompt, err := e.directives(ctx, st, round, path, k)
+	dr, err := e.directives(ctx, st, round, path, k)
 	if err != nil {
 		return err
 	}
+	ds, raws := dr.ds, dr.raws
 	if k > 1 {
-		t.Nodes[id].DirectorPrompt = prompt
+		t.Nodes[id].DirectorPrompt = dr.prompt
 	}
 	for i := range k {
 		child := st.clone()
@@ -148,7 +151,7 @@ func (e *engine) grow(ctx context.Context, t *Tree, id int, st *state, round int
 		d := ds[i]
 		cid := len(t.Nodes)
 		t.Nodes = append(t.Nodes, Node{ID: cid, Parent: id, Path: cpath, RoundID: round, Branch: i,
-			Directive: &d, DirectiveOutput: raws[i], Turns: child.turns[before:], Emotion: child.emotion})
+			Directive: &d, DirectiveOutput: raws[i], Turns: child.turns[before:], Emotion: child.emotion, Drawn: dr.from[i]})
 		t.Nodes[id].Children = append(t.Nodes[id].Children, cid)
 		if err != nil {
 			return err

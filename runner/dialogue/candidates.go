@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/runner/datasets"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // CandidateConfig configures GenerateCandidates.
@@ -41,6 +41,9 @@ type CandidateSet struct {
 	Candidates []Candidate   `json:"candidates"`
 	Counters   Counters      `json:"-"`
 	Skipped    bool          `json:"-"`
+	// LastError is the last failed draw's error (tolerant mode), so that
+	// a set left without candidates can say why.
+	LastError error `json:"-"`
 }
 
 // GenerateCandidates samples cfg.K Speaker responses for agent a on the
@@ -83,7 +86,7 @@ func GenerateCandidates(ctx context.Context, ch Chatter, cfg CandidateConfig, s 
 	if err != nil {
 		return set, err
 	}
-	texts, oks, err := e.c.many(ctx, RoleSpeaker, cfg.Speaker, Pos{Step: "candidate"}, set.Prompt, nil, "", cfg.K, cfg.SupportsN)
+	texts, oks, _, err := e.c.many(ctx, RoleSpeaker, cfg.Speaker, Pos{Step: "candidate"}, set.Prompt, nil, "", cfg.K, cfg.SupportsN)
 	if err != nil {
 		set.Counters = *e.c.counters
 		return set, err
@@ -101,6 +104,6 @@ func GenerateCandidates(ctx context.Context, ch Chatter, cfg CandidateConfig, s 
 		}
 		set.Candidates = append(set.Candidates, Candidate{Index: i, Response: t})
 	}
-	set.Counters = *e.c.counters
+	set.Counters, set.LastError = *e.c.counters, e.c.lastErr
 	return set, nil
 }

@@ -2,10 +2,11 @@ package dialogue
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
-	"mascot.dev/mascot/runner/llm"
+	"mascot.dev/mascot/llm"
 )
 
 func TestGenerateCandidates(t *testing.T) {
@@ -81,7 +82,7 @@ func TestGenerateCandidatesTopUpAndFailures(t *testing.T) {
 	}}
 	set, err = GenerateCandidates(context.Background(), bad, CandidateConfig{K: 4, Roster: roster}, esSample(), roster[0])
 	if err != nil || len(set.Candidates) != 2 || set.Candidates[1].Index != 3 ||
-		set.Counters != (Counters{NumGenerationFailures: 1, NumEmptyResponses: 1}) {
+		set.Counters != (Counters{NumGenerationFailures: 1, NumEmptyResponses: 1}) || !errors.Is(set.LastError, errBoom) {
 		t.Fatalf("tolerant: %+v %v", set, err)
 	}
 	if _, err := GenerateCandidates(context.Background(), bad, CandidateConfig{K: 4, Strict: true, Roster: roster}, esSample(), roster[0]); err == nil {

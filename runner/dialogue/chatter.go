@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	"mascot.dev/mascot/runner/llm"
+	"mascot.dev/mascot/llm"
 )
 
-// Chatter is what the engine needs from the LLM layer; runner/llm's client
+// Chatter is what the engine needs from the LLM layer; llm's client
 // implements it.
 type Chatter interface {
 	Chat(ctx context.Context, req llm.Request) (llm.Response, error)
@@ -53,16 +53,20 @@ func (p Pos) key(unit, role string) string {
 // caller wraps a Chatter with the unit's key, seed, strictness and counters.
 type caller struct {
 	ch       Chatter
-	unit     string
+	unit     string // cache keys
+	seedUnit string // seeds
 	seed     int64
 	strict   bool
 	counters *Counters
+	// lastErr is the last failure counted by fail (tolerant mode goes on
+	// without it, but a caller left with nothing can say why).
+	lastErr error
 }
 
 // call is one request. n > 1 asks for n choices in one request.
 func (c *caller) call(ctx context.Context, role string, s Sampling, pos Pos, msgs []llm.Message,
 	schema json.RawMessage, schemaName string, n int) (llm.Response, error) {
-	seed := reqSeed(c.seed, c.unit, role, pos.Step, strconv.Itoa(pos.Round), pos.Branch, strconv.Itoa(pos.Sample))
+	seed := reqSeed(c.seed, c.seedUnit, role, pos.Step, strconv.Itoa(pos.Round), pos.Branch, strconv.Itoa(pos.Sample))
 	req := llm.Request{
 		Role: role, Model: s.Model, Messages: msgs,
 		Temperature: s.Temperature, TopP: s.TopP, TopK: s.TopK, MaxTokens: s.MaxTokens,
@@ -83,6 +87,7 @@ func (c *caller) call(ctx context.Context, role string, s Sampling, pos Pos, msg
 // fail counts a generation failure; in strict mode it returns err.
 func (c *caller) fail(err error) error {
 	c.counters.NumGenerationFailures++
+	c.lastErr = err
 	if c.strict {
 		return err
 	}
@@ -108,24 +113,35 @@ func (c *caller) text(ctx context.Context, role string, s Sampling, pos Pos, msg
 	return strings.TrimSpace(resp.Text()), nil
 }
 
+// Draw locates one sampled choice: the CacheKey of the request that drew
+// it and its index among that request's choices. A Chatter that keeps what
+// it sampled per request (the Director's policy during GRPO rollouts) finds
+// a choice's tokens by it.
+type Draw struct {
+	Key    string
+	Choice int
+}
+
 // many returns k choices: one request with n = k when supportsN, else k
 // requests with distinct sample indexes. Missing choices from an n request
 // are topped up with single requests. Failed draws are counted, left empty
-// and marked false in ok (tolerant) or returned as an error (strict).
+// and marked false in ok (tolerant) or returned as an error (strict). from
+// says which request and choice each one came from.
 func (c *caller) many(ctx context.Context, role string, s Sampling, pos Pos, msgs []llm.Message,
-	schema json.RawMessage, schemaName string, k int, supportsN bool) (out []string, ok []bool, err error) {
+	schema json.RawMessage, schemaName string, k int, supportsN bool) (out []string, ok []bool, from []Draw, err error) {
 	out = make([]string, 0, k)
 	if supportsN && k > 1 {
 		resp, err := c.call(ctx, role, s, pos, msgs, schema, schemaName, k)
 		if err != nil {
 			if err := c.fail(err); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		} else {
-			for _, ch := range resp.Choices {
+			for i, ch := range resp.Choices {
 				if len(out) < k {
 					out = append(out, strings.TrimSpace(ch))
 					ok = append(ok, true)
+					from = append(from, Draw{Key: pos.key(c.unit, role), Choice: i})
 				}
 			}
 		}
@@ -136,13 +152,14 @@ func (c *caller) many(ctx context.Context, role string, s Sampling, pos Pos, msg
 		t, err := c.text(ctx, role, s, p, msgs, schema, schemaName)
 		if err != nil {
 			if err := c.fail(err); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 		out = append(out, t)
 		ok = append(ok, err == nil)
+		from = append(from, Draw{Key: p.key(c.unit, role)})
 	}
-	return out, ok, nil
+	return out, ok, from, nil
 }
 
 // msgs builds a system + user message pair.

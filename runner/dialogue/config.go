@@ -62,6 +62,11 @@ type Config struct {
 	Templates    Templates      `json:"templates"`
 	Baseline     BaselineConfig `json:"baseline"`
 	Branching    BranchConfig   `json:"branching"`
+	// SeedKey, when set, replaces UnitKey in every seed and random
+	// decision (request seeds, user coins, fallback agents), so that two
+	// runs cached apart (a policy before and after training) face the
+	// same draws.
+	SeedKey string `json:"seed_key,omitempty"`
 }
 
 // ModelNames are the model ids recorded in metadata. Empty names fall back

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"strconv"
 
-	"mascot.dev/mascot/runner/llm"
+	"mascot.dev/mascot/llm"
 )
 
 // DirectiveSchema is the JSON schema sent with Director requests: the agent
@@ -40,35 +40,42 @@ func (e *engine) directorPrompt(st *state) ([]llm.Message, error) {
 	return msgs(sys, usr), nil
 }
 
+// drawn is what one Director request (k choices) gave: the resolved
+// directives, the raw outputs, where each was drawn and the prompt.
+type drawn struct {
+	ds     []Directive
+	raws   []string
+	from   []Draw
+	prompt []llm.Message
+}
+
 // directives asks the Director for k directives (k = 1 for a linear
-// episode) and resolves each to a roster agent. raws holds the raw outputs.
-func (e *engine) directives(ctx context.Context, st *state, round int, branch string, k int) (
-	ds []Directive, raws []string, prompt []llm.Message, err error) {
-	prompt, err = e.directorPrompt(st)
-	if err != nil {
-		return nil, nil, nil, err
+// episode) and resolves each to a roster agent.
+func (e *engine) directives(ctx context.Context, st *state, round int, branch string, k int) (drawn, error) {
+	var d drawn
+	var err error
+	if d.prompt, err = e.directorPrompt(st); err != nil {
+		return d, err
 	}
 	pos := Pos{Step: "director", Round: round, Branch: branch}
-	raws, oks, err := e.c.many(ctx, RoleDirector, e.cfg.Director, pos, prompt, DirectiveSchema(e.cfg.Roster), "directive", k, e.cfg.SupportsN)
+	raws, oks, from, err := e.c.many(ctx, RoleDirector, e.cfg.Director, pos, d.prompt, DirectiveSchema(e.cfg.Roster), "directive", k, e.cfg.SupportsN)
 	if err != nil {
-		return nil, nil, nil, err
+		return d, err
 	}
-	ds = make([]Directive, k)
+	d.raws, d.from, d.ds = raws, from, make([]Directive, k)
 	for i, raw := range raws {
-		d, err := e.resolve(raw, !oks[i], round, branch, i)
-		if err != nil {
-			return nil, nil, nil, err
+		if d.ds[i], err = e.resolve(raw, !oks[i], round, branch, i); err != nil {
+			return d, err
 		}
-		ds[i] = d
 	}
-	return ds, raws, prompt, nil
+	return d, nil
 }
 
 // resolve parses one Director output, applying the random-agent fallback
 // (counted) and, for mascot-c, the random speaking order (not counted). A
 // failed call (already counted) and an empty output also fall back.
 func (e *engine) resolve(raw string, failed bool, round int, branch string, idx int) (Directive, error) {
-	r := rngFor(e.cfg.Seed, e.cfg.UnitKey, "agent", strconv.Itoa(round), branch, strconv.Itoa(idx))
+	r := rngFor(e.cfg.Seed, e.cfg.SeedKey, "agent", strconv.Itoa(round), branch, strconv.Itoa(idx))
 	randomAgent := func() string { return e.cfg.Roster[r.IntN(len(e.cfg.Roster))].Name }
 	d, err := ParseDirective(raw, e.cfg.Roster)
 	switch {

@@ -6,7 +6,7 @@
 // # Layer
 //
 // It sits under runner/stages (which turns its output into stored units) and
-// over runner/llm, which it reaches only through the Chatter interface defined
+// over llm, which it reaches only through the Chatter interface defined
 // here. It never sees dataset formats (only datasets.Sample) and never does
 // I/O itself, so every behaviour is testable with a scripted Chatter.
 //
@@ -16,6 +16,9 @@
 //   - RunBranching: a tree of episodes with K candidate directives at each
 //     branch point, parent links and sibling groups for Director DPO/GRPO.
 //   - GenerateCandidates: K Speaker responses per (context, persona).
+//   - RunRollouts: K continuations of a stored conversation prefix, each
+//     from its own first directive, for a horizon of rounds (the
+//     Director's trajectory GRPO).
 //
 // # Choices (not fixed by the paper)
 //

@@ -70,8 +70,11 @@ func newEngine(ch Chatter, cfg Config, s datasets.Sample) (*engine, error) {
 	if cfg.UnitKey == "" {
 		cfg.UnitKey = s.Dataset + "/" + s.ID + "/" + cfg.System
 	}
+	if cfg.SeedKey == "" {
+		cfg.SeedKey = cfg.UnitKey
+	}
 	e := &engine{cfg: cfg, p: p, sample: s, agentT: map[string]*template.Template{}}
-	e.c = &caller{ch: ch, unit: cfg.UnitKey, seed: cfg.Seed, strict: cfg.Strict, counters: &Counters{}}
+	e.c = &caller{ch: ch, unit: cfg.UnitKey, seedUnit: cfg.SeedKey, seed: cfg.Seed, strict: cfg.Strict, counters: &Counters{}}
 	e.meeting = s.Dataset == "qmsum" || s.Query != ""
 	for _, a := range cfg.Roster {
 		if a.PromptTemplate == "" {
@@ -100,7 +103,7 @@ func newEngine(ch Chatter, cfg Config, s datasets.Sample) (*engine, error) {
 
 // drawProfile fixes the user's Big Five or MBTI profile (seeded per unit).
 func (e *engine) drawProfile() {
-	r := rngFor(e.cfg.Seed, e.cfg.UnitKey, "profile")
+	r := rngFor(e.cfg.Seed, e.cfg.SeedKey, "profile")
 	switch e.cfg.UserSim.Profile {
 	case ProfileBig5:
 		b := RandomBigFive(r)
@@ -136,17 +139,31 @@ func renderHistory(h []line) string {
 // open builds the initial state from the sample. It returns false when the
 // sample has no usable context (the episode is skipped).
 func (e *engine) open(ctx context.Context) (*state, bool, error) {
+	st := e.opening()
+	switch {
+	case len(st.history) > 0:
+		return st, true, nil
+	case e.meeting || !e.cfg.UserSim.Enabled:
+		return st, false, nil
+	}
+	// No context: the simulated user opens the conversation.
+	ok, err := e.userSay(ctx, st, 0, "", "user-open")
+	return st, ok, err
+}
+
+// opening is the state before any generated turn: the sample's context
+// (a meeting's query) as the history.
+func (e *engine) opening() *state {
 	st := &state{emotion: e.sample.Emotion}
 	if st.emotion == "" {
 		st.emotion = "unknown"
 	}
 	st.trajectory = []string{st.emotion}
 	if e.meeting {
-		if strings.TrimSpace(e.sample.Query) == "" {
-			return st, false, nil
+		if strings.TrimSpace(e.sample.Query) != "" {
+			st.history = append(st.history, line{"User", e.sample.Query})
 		}
-		st.history = append(st.history, line{"User", e.sample.Query})
-		return st, true, nil
+		return st
 	}
 	ctxTurns := e.sample.Context
 	if n := e.cfg.ContextTurns; n > 0 && n < len(ctxTurns) {
@@ -164,15 +181,7 @@ func (e *engine) open(ctx context.Context) (*state, bool, error) {
 			st.history = append(st.history, line{name, u.Text})
 		}
 	}
-	if len(st.history) > 0 {
-		return st, true, nil
-	}
-	if !e.cfg.UserSim.Enabled {
-		return st, false, nil
-	}
-	// No context: the simulated user opens the conversation.
-	ok, err := e.userSay(ctx, st, 0, "", "user-open")
-	return st, ok, err
+	return st
 }
 
 // episode assembles the export record from a finished state.

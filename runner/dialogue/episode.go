@@ -68,11 +68,11 @@ func (e *engine) skipped(st *state) (Episode, error) {
 func (e *engine) agentRound(ctx context.Context, st *state, round int, branch string) (bool, error) {
 	switch e.cfg.System {
 	case SystemMASCOT, SystemMASCOTP, SystemMASCOTC:
-		ds, raws, _, err := e.directives(ctx, st, round, branch, 1)
+		d, err := e.directives(ctx, st, round, branch, 1)
 		if err != nil {
 			return false, err
 		}
-		return e.speak(ctx, st, ds[0], raws[0], round, branch)
+		return e.speak(ctx, st, d.ds[0], d.raws[0], round, branch)
 	case SystemMultiAgentESC:
 		return e.escRound(ctx, st, round, branch)
 	case SystemSelfConsistency:

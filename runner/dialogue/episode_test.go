@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"mascot.dev/mascot/runner/llm"
+	"mascot.dev/mascot/llm"
 )
 
 func TestEpisodeRoundsAndIndexes(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/runner/datasets"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // fakeChatter is a scripted Chatter: reply decides each choice; it records

@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/runner/datasets"
 	"mascot.dev/mascot/runner/dialogue"
-	"mascot.dev/mascot/runner/llm"
 )
 
-// newClient points every role at srv through the real runner/llm client.
+// newClient points every role at srv through the real llm client.
 func newClient(t *testing.T, srv *fakevllm.Server, cache llm.Cache) *llm.Client {
 	t.Helper()
 	c, err := llm.New(llm.Config{
@@ -35,7 +35,7 @@ func meeting() datasets.Sample {
 			{Speaker: "Industrial Designer", Text: "Yes, curved, with rubber buttons."}}}
 }
 
-// TestThroughFakeVLLM runs MASCOT episodes through runner/llm against the
+// TestThroughFakeVLLM runs MASCOT episodes through llm against the
 // fake vLLM server: persona and directive reach the speaker, garbage
 // directives are counted as random fallbacks one for one, and a cached
 // rerun replays the same episode without a request.

@@ -2,24 +2,37 @@ package dialogue
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 
-	_ "mascot.dev/mascot/runner/stages/decls" // the stage kinds the paper experiments use
 	"mascot.dev/mascot/schema"
 )
 
-// paperRoster loads roster "main" of an embedded paper experiment, so that
+// paperRoster loads the paper's persona roster personas.<name>, so that
 // tests use the rosters of experiments/personas/personas.cue, the one
-// definition of the paper's persona cards.
-func paperRoster(experiment string) Roster {
-	l, err := schema.Load(experiment, schema.Options{Tags: []string{"vllm=http://127.0.0.1:1/v1", "judge=http://127.0.0.1:1/v1"}})
+// definition of the paper's persona cards. The spec holds only the roster:
+// this package sits below the stage kinds, so it loads with none.
+func paperRoster(name string) Roster {
+	dir, err := os.MkdirTemp("", "roster")
 	if err != nil {
-		panic(fmt.Sprintf("loading %s: %v", experiment, err))
+		panic(err)
 	}
-	r, ok := l.Experiment.Rosters["main"]
-	if !ok {
-		panic(fmt.Sprintf("%s has no roster main", experiment))
+	defer os.RemoveAll(dir)
+	src := "package spec\n\nimport \"mascot.dev/experiments/personas\"\n\nname: \"roster\"\nrosters: main: personas." + name + "\n"
+	p := filepath.Join(dir, "spec.cue")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		panic(err)
 	}
+	none, err := schema.NewKinds()
+	if err != nil {
+		panic(err)
+	}
+	l, err := schema.Load(p, none, schema.Options{})
+	if err != nil {
+		panic(fmt.Sprintf("loading personas.%s: %v", name, err))
+	}
+	r := l.Experiment.Rosters["main"]
 	out := make(Roster, len(r.Agents))
 	for i, a := range r.Agents {
 		out[i] = Agent{Name: a.Name, Role: a.Role, Description: a.Description, Style: a.Style,
@@ -29,8 +42,8 @@ func paperRoster(experiment string) Roster {
 }
 
 var (
-	emotionalSupport = sync.OnceValue(func() Roster { return paperRoster("paper/empathetic") })
-	meetings         = sync.OnceValue(func() Roster { return paperRoster("paper/qmsum") })
+	emotionalSupport = sync.OnceValue(func() Roster { return paperRoster("emotional_support") })
+	meetings         = sync.OnceValue(func() Roster { return paperRoster("meetings") })
 )
 
 // EmotionalSupportRoster returns the paper's emotional-support roster

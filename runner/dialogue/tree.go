@@ -1,6 +1,6 @@
 package dialogue
 
-import "mascot.dev/mascot/runner/llm"
+import "mascot.dev/mascot/llm"
 
 // PathTo returns the node ids from the root to id.
 func (t Tree) PathTo(id int) []int {

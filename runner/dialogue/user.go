@@ -60,7 +60,7 @@ func normEmotion(s string) string {
 // userCoin reports whether the user replies after round. It depends on the
 // round only, so sibling branches see the same user behaviour.
 func (e *engine) userCoin(round int) bool {
-	return rngFor(e.cfg.Seed, e.cfg.UnitKey, "user-coin", strconv.Itoa(round)).Float64() < e.cfg.UserSim.replyProb()
+	return rngFor(e.cfg.Seed, e.cfg.SeedKey, "user-coin", strconv.Itoa(round)).Float64() < e.cfg.UserSim.replyProb()
 }
 
 // maybeUser lets the simulated user reply after an agent turn.

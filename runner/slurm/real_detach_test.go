@@ -101,7 +101,7 @@ func TestSlurmDetachedDAGMatchesLocal(t *testing.T) {
 func TestSlurmDetachedFailureCancelsDependants(t *testing.T) {
 	e := needSlurm(t)
 	t.Setenv("FAKE_FAIL_STAGE", "pretrain") // sbatch passes the environment on
-	l, err := schema.Load(trainSpec(t), schema.Options{Sets: []string{"executor.kind=slurm"}})
+	l, err := schema.Load(trainSpec(t), runner.Default.Kinds(), schema.Options{Sets: []string{"executor.kind=slurm"}})
 	if err != nil {
 		t.Fatal(err)
 	}

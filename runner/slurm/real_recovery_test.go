@@ -1,6 +1,6 @@
 package slurm
 
-// Real-Slurm recovery cases of docs/distributed.md: requeue (7), purged
+// Real-Slurm recovery cases of docs/slurm.md's table: requeue (7), purged
 // job record (10) and slurmctld restart (11).
 
 import (

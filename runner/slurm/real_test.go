@@ -211,7 +211,7 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 		return testspec.Write(t, src)
 	}
 	run := func(executor string) (*results.Store, *runner.Summary) {
-		l, err := schema.Load(spec(executor), schema.Options{})
+		l, err := schema.Load(spec(executor), runner.Default.Kinds(), schema.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

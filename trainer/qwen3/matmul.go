@@ -64,7 +64,8 @@ func dotsT(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy 
 	for r0 := 0; r0 < rows; r0 += rowTile {
 		r1 := min(r0+rowTile, rows)
 		quad := r0 + (r1-r0)&^3
-		if quad > r0 {
+		over := overlapQuad(rows, r1, quad, acc)
+		if quad > r0 || over >= 0 {
 			// Outputs lo+k, lo+k+g, lo+k+2g together: three long streams
 			// through the range (see dot4x3).
 			g := (hi - lo) / 3
@@ -72,12 +73,20 @@ func dotsT(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy 
 				for r := r0; r < quad; r += 4 {
 					dot4x3(&x[r*in], in, &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], ldy, g, acc)
 				}
-			}
-			for j := lo + 3*g; j < hi; j++ {
-				for r := r0; r < quad; r++ {
-					dot1x1(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
+				if over >= 0 {
+					dot4x3(&x[over*in], in, &w[(lo+k)*in], g*in, in, &y[over*ldy+lo+k], ldy, g, acc)
 				}
 			}
+			for j := lo + 3*g; j < hi; j++ {
+				for r := r0; r < r1; r++ {
+					if r < quad || over >= 0 {
+						dot1x1(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
+					}
+				}
+			}
+		}
+		if over >= 0 {
+			continue
 		}
 		for r := quad; r < r1; r++ {
 			// Outputs lo+k, lo+k+g, …, lo+k+7g together: eight long
@@ -99,18 +108,27 @@ func dotsTz(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy
 	for r0 := 0; r0 < rows; r0 += rowTile {
 		r1 := min(r0+rowTile, rows)
 		quad := r0 + (r1-r0)&^3
-		if quad > r0 {
+		over := overlapQuad(rows, r1, quad, acc)
+		if quad > r0 || over >= 0 {
 			g := (hi - lo) / 4
 			for k := range g {
 				for r := r0; r < quad; r += 4 {
 					dot4x4z(&x[r*in], in, &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], ldy, g, acc)
 				}
-			}
-			for j := lo + 4*g; j < hi; j++ {
-				for r := r0; r < quad; r++ {
-					dot1x1z(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
+				if over >= 0 {
+					dot4x4z(&x[over*in], in, &w[(lo+k)*in], g*in, in, &y[over*ldy+lo+k], ldy, g, acc)
 				}
 			}
+			for j := lo + 4*g; j < hi; j++ {
+				for r := r0; r < r1; r++ {
+					if r < quad || over >= 0 {
+						dot1x1z(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
+					}
+				}
+			}
+		}
+		if over >= 0 {
+			continue
 		}
 		for r := quad; r < r1; r++ {
 			g := (hi - lo) / 8
@@ -122,6 +140,21 @@ func dotsTz(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy
 			}
 		}
 	}
+}
+
+// overlapQuad is where a row tile ending at r1, whose rows from quad on are
+// not a whole four, gets them from one more four-row kernel call: over the
+// last four rows of the product (some computed already). A row computed
+// twice gets the same bits again (one arithmetic per output, whatever the
+// kernel), and the weights are read once for the tile instead of once
+// more per leftover row (a step of 7 sequences read them four times). -1
+// when the leftover rows run one at a time: none, fewer than four rows in
+// all, or an accumulating product (a row added twice would be wrong).
+func overlapQuad(rows, r1, quad int, acc bool) int {
+	if quad == r1 || rows < 4 || acc {
+		return -1
+	}
+	return r1 - 4
 }
 
 // dotPortable is the dot product where the FMA kernels do not run, with

@@ -3,14 +3,17 @@ package serve
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -239,6 +242,18 @@ func runChildIfAsked() bool {
 		fmt.Fprintln(os.Stderr, "decoding", childEnv, err)
 		os.Exit(2)
 	}
-	os.Exit(Main(args, os.Stdout, os.Stderr))
+	// As `mascot serve` does: its flags, then Run until SIGINT or SIGTERM.
+	opts, err := ParseArgs(args, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mascot serve:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := Run(ctx, opts, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "mascot serve:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
 	return true
 }

@@ -6,50 +6,40 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 )
-
-// Main runs `mascot serve` with args (the words after "serve"): it serves
-// until SIGINT or SIGTERM and returns the exit code (0 on a clean stop, 1
-// when the model cannot be served, 2 on bad flags).
-//
-//	mascot serve --model DIR [--lora NAME=DIR ...] [--addr 127.0.0.1:PORT]
-//	             [--served-model-name NAME] [--max-queue N] [--max-batch N] [--prefill-chunk N]
-//	             [--max-model-len N] [--max-n N] [--max-body-bytes B] [--max-request-tokens T]
-//	             [--prefix-cache-bytes B]
-func Main(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return mainContext(ctx, args, stdout, stderr)
-}
-
-func mainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	opts, err := ParseArgs(args, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintln(stderr, "mascot serve:", err)
-		return 2
-	}
-	opts.Logger = slog.New(slog.NewTextHandler(stderr, nil))
-	if err := Run(ctx, opts, stdout); err != nil {
-		fmt.Fprintln(stderr, "mascot serve:", err)
-		return 1
-	}
-	return 0
-}
 
 // ParseArgs parses the flags of `mascot serve` into Options; usage and
 // flag errors go to stderr.
 func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	var o Options
-	fs := flag.NewFlagSet("mascot serve", flag.ContinueOnError)
+	fs := FlagSet(&o)
 	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return Options{}, err
+	}
+	if fs.NArg() > 0 {
+		return Options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if err := o.CheckFlags(); err != nil {
+		return Options{}, err
+	}
+	return o, nil
+}
+
+// CheckFlags reports what the flags FlagSet parsed into o leave missing.
+func (o *Options) CheckFlags() error {
+	if o.ModelDir == "" {
+		return errors.New("--model is required")
+	}
+	return nil
+}
+
+// FlagSet is the flags of `mascot serve`, parsed into o: the one
+// definition the CLI (which shows them in its help and reference) and
+// ParseArgs share.
+func FlagSet(o *Options) *flag.FlagSet {
+	fs := flag.NewFlagSet("mascot serve", flag.ContinueOnError)
 	fs.StringVar(&o.ModelDir, "model", "", "model directory: config.json, safetensors and tokenizer.json (or a "+MarkerFile+" marker)")
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8000", "listen address (loopback unless you say otherwise)")
 	fs.StringVar(&o.ModelID, "served-model-name", "", "name of the base model in the API (default: the --model path)")
@@ -61,7 +51,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&o.MaxRequestTokens, "max-request-tokens", 0, fmt.Sprintf("cache tokens one request may hold, n × (prompt + max_tokens) over its prompts (default: %d × the context length)", DefaultRequestContexts))
 	fs.Int64Var(&o.PrefixCacheBytes, "prefix-cache-bytes", DefaultPrefixCacheBytes, "memory for the KV cache of recent prompts, reused by prompts with the same prefix (negative: off)")
 	fs.IntVar(&o.MaxModelLen, "max-model-len", 0, "prompt plus completion limit (default: the model's max_position_embeddings)")
-	fs.Func("lora", "adapter served as a model, NAME=DIR (repeatable)", func(v string) error {
+	fs.Func("lora", "adapter served as a model, `NAME=DIR` (repeatable)", func(v string) error {
 		name, dir, ok := strings.Cut(v, "=")
 		if !ok || name == "" || dir == "" {
 			return fmt.Errorf("want NAME=DIR, got %q", v)
@@ -75,16 +65,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 		o.Adapters[name] = dir
 		return nil
 	})
-	if err := fs.Parse(args); err != nil {
-		return Options{}, err
-	}
-	if fs.NArg() > 0 {
-		return Options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if o.ModelDir == "" {
-		return Options{}, errors.New("--model is required")
-	}
-	return o, nil
+	return fs
 }
 
 // Run serves opts until ctx is done, printing the base URL to stdout once

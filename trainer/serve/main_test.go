@@ -51,13 +51,17 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func TestMainServesUntilCancelled(t *testing.T) {
+// TestRunServesUntilCancelled: the flags as `mascot serve` parses them,
+// then Run, which serves until its context ends.
+func TestRunServesUntilCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
-	code := make(chan int, 1)
-	go func() {
-		code <- mainContext(ctx, []string{"--model", tinyModelDir(t), "--addr", "127.0.0.1:0", "--served-model-name", "demo"}, &stdout, &stderr)
-	}()
+	opts, err := ParseArgs([]string{"--model", tinyModelDir(t), "--addr", "127.0.0.1:0", "--served-model-name", "demo"}, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, opts, &stdout) }()
 	waitFor(t, func() bool { return strings.Contains(stdout.String(), "/v1\n") })
 	url := strings.TrimSpace(stdout.String()[strings.Index(stdout.String(), "http://"):])
 	if !strings.HasPrefix(url, "http://127.0.0.1:") {
@@ -65,14 +69,14 @@ func TestMainServesUntilCancelled(t *testing.T) {
 	}
 	r := chat(t, url, map[string]any{"model": "demo", "messages": msgs("hi"), "max_tokens": 3})
 	if len(r.Choices) != 1 {
-		t.Errorf("chat via Main: %+v", r)
+		t.Errorf("chat via Run: %+v", r)
 	}
 	cancel()
-	if c := <-code; c != 0 {
-		t.Errorf("exit code %d, stderr %s", c, stderr.String())
+	if err := <-done; err != nil {
+		t.Errorf("Run after cancel: %v", err)
 	}
-	if c := mainContext(context.Background(), []string{"--model", t.TempDir()}, &stdout, &stderr); c != 1 {
-		t.Errorf("serving an empty dir exited %d, want 1", c)
+	if err := Run(context.Background(), Options{ModelDir: t.TempDir()}, &stdout); err == nil {
+		t.Error("serving an empty dir succeeded")
 	}
 }
 

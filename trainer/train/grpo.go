@@ -153,16 +153,18 @@ type grpoRun struct {
 // log-probs.
 func (g *grpoRun) generate(ctx context.Context, gen int) error {
 	job := g.job
-	view, err := job.Base.WithAdapters(adapterOf(g.m, g.o))
+	ad := adapterOf(g.m, g.o)
+	view, err := job.Base.WithAdapters(ad)
 	if err != nil {
 		return fmt.Errorf("building sampling view: %w", err)
 	}
 	prompts := g.s.pickAt(len(job.Prompts), gen, nil)
 	g.batch, g.rewards, g.truncated = nil, nil, 0
 	for pi, idx := range prompts {
-		pol := &Policy{Model: view, Params: sample.Params{Temperature: float32(job.Temperature), TopP: float32(job.TopP),
-			TopK: job.TopK, MaxTokens: job.MaxCompletionTokens, StopTokens: []int{job.Tokenizer.EOS()},
-			Seed: g.o.Seed*1_000_003 + uint64(gen)*7919 + uint64(pi)}}
+		pol := &Policy{Model: view, Adapter: ad, Generation: gen, Slot: pi,
+			Params: sample.Params{Temperature: float32(job.Temperature), TopP: float32(job.TopP),
+				TopK: job.TopK, MaxTokens: job.MaxCompletionTokens, StopTokens: []int{job.Tokenizer.EOS()},
+				Seed: g.o.Seed*1_000_003 + uint64(gen)*7919 + uint64(pi)}}
 		eps, err := g.rollout(ctx, job.Prompts[idx], job.GroupSize, pol)
 		if err != nil {
 			return fmt.Errorf("rolling out prompt %d: %w", idx, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"mascot.dev/mascot/trainer/lora"
 	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/sample"
 )
@@ -31,8 +32,16 @@ type RolloutFunc func(ctx context.Context, prompt string, n int, policy *Policy)
 type Policy struct {
 	// Model is the base with the current adapter applied on the fly.
 	Model *qwen3.Model
+	// Adapter is the current adapter as PEFT weights (what a rollout
+	// endpoint hot-loads); nil outside training.
+	Adapter *lora.Adapter
 	// Params are the job's sampling settings (seeded per generation).
 	Params sample.Params
+	// Generation is the index of the generation batch being rolled out
+	// and Slot the prompt's place in it: with the prompt they identify a
+	// rollout's requests (their cache keys and seeds), the same in a run
+	// that resumes from a checkpoint.
+	Generation, Slot int
 }
 
 // Sample draws n completions of prompt with the policy's settings and

@@ -135,5 +135,3 @@ func printReplay(c *cobra.Command, r *capsule.Result) {
 		fmt.Fprintln(w, "identical: every stage matches the capsule")
 	}
 }
-
-func init() { extraCommands = append(extraCommands, newReplay) }

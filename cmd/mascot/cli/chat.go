@@ -82,5 +82,3 @@ func (f *chatFlags) open(ctx context.Context, c *cobra.Command, store *results.S
 	}
 	return sys, nil
 }
-
-func init() { extraCommands = append(extraCommands, newChat) }

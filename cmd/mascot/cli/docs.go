@@ -49,5 +49,3 @@ func newDocs() *cobra.Command {
 		},
 	}
 }
-
-func init() { extraCommands = append(extraCommands, newDocs) }

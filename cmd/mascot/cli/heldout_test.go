@@ -46,7 +46,7 @@ stages: {
 	rm: {kind: "train-reward-model", pairs: "prs", base_stage: "pre", max_steps: 6, batch_size: 4, lr: 1e-2,
 		max_prompt_length: 48, max_length: 128, heldout_fraction: 0.25}
 	pol: {kind: "train-grpo", policy: "speaker", prompts: "cand", rewards: ["persona"], base_stage: "pre",
-		num_generations: 2, max_steps: 2, batch_size: 2, max_completion_length: 8, max_prompt_length: 48,
+		num_generations: 2, max_steps: 2, batch_size: 2, max_completion_length: 8, max_length: 56,
 		heldout_fraction: 0.25, lora: {r: 8, alpha: 16}, lr: 1e-2}
 }
 `)

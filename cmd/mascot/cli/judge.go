@@ -180,5 +180,3 @@ func chatBase(exp *schema.Experiment) (schema.Stage, bool) {
 	}
 	return exp.Stages[keys[0]], true
 }
-
-func init() { extraCommands = append(extraCommands, newJudge) }

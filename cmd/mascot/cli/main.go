@@ -93,10 +93,13 @@ persona rosters, OpenAI-compatible endpoints, judges, rewards and training stage
 	// in the CLI reference too.
 	root.InitDefaultVersionFlag()
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newList(), newShow(), newValidate(), newPlan(), newSchema())
-	for _, add := range extraCommands {
-		root.AddCommand(add())
-	}
+	// Every command, listed here rather than registered from each file.
+	root.AddCommand(
+		newList(), newShow(), newValidate(), newPlan(), newSchema(),
+		newRun(), newSweep(), newSync(), newStageExec(), newReplay(),
+		newResults(), newReport(), newExport(), newImport(),
+		newJudge(), newChat(), newServe(), newUI(), newDocs(), newPlugin(),
+	)
 	refuseUnknownSubcommands(root)
 	return root
 }
@@ -126,9 +129,6 @@ func isUnknownCommand(err error) bool {
 	return strings.HasPrefix(err.Error(), "unknown command ")
 }
 
-// extraCommands are registered by other files of this package.
-var extraCommands []func() *cobra.Command
-
 // specFlags are the flags every command that loads a spec shares.
 type specFlags struct {
 	tags []string
@@ -144,7 +144,7 @@ func (f *specFlags) add(c *cobra.Command) {
 }
 
 func (f *specFlags) load(arg string) (*schema.Loaded, error) {
-	return schema.Load(arg, f.loadOptions())
+	return schema.Load(arg, runner.Default.Kinds(), f.loadOptions())
 }
 
 func (f *specFlags) loadOptions() schema.Options {

@@ -39,5 +39,3 @@ hand it explains that it must be started by a mascot host.`,
 	})
 	return c
 }
-
-func init() { extraCommands = append(extraCommands, newPlugin) }

@@ -16,8 +16,8 @@ import (
 // in the format asked with the SVG files written to dir. The plots are the
 // report's criteria bars, a forest plot of each later run against the
 // first, each sweep parent's Overall against its axes, and the runs'
-// training curves.
-func reportWithPlots(c *cobra.Command, s *results.Store, rep *report.Report, ids []string, format, dir string) error {
+// training curves; the sweeps' notes (sweepNotes) follow.
+func reportWithPlots(c *cobra.Command, s *results.Store, rep *report.Report, ids []string, format, dir string, notes []report.Note) error {
 	ctx := c.Context()
 	var cmps []*report.Comparison
 	for _, id := range ids[1:] {
@@ -87,7 +87,10 @@ func reportWithPlots(c *cobra.Command, s *results.Store, rep *report.Report, ids
 		fmt.Fprintf(c.ErrOrStderr(), "wrote %d plots to %s\n", len(all), dir)
 	}
 	if format == report.FormatHTML {
-		return report.RenderHTML(c.OutOrStdout(), report.HTMLPage{Report: rep, Comparisons: cmps, Figures: extra})
+		return report.RenderHTML(c.OutOrStdout(), report.HTMLPage{Report: rep, Comparisons: cmps, Figures: extra, Notes: notes})
 	}
-	return report.Render(c.OutOrStdout(), rep, format)
+	if err := report.Render(c.OutOrStdout(), rep, format); err != nil {
+		return err
+	}
+	return printNotes(c.OutOrStdout(), format, notes)
 }

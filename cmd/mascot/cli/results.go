@@ -168,7 +168,11 @@ episodes (every episode not generated to train from, and not a conversation of
 mascot chat); --include-training adds the training-time episodes (modes
 independent, branching) and the chat conversations as rows of their own,
 labelled "(training: MODE)" and "(chat)". --stages restricts the report to what
-the named stages recorded, training stages and mascot judge's included.`,
+the named stages recorded, training stages and mascot judge's included. The
+report of a sweep (its parent run) ends with the sweep's table as the sweep
+printed it: a row per variant, the failed ones with why, and a racing search's
+rounds with the variants it stopped, after which round and on what evidence
+(text, markdown and html).`,
 		Example: `  mascot report latest
   mascot report RUN_A RUN_B --format markdown --split-by valence
   mascot report latest --stages judge_eval_agent,metrics_eval
@@ -212,10 +216,17 @@ the named stages recorded, training stages and mascot judge's included.`,
 			if f.jsonOut {
 				format = "json"
 			}
-			if plotDir != "" || format == report.FormatHTML {
-				return reportWithPlots(c, s, rep, ids, format, plotDir)
+			notes, err := sweepNotes(c.Context(), s, ids)
+			if err != nil {
+				return err
 			}
-			return report.Render(c.OutOrStdout(), rep, format)
+			if plotDir != "" || format == report.FormatHTML {
+				return reportWithPlots(c, s, rep, ids, format, plotDir, notes)
+			}
+			if err := report.Render(c.OutOrStdout(), rep, format); err != nil {
+				return err
+			}
+			return printNotes(c.OutOrStdout(), format, notes)
 		},
 	}
 	f.add(c)
@@ -339,8 +350,4 @@ func newImport() *cobra.Command {
 	f.add(c)
 	c.Flags().StringVar(&name, "name", "", "run name (default: the file name)")
 	return c
-}
-
-func init() {
-	extraCommands = append(extraCommands, newResults, newReport, newExport, newImport)
 }

@@ -124,11 +124,7 @@ func printDiff(w io.Writer, d *results.RunDiff) error {
 		if b == nil {
 			return "(absent)"
 		}
-		s := string(b)
-		if len(s) > 80 {
-			s = s[:77] + "..."
-		}
-		return s
+		return shortValue(string(b), 80)
 	}
 	for _, f := range d.Fields {
 		fmt.Fprintf(w, "  %s: %s → %s\n", f.Path, show(f.A), show(f.B))
@@ -314,4 +310,14 @@ func fnum(p *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.4f", *p)
+}
+
+// shortValue cuts s to at most max runes, ending in "..." when cut, so a
+// long config value keeps one line and never splits a UTF-8 character.
+func shortValue(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return string(r[:max-3]) + "..."
 }

@@ -207,5 +207,3 @@ func printArtifacts(c *cobra.Command, store *results.Store, runID string) error 
 	}
 	return nil
 }
-
-func init() { extraCommands = append(extraCommands, newRun) }

@@ -10,6 +10,7 @@ import (
 	"cuelang.org/go/cue/format"
 	"github.com/spf13/cobra"
 
+	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
 )
 
@@ -93,7 +94,7 @@ func newSchema() *cobra.Command {
   go tool cue vet -c ./my-experiment`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			n, err := schema.Vendor(args[0])
+			n, err := schema.Vendor(args[0], runner.Default.Kinds())
 			if err != nil {
 				return err
 			}

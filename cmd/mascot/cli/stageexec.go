@@ -172,7 +172,7 @@ func loadRunConfig(spec, out string) (*schema.Loaded, error) {
 			return nil, fmt.Errorf("writing %s: %w", spec, err)
 		}
 	}
-	return schema.Load(spec, schema.Options{})
+	return schema.Load(spec, runner.Default.Kinds(), schema.Options{})
 }
 
 // seedShard copies the snapshot to the shard database unless a requeued
@@ -206,5 +206,3 @@ func seedShard(input, db string) error {
 	}
 	return nil
 }
-
-func init() { extraCommands = append(extraCommands, newStageExec) }

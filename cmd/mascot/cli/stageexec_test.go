@@ -42,7 +42,7 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 // (empty) database. It returns both paths and the run directory.
 func stageExecFixture(t *testing.T) (spec, input, runDir string) {
 	t.Helper()
-	l, err := schema.Load(candidatesSpec(t), schema.Options{})
+	l, err := schema.Load(candidatesSpec(t), runner.Default.Kinds(), schema.Options{})
 	must(t, err)
 	dir := t.TempDir()
 	runDir = filepath.Join(dir, "runs", "run-1")

@@ -209,5 +209,3 @@ search stops early at --budget-units or --budget-requests.`,
 	c.Flags().BoolVar(&f.jsonOut, "json", false, "print the sweep summary as JSON")
 	return c
 }
-
-func init() { extraCommands = append(extraCommands, newSweep) }

@@ -105,8 +105,6 @@ func finalizeDetached(c *cobra.Command, store *results.Store, d *slurm.Detached)
 	return slurm.MarkFinalized(d.RunDir)
 }
 
-func init() { extraCommands = append(extraCommands, newSync) }
-
 // runDetached is `mascot run --detach`: submit the whole graph, print the
 // run id and return.
 func runDetached(c *cobra.Command, opts runner.Options) error {

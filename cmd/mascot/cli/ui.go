@@ -48,5 +48,3 @@ func newUI() *cobra.Command {
 	c.Flags().IntVar(&cf.rounds, "chat-rounds", 1, "agent turns after each message on the chat page")
 	return c
 }
-
-func init() { extraCommands = append(extraCommands, newUI) }

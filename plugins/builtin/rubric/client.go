@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/plugins/sdk"
-	"mascot.dev/mascot/runner/llm"
 )
 
-// chatClient calls one judge endpoint through runner/llm, the client every
+// chatClient calls one judge endpoint through llm, the client every
 // other role uses: the endpoint's replicas, concurrency, retries (with
 // Retry-After), timeouts and key redaction apply, and each request is
 // counted in the Tally of the Score call it serves.
@@ -22,31 +22,26 @@ type chatClient struct {
 // role is the LLM role of a judge's requests: "judge:<name>".
 func (e Endpoint) role() string { return "judge:" + e.Name }
 
-// llmEndpoint is the runner/llm endpoint of a judge: the settings the host
-// passed (Endpoint.LLM), else ones built from url, model, key variable,
-// max_retries and timeout_s.
+// llmEndpoint is the llm client's endpoint for a judge, built from the
+// options (Validate has filled the defaults): replicas, key variable,
+// concurrency, retries, timeouts and sampling.
 func (e Endpoint) llmEndpoint() llm.Endpoint {
-	var le llm.Endpoint
-	if e.LLM != nil {
-		le = *e.LLM
-	} else {
-		le = llm.Endpoint{APIKeyEnv: e.APIKeyEnv, Timeout: time.Duration(e.TimeoutS * float64(time.Second))}
-		le.Retries = *e.MaxRetries
-		if le.Retries == 0 {
-			le.Retries = -1 // llm: -1 is none, 0 the default
-		}
+	le := llm.Endpoint{Name: e.Name, URLs: e.URLs, Model: e.Model, APIKeyEnv: e.APIKeyEnv,
+		Concurrency: e.Concurrency, Timeout: seconds(e.TimeoutS), TotalTimeout: seconds(e.TotalTimeoutS),
+		Retries: *e.MaxRetries, EnableThinking: e.EnableThinking}
+	if le.Retries == 0 {
+		le.Retries = -1 // llm: -1 is none, 0 the default
 	}
-	le.Name = e.Name
 	if len(le.URLs) == 0 {
 		le.URLs = []string{e.URL}
 	}
-	if le.Model == "" {
-		le.Model = e.Model
-	}
+	le.Sampling = llm.Sampling{TopP: e.TopP, TopK: e.TopK, RepetitionPenalty: e.RepetitionPenalty}
 	return le
 }
 
-// newClients builds one runner/llm client over every judge endpoint.
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// newClients builds one llm client over every judge endpoint.
 func newClients(judges []Endpoint) ([]*chatClient, error) {
 	cfg := llm.Config{Roles: map[string]string{}}
 	for _, e := range judges {

@@ -6,15 +6,20 @@ import (
 	"strconv"
 
 	"mascot.dev/mascot/plugins/spec"
-	"mascot.dev/mascot/runner/llm"
 )
 
-// Endpoint is one judge model behind an OpenAI-compatible server.
+// Endpoint is one judge model behind an OpenAI-compatible server, as the
+// plugin's options write it: plain JSON numbers and strings (durations in
+// seconds), owned by this plugin, so the host's client settings are not
+// part of the options contract. The judge stage fills it from the
+// experiment's endpoint; the plugin builds its llm client from it.
 type Endpoint struct {
 	// Name identifies the judge in scores (default: the model id).
-	Name  string `json:"name"`
-	URL   string `json:"url"` // base URL, e.g. http://gpu01:8008/v1
-	Model string `json:"model"`
+	Name string `json:"name"`
+	URL  string `json:"url"` // base URL, e.g. http://gpu01:8008/v1
+	// URLs lists every replica's base URL; empty means [url].
+	URLs  []string `json:"urls,omitempty"`
+	Model string   `json:"model"`
 	// APIKeyEnv is the NAME of the environment variable holding the key;
 	// the key itself is never configured, logged or returned.
 	APIKeyEnv   string  `json:"api_key_env"`
@@ -22,15 +27,22 @@ type Endpoint struct {
 	MaxTokens   int     `json:"max_tokens"`
 	MaxRetries  *int    `json:"max_retries"` // default 2; 0 = no retries
 	TimeoutS    float64 `json:"timeout_s"`   // per HTTP attempt, default 120
+	// TotalTimeoutS bounds one request, its retries included; 0 means the
+	// client's default.
+	TotalTimeoutS float64 `json:"total_timeout_s,omitempty"`
+	// Concurrency bounds this judge's requests in flight over its
+	// replicas; 0 means the client's default.
+	Concurrency int `json:"concurrency,omitempty"`
+	// TopP, TopK and RepetitionPenalty, when set, are sent with every
+	// request (the temperature is Temperature's).
+	TopP              *float64 `json:"top_p,omitempty"`
+	TopK              *int     `json:"top_k,omitempty"`
+	RepetitionPenalty *float64 `json:"repetition_penalty,omitempty"`
 	// EnableThinking, when set, is sent as chat_template_kwargs.enable_thinking.
 	EnableThinking *bool `json:"enable_thinking"`
 	// NoResponseFormat turns off response_format json_schema for servers
 	// that reject it; the tolerant parser still reads the output.
 	NoResponseFormat bool `json:"no_response_format"`
-	// LLM, when set (the judge stage passes it), holds the endpoint's
-	// runner/llm settings: every replica URL, concurrency, retries and
-	// timeouts. Without it one is built from the fields above.
-	LLM *llm.Endpoint `json:"llm,omitempty"`
 }
 
 // Config is the rubric judge's configuration.
@@ -61,6 +73,14 @@ func (c *Config) Validate() []spec.Diagnostic {
 		p := func(f string) []string { return []string{"judges", strconv.Itoa(i), f} }
 		if u, err := url.Parse(j.URL); j.URL == "" || err != nil || u.Scheme == "" || u.Host == "" {
 			ds = append(ds, spec.AttrError(p("url"), "judge url must be an absolute http(s) URL", j.URL))
+		}
+		for k, r := range j.URLs {
+			if u, err := url.Parse(r); err != nil || u.Scheme == "" || u.Host == "" {
+				ds = append(ds, spec.AttrError([]string{"judges", strconv.Itoa(i), "urls", strconv.Itoa(k)}, "judge url must be an absolute http(s) URL", r))
+			}
+		}
+		if j.TotalTimeoutS < 0 || j.Concurrency < 0 {
+			ds = append(ds, spec.AttrError(p("total_timeout_s"), "total_timeout_s and concurrency must be >= 0", ""))
 		}
 		if j.Model == "" {
 			ds = append(ds, spec.AttrError(p("model"), "judge model is required", ""))

@@ -9,9 +9,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/plugins/sdk"
 	"mascot.dev/mascot/plugins/spec"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // Judge is the rubric judge (sdk.Judge).
@@ -43,8 +43,8 @@ func (j *Judge) Configure(_ context.Context, raw json.RawMessage) ([]sdk.Diagnos
 		return append(ds, spec.Errorf("", "%v", err)), nil
 	}
 	for _, e := range cfg.Judges {
-		if e.LLM != nil && e.LLM.Concurrency > cfg.Concurrency {
-			cfg.Concurrency = e.LLM.Concurrency // the endpoint's limit applies in the client
+		if e.Concurrency > cfg.Concurrency {
+			cfg.Concurrency = e.Concurrency // the endpoint's limit applies in the client
 		}
 	}
 	j.cfg, j.clients = cfg, clients

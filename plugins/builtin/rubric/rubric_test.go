@@ -283,3 +283,43 @@ func TestParseScoresTable(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointOptionsReachTheRequests: the options' own endpoint fields —
+// replicas, sampling, seconds — drive the client: both replicas serve
+// requests and every request carries the judge's top_p and top_k.
+func TestEndpointOptionsReachTheRequests(t *testing.T) {
+	a, b := &judgeServer{}, &judgeServer{}
+	sa, sb := httptest.NewServer(a), httptest.NewServer(b)
+	defer sa.Close()
+	defer sb.Close()
+	cfg := `{"judges":[{"url":"` + sa.URL + `","urls":["` + sa.URL + `","` + sb.URL + `"],"model":"good",` +
+		`"timeout_s":1.5,"total_timeout_s":30,"concurrency":2,"max_retries":0,"top_p":0.5,"top_k":7}]}`
+	j := newJudge(t, "", cfg)
+	if e := j.cfg.Judges[0].llmEndpoint(); e.Timeout.Seconds() != 1.5 || e.TotalTimeout.Seconds() != 30 || e.Retries != -1 ||
+		e.Concurrency != 2 || len(e.URLs) != 2 {
+		t.Errorf("client endpoint = %+v", e)
+	}
+	var items []sdk.Item
+	for i := range 8 {
+		items = append(items, sdk.Item{ID: fmt.Sprint(i), Kind: spec.KindCandidate, Response: "S=3"})
+	}
+	if _, err := j.Score(context.Background(), items); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]*judgeServer{"first": a, "second": b} {
+		s.mu.Lock()
+		if len(s.bodies) == 0 {
+			t.Errorf("the %s replica served no request", name)
+		}
+		for _, body := range s.bodies {
+			if body["top_p"] != 0.5 || body["top_k"] != float64(7) {
+				t.Errorf("request sampling top_p %v top_k %v, want 0.5 and 7", body["top_p"], body["top_k"])
+			}
+		}
+		s.mu.Unlock()
+	}
+	ds, _ := New().Configure(context.Background(), json.RawMessage(`{"judges":[{"url":"http://a/v1","urls":["nope"],"model":"m"}]}`))
+	if len(ds) != 1 || strings.Join(ds[0].Path, ".") != "judges.0.urls.0" {
+		t.Errorf("a relative replica url: %+v", ds)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/plugins/host"
+	"mascot.dev/mascot/plugins/spec"
 )
 
 // TestAsPlugin builds the example and runs it through the host, as mascot does.
@@ -26,7 +27,7 @@ func TestAsPlugin(t *testing.T) {
 	if ds, err := j.Configure(ctx, json.RawMessage(`{"target_words": 4}`)); err != nil || len(ds) > 0 {
 		t.Fatalf("configure: %v %v", ds, err)
 	}
-	res, err := j.Score(ctx, []host.Item{
+	res, err := j.Score(ctx, []spec.Item{
 		{ID: "on", Response: "one two three four"},  // ratio 1 -> 5 -> 100
 		{ID: "double", Response: "a b c d e f g h"}, // ratio 2 -> 5-2 = 3 -> 50
 		{ID: "empty", Response: " "},                // diagnostic -> failed

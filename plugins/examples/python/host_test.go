@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"mascot.dev/mascot/plugins/host"
+	"mascot.dev/mascot/plugins/spec"
 )
 
 // TestPythonJudgeThroughHost starts lengthjudge.py with mascot's plugin host
@@ -43,12 +44,12 @@ func TestPythonJudgeThroughHost(t *testing.T) {
 		t.Fatalf("configure: %v %v", ds, err)
 	}
 	// 5 - 2*|log2(n/4)|, at least 1, normalised as 100*(s-1)/4.
-	res, err := j.Score(ctx, []host.Item{
-		{ID: "on", Kind: host.KindCandidate, Response: "one two three four"},       // 5 -> 100
-		{ID: "double", Kind: host.KindCandidate, Response: "a b c d e f g h"},      // 3 -> 50
-		{ID: "half", Kind: host.KindTurn, Response: "a\tb"},                        // 3 -> 50
-		{ID: "quad", Kind: host.KindCandidate, Response: strings.Repeat("w ", 16)}, // 1 -> 0
-		{ID: "empty", Kind: host.KindCandidate, Response: " \n "},                  // diagnostic -> voided
+	res, err := j.Score(ctx, []spec.Item{
+		{ID: "on", Kind: spec.KindCandidate, Response: "one two three four"},       // 5 -> 100
+		{ID: "double", Kind: spec.KindCandidate, Response: "a b c d e f g h"},      // 3 -> 50
+		{ID: "half", Kind: spec.KindTurn, Response: "a\tb"},                        // 3 -> 50
+		{ID: "quad", Kind: spec.KindCandidate, Response: strings.Repeat("w ", 16)}, // 1 -> 0
+		{ID: "empty", Kind: spec.KindCandidate, Response: " \n "},                  // diagnostic -> voided
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +80,7 @@ func TestPythonJudgeThroughHost(t *testing.T) {
 		t.Fatalf("diagnostics for a bad config: %+v", ds)
 	}
 	// A refused config leaves the last good one in place.
-	res, err = j.Score(ctx, []host.Item{{ID: "on", Response: "one two three four"}})
+	res, err = j.Score(ctx, []spec.Item{{ID: "on", Response: "one two three four"}})
 	if err != nil || res.Results[0].Failed || res.Results[0].Scores[0].Normalized != 100 {
 		t.Fatalf("after a refused config: %+v %v", res, err)
 	}
@@ -143,7 +144,7 @@ func TestPythonJudgeRestarted(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	res, err := j.Score(ctx, []host.Item{{ID: "on", Response: "one two three four"}})
+	res, err := j.Score(ctx, []spec.Item{{ID: "on", Response: "one two three four"}})
 	if err != nil {
 		t.Fatal(err)
 	}

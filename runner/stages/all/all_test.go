@@ -1,10 +1,8 @@
 package all_test
 
 import (
-	"go/parser"
-	"go/token"
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -35,59 +33,45 @@ func TestStageKindsReferenceIsCurrent(t *testing.T) {
 			t.Errorf("the reference has no section for kind %s", n)
 		}
 	}
-	spec, _ := schema.LookupKind("judge")
+	judge, _ := runner.Default.Lookup("judge")
 	if !strings.Contains(string(fresh), "| [judge](#judge) | score candidates, turns or episodes with judge plugins | candidates, episodes | no |") ||
-		!strings.Contains(string(fresh), strings.TrimSpace(strings.TrimPrefix(spec.Source, "package schema"))) {
+		!strings.Contains(string(fresh), strings.TrimSpace(strings.TrimPrefix(judge.Source, "package schema"))) {
 		t.Errorf("the judge kind's row or CUE definition is missing:\n%s", fresh)
+	}
+	// The concurrency the page states is the runner's: change a constant
+	// and the page changes with it.
+	perSlot := fmt.Sprintf("keeps %d units in flight per slot", runner.UnitsPerEndpointSlot)
+	fallback := fmt.Sprintf("or %d when none\nsets one", runner.DefaultConcurrency)
+	episodes := fmt.Sprintf("- concurrency: %d× the largest limit of the endpoints in `speaker`, `director`", runner.UnitsPerEndpointSlot)
+	for _, want := range []string{perSlot, fallback, episodes} {
+		if !strings.Contains(string(fresh), want) {
+			t.Errorf("the reference does not say %q", want)
+		}
+	}
+	if strings.Contains(string(fresh), "twice") {
+		t.Errorf("the reference still states a multiple the runner does not use")
 	}
 }
 
-// TestEveryKindIsDeclaredAndRegistered: the binary's kinds and the schema's
-// kinds are the same set, each with the definition its declaration names,
-// and package decls imports the declaration package of every stage package
-// all imports (so schema-only loaders see every kind the binary runs).
-func TestEveryKindIsDeclaredAndRegistered(t *testing.T) {
-	if got, want := runner.Default.Names(), schema.Kinds(); !slices.Equal(got, want) {
-		t.Errorf("registered kinds %v, declared kinds %v", got, want)
+// TestEveryKindIsOneRegistration: the set of kinds schema.Load is given is
+// the registry's own, each kind's CUE defines the definition its
+// registration names, and the kind's CUE does not repeat its name (the
+// union sets it).
+func TestEveryKindIsOneRegistration(t *testing.T) {
+	kinds := runner.Default.Kinds()
+	if got, want := kinds.Names(), runner.Default.Names(); !slices.Equal(got, want) || len(got) < 11 {
+		t.Errorf("schema kinds %v, registered kinds %v", got, want)
 	}
 	for _, n := range runner.Default.Names() {
 		k, _ := runner.Default.Lookup(n)
-		spec, _ := schema.LookupKind(n)
-		if k.Definition != spec.Definition || k.Summary == "" {
-			t.Errorf("kind %s: definition %q, declared %q, summary %q", n, k.Definition, spec.Definition, k.Summary)
+		spec, _ := kinds.Lookup(n)
+		if k.Definition != spec.Definition || k.Summary == "" || k.Version == "" || k.New == nil {
+			t.Errorf("kind %s: definition %q, schema's %q, summary %q, version %q", n, k.Definition, spec.Definition, k.Summary, k.Version)
+		}
+		if strings.Contains(k.Source, strconv.Quote(n)) {
+			t.Errorf("kind %s: its CUE repeats the kind's name", n)
 		}
 	}
-	stages := imports(t, "all.go")
-	decls := imports(t, filepath.Join("..", "decls", "decls.go"))
-	for _, p := range stages {
-		found := false
-		for _, d := range decls {
-			found = found || strings.HasPrefix(d, p+"/")
-		}
-		if !found {
-			t.Errorf("runner/stages/decls does not import the declarations of %s", p)
-		}
-	}
-	if len(decls) != len(stages) {
-		t.Errorf("decls imports %d declaration packages, all imports %d stage packages", len(decls), len(stages))
-	}
-}
-
-func imports(t *testing.T, file string) []string {
-	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, imp := range f.Imports {
-		p, err := strconv.Unquote(imp.Path.Value)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, p)
-	}
-	return out
 }
 
 // TestVendorWritesEveryKind: `mascot schema vendor` (what .ci/run hands to
@@ -95,7 +79,7 @@ func imports(t *testing.T, file string) []string {
 // all of them.
 func TestVendorWritesEveryKind(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := schema.Vendor(dir); err != nil {
+	if _, err := schema.Vendor(dir, runner.Default.Kinds()); err != nil {
 		t.Fatal(err)
 	}
 	gen := filepath.Join(dir, "cue.mod", "gen", "mascot.dev", "schema")
@@ -104,36 +88,13 @@ func TestVendorWritesEveryKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range runner.Default.Names() {
-		spec, _ := schema.LookupKind(n)
+		spec, _ := runner.Default.Lookup(n)
 		b, err := os.ReadFile(filepath.Join(gen, "kind_"+n+".cue"))
 		if err != nil || string(b) != spec.Source {
 			t.Errorf("vendored kind_%s.cue differs from the kind's own CUE (%v)", n, err)
 		}
-		if !strings.Contains(string(union), strconv.Quote(n)+": "+spec.Definition) {
+		if !strings.Contains(string(union), strconv.Quote(n)+": "+spec.Definition+" & {kind: "+strconv.Quote(n)+"}") {
 			t.Errorf("the vendored union lacks %s: %s", n, spec.Definition)
 		}
-	}
-}
-
-// TestDeclarationsImportNoStage: imports stay one-way. The declaration
-// packages, and so schema, import no runner package, which is what lets
-// schema's and the runner's own tests load specs with every built-in kind.
-func TestDeclarationsImportNoStage(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "mascot.dev/mascot/runner/stages/decls").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	decls := 0
-	for _, p := range strings.Fields(string(out)) {
-		switch {
-		case strings.HasSuffix(p, "decl") && strings.HasPrefix(p, "mascot.dev/mascot/runner/stages/"):
-			decls++
-		case p == "mascot.dev/mascot/runner/stages/decls":
-		case strings.HasPrefix(p, "mascot.dev/mascot/runner"):
-			t.Errorf("the declarations depend on %s", p)
-		}
-	}
-	if decls != len(imports(t, filepath.Join("..", "decls", "decls.go"))) {
-		t.Errorf("found %d declaration packages among the dependencies:\n%s", decls, out)
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/datasets"
 	"mascot.dev/mascot/runner/dialogue"
-	"mascot.dev/mascot/runner/stages/candidates/candidatesdecl"
 	"mascot.dev/mascot/runner/stages/stagekit"
 	"mascot.dev/mascot/schema"
 )
@@ -27,11 +26,6 @@ type Config struct {
 	Endpoint string          `json:"endpoint"`
 	K        int             `json:"k"`
 	Sampling schema.Sampling `json:"sampling"`
-}
-
-func init() {
-	runner.Register(runner.Kind{Name: "candidates", Version: "1", Definition: candidatesdecl.Spec.Definition,
-		Summary: "K Speaker responses per (context, persona) for reward data", New: New})
 }
 
 type stage struct {
@@ -92,7 +86,11 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 		return nil, err
 	}
 	if len(set.Candidates) == 0 {
-		return nil, fmt.Errorf("no candidate survived for %s", u.Key)
+		if set.LastError != nil {
+			return nil, fmt.Errorf("no candidate survived for %s (%d failed requests; the last: %w)", u.Key,
+				set.Counters.NumGenerationFailures, set.LastError)
+		}
+		return nil, fmt.Errorf("no candidate survived for %s (%d empty responses)", u.Key, set.Counters.NumEmptyResponses)
 	}
 	b, err := json.Marshal(set.Prompt)
 	if err != nil {

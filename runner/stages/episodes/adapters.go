@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"mascot.dev/mascot/runner/llm"
+	"mascot.dev/mascot/llm"
 
 	"mascot.dev/mascot/runner"
 )

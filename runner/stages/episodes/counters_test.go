@@ -27,7 +27,7 @@ func TestCountersMatchTheServer(t *testing.T) {
 	spec := writeSpec(t, srv.URL(), `retries: 1, timeout: "300ms", concurrency: 8`,
 		`ep: {kind: "episodes", dataset: "es", roster: "support", turns: 3, samples_per_context: 3,
 		persona_set: "big5", concurrency: 8}`)
-	l, err := schema.Load(spec, schema.Options{})
+	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,6 +85,12 @@ func TestMascotESConvBigFiveExport(t *testing.T) {
 		if users == 0 {
 			t.Errorf("%v: no user turn with reply probability 1", rec["conv_id"])
 		}
+		// The situation the simulated user came with travels with the
+		// conversation (the rater page shows it).
+		meta, _ := rec["metadata"].(map[string]any)
+		if sit, _ := meta["situation"].(string); len(sit) < 20 {
+			t.Errorf("%v: metadata situation %q, want the sample's situation", rec["conv_id"], meta["situation"])
+		}
 	}
 	again := h.run(spec, false)
 	if again.Ran != 0 || again.Cached != 3 {

@@ -69,7 +69,7 @@ func newHarness(t *testing.T) *harness {
 
 func (h *harness) run(spec string, trace bool) *runner.Summary {
 	h.t.Helper()
-	l, err := schema.Load(spec, schema.Options{})
+	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		h.t.Fatalf("loading spec: %v", err)
 	}

@@ -19,7 +19,7 @@ func TestOutageFailsUnitsAndRerunRetries(t *testing.T) {
 	h := newHarness(t)
 	spec := writeSpec(t, srv.URL(), `retries: 1, timeout: "2s", concurrency: 4`,
 		`ep: {kind: "episodes", dataset: "es", roster: "support", turns: 2, concurrency: 4}`)
-	l, err := schema.Load(spec, schema.Options{})
+	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

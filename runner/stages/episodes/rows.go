@@ -3,6 +3,7 @@ package episodes
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner/datasets"
@@ -54,6 +55,16 @@ func toRow(ep dialogue.Episode, s datasets.Sample, mode string, sampleIdx int) (
 		if ef.UserMBTI != "" {
 			row.Extra["user_mbti"], _ = json.Marshal(ef.UserMBTI)
 		}
+	}
+	// The user's situation (what the simulated user was told, hidden from
+	// the agents) goes with the conversation, so a human rater comparing
+	// systems reads what the user came with.
+	if sit := strings.TrimSpace(strings.Join([]string{s.Situation, s.Problem}, " ")); sit != "" {
+		b, err := json.Marshal(sit)
+		if err != nil {
+			return row, fmt.Errorf("encoding the situation of %s: %w", ep.ConvID, err)
+		}
+		row.Metadata.Extra = map[string]json.RawMessage{"situation": b}
 	}
 	row.Turns = turnRows(ep.Turns)
 	return row, nil
@@ -110,7 +121,10 @@ func setBranch(row *results.Episode, n dialogue.Node, parentID int64) error {
 	if err != nil {
 		return fmt.Errorf("encoding branch link of node %d: %w", n.ID, err)
 	}
-	row.Metadata.Extra = map[string]json.RawMessage{"branch": b}
+	if row.Metadata.Extra == nil {
+		row.Metadata.Extra = map[string]json.RawMessage{}
+	}
+	row.Metadata.Extra["branch"] = b
 	if len(n.Children) > 1 && len(n.DirectorPrompt) > 0 {
 		p, err := json.Marshal(n.DirectorPrompt)
 		if err != nil {

@@ -11,15 +11,9 @@ import (
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/datasets"
 	"mascot.dev/mascot/runner/dialogue"
-	"mascot.dev/mascot/runner/stages/episodes/episodesdecl"
 	"mascot.dev/mascot/runner/stages/stagekit"
 	"mascot.dev/mascot/schema"
 )
-
-func init() {
-	runner.Register(runner.Kind{Name: "episodes", Version: "1", Definition: episodesdecl.Spec.Definition,
-		Summary: "MASCOT and baseline conversations: independent, branching (Director trees) or eval", New: New})
-}
 
 type stage struct {
 	env      *runner.Env

@@ -34,8 +34,8 @@ func TestEverySystemRuns(t *testing.T) {
 	srv := fakevllm.Start(t, fakevllm.Options{})
 	h := newHarness(t)
 	dir := t.TempDir()
-	h.reg = runner.Default.With(runner.Kind{Name: "train-sft", Version: "test", Definition: "#TrainSFT",
-		New: func(*runner.Env, schema.Stage) (runner.Stage, error) { return fakeTrain{dir: dir}, nil }})
+	h.reg = runner.Default.WithStage("train-sft", "test",
+		func(*runner.Env, schema.Stage) (runner.Stage, error) { return fakeTrain{dir: dir}, nil })
 	var stages strings.Builder
 	// The (fake) SFT trains on other data than the systems are evaluated
 	// on: validation refuses training and evaluation stages sharing a dataset.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"mascot.dev/mascot/plugins/host"
+	"mascot.dev/mascot/plugins/spec"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/datasets"
 	"mascot.dev/mascot/runner/stages/stagekit"
@@ -46,7 +46,7 @@ func (s *stage) candidateUnits(ctx context.Context) ([]runner.Unit, error) {
 				Payload: w})
 		}
 		id := fmt.Sprintf("c%d", c.ID)
-		w.items = append(w.items, host.Item{ID: id, Kind: host.KindCandidate, Context: contexts[c.ContextID],
+		w.items = append(w.items, spec.Item{ID: id, Kind: spec.KindCandidate, Context: contexts[c.ContextID],
 			Response: c.Text, AgentName: c.Persona, Persona: personas[c.Persona], Seed: s.seed(fmt.Sprintf("%s/%d", c.UnitFP, pos)),
 			Metadata: map[string]string{"context_id": c.ContextID}})
 		w.targets[id] = target{candidateID: c.ID, agent: c.Persona}
@@ -56,7 +56,7 @@ func (s *stage) candidateUnits(ctx context.Context) ([]runner.Unit, error) {
 
 // candidateSources loads the candidates stage's dataset contexts (as turns)
 // and its roster's persona cards.
-func (s *stage) candidateSources() (map[string][]host.Turn, map[string]string, error) {
+func (s *stage) candidateSources() (map[string][]spec.Turn, map[string]string, error) {
 	var up struct {
 		Dataset string `json:"dataset"`
 		Roster  string `json:"roster"`
@@ -68,21 +68,21 @@ func (s *stage) candidateSources() (map[string][]host.Turn, map[string]string, e
 	if err != nil {
 		return nil, nil, err
 	}
-	contexts := make(map[string][]host.Turn, len(samples))
+	contexts := make(map[string][]spec.Turn, len(samples))
 	for _, smp := range samples {
 		contexts[smp.ID] = sampleTurns(smp)
 	}
 	return contexts, s.personaCards(up.Roster), nil
 }
 
-func sampleTurns(smp datasets.Sample) []host.Turn {
-	out := make([]host.Turn, len(smp.Context))
+func sampleTurns(smp datasets.Sample) []spec.Turn {
+	out := make([]spec.Turn, len(smp.Context))
 	for i, u := range smp.Context {
 		role := "agent"
 		if u.Speaker == datasets.Seeker || u.Speaker == "user" {
 			role = "user"
 		}
-		out[i] = host.Turn{Index: i, Role: role, Speaker: u.Speaker, Text: u.Text}
+		out[i] = spec.Turn{Index: i, Role: role, Speaker: u.Speaker, Text: u.Text}
 	}
 	return out
 }

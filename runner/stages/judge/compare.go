@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"mascot.dev/mascot/plugins/host"
+	"mascot.dev/mascot/plugins/spec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 )
@@ -96,12 +96,12 @@ func (s *stage) compareUnit(convID string, systems []string, se []*stageEpisodes
 	w := &work{targets: map[string]target{}}
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("%s#%d", convID, i)
-		it := host.Item{ID: id, Kind: host.KindComparison, Seed: s.seed(id), Metadata: map[string]string{"conv_id": convID}}
+		it := spec.Item{ID: id, Kind: spec.KindComparison, Seed: s.seed(id), Metadata: map[string]string{"conv_id": convID}}
 		t := target{systems: map[string]string{}, context: convID}
 		for k, x := range se {
 			e := x.episodes[i]
 			aid := fmt.Sprintf("e%d", e.ID)
-			it.Alternatives = append(it.Alternatives, host.Alternative{ID: aid, System: systems[k], Turns: EpisodeTurns(e.Turns)})
+			it.Alternatives = append(it.Alternatives, spec.Alternative{ID: aid, System: systems[k], Turns: EpisodeTurns(e.Turns)})
 			t.systems[aid] = systems[k]
 			t.order = append(t.order, systems[k])
 			t.episodes = append(t.episodes, e.ID)

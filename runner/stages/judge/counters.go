@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/plugins/host"
-	"mascot.dev/mascot/runner/llm"
+	"mascot.dev/mascot/plugins/spec"
 	"mascot.dev/mascot/runner/stages/judge/plugstart"
 )
 
@@ -16,7 +17,7 @@ import (
 // that calls its endpoints itself reports them as statistics, which join
 // the unit's tally per judge role), the plugin's restarts and timeouts. When any of the plugin's LLM requests failed for
 // good, some items were given up: the unit fails, so a rerun retries it.
-func (s *stage) score(ctx context.Context, name string, j *host.PluginJudge, items []host.Item) (host.ScoreResult, error) {
+func (s *stage) score(ctx context.Context, name string, j *host.PluginJudge, items []spec.Item) (spec.ScoreResult, error) {
 	before := j.Restarts()
 	res, err := j.Score(ctx, items)
 	plugstart.CountCall(ctx, s.env, s.key, name, before, j.Restarts(), err)

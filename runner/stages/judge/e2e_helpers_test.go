@@ -11,8 +11,8 @@ import (
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
+	_ "mascot.dev/mascot/runner/stages/all" // every built-in stage kind
 	_ "mascot.dev/mascot/runner/stages/candidates"
-	_ "mascot.dev/mascot/runner/stages/decls" // the kinds the specs name
 	_ "mascot.dev/mascot/runner/stages/judge"
 	_ "mascot.dev/mascot/runner/stages/metrics"
 	_ "mascot.dev/mascot/runner/stages/pairs"
@@ -54,20 +54,17 @@ func (s starter) Command(name string) []string { return []string{s.bin, "plugin"
 
 // fakeEpisodes stands in for the episodes kind: one episode per dataset
 // sample with fixed turns, so judge and metrics stages have input.
-func fakeEpisodes() runner.Kind {
-	return runner.Kind{Name: "episodes", Version: "test", Definition: "#Episodes", Summary: "test episodes",
-		New: func(env *runner.Env, st schema.Stage) (runner.Stage, error) {
-			var cfg struct {
-				Dataset string `json:"dataset"`
-				System  string `json:"system"`
-				Mode    string `json:"mode"`
-				Samples int    `json:"samples_per_context"`
-			}
-			if err := st.Decode(&cfg); err != nil {
-				return nil, err
-			}
-			return &episodesStage{env: env, dataset: cfg.Dataset, system: cfg.System, mode: cfg.Mode, samples: max(1, cfg.Samples)}, nil
-		}}
+func fakeEpisodes(env *runner.Env, st schema.Stage) (runner.Stage, error) {
+	var cfg struct {
+		Dataset string `json:"dataset"`
+		System  string `json:"system"`
+		Mode    string `json:"mode"`
+		Samples int    `json:"samples_per_context"`
+	}
+	if err := st.Decode(&cfg); err != nil {
+		return nil, err
+	}
+	return &episodesStage{env: env, dataset: cfg.Dataset, system: cfg.System, mode: cfg.Mode, samples: max(1, cfg.Samples)}, nil
 }
 
 type episodesStage struct {

@@ -50,7 +50,7 @@ stages: {
 func execute(t *testing.T, l *schema.Loaded, store *results.Store) *runner.Summary {
 	t.Helper()
 	sum, err := runner.Execute(context.Background(), runner.Options{Loaded: l, Store: store, RunsDir: t.TempDir(),
-		Registry: runner.Default.With(fakeEpisodes()), Services: runner.Services{Plugins: starter{mascotBin(t)}}})
+		Registry: runner.Default.WithStage("episodes", "test", fakeEpisodes), Services: runner.Services{Plugins: starter{mascotBin(t)}}})
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -334,7 +334,7 @@ func TestRejudgeStoredCandidatesCountsAnnotationFailures(t *testing.T) {
 	srv.SetFaults(fakevllm.Faults{Empty: 1})
 	l := spec(t, srv.URL(), `judges: rubric: options: {concurrency: 2}`)
 	second, err := runner.Execute(context.Background(), runner.Options{Loaded: l, Store: store, RunsDir: t.TempDir(),
-		Registry: runner.Default.With(fakeEpisodes()), Services: runner.Services{Plugins: starter{mascotBin(t)}}})
+		Registry: runner.Default.WithStage("episodes", "test", fakeEpisodes), Services: runner.Services{Plugins: starter{mascotBin(t)}}})
 	if !errors.Is(err, runner.ErrStageFailed) {
 		t.Fatalf("a judge that voids every item should fail its units, got %v", err)
 	}

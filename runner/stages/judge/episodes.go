@@ -5,22 +5,21 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"mascot.dev/mascot/plugins/host"
 	"mascot.dev/mascot/plugins/spec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 )
 
 // EpisodeTurns converts stored turns to plugin turns.
-func EpisodeTurns(turns []results.Turn) []host.Turn {
-	out := make([]host.Turn, len(turns))
+func EpisodeTurns(turns []results.Turn) []spec.Turn {
+	out := make([]spec.Turn, len(turns))
 	for i, t := range turns {
-		ht := host.Turn{Index: t.TurnIdx, Role: "agent", Speaker: t.AgentName, Text: t.Response, RoundID: t.RoundID}
+		ht := spec.Turn{Index: t.TurnIdx, Role: "agent", Speaker: t.AgentName, Text: t.Response, RoundID: t.RoundID}
 		if t.TurnType == "user" {
 			ht.Role, ht.Speaker = "user", "user"
 		}
 		if d := t.Directive; d != nil {
-			ht.Directive = &host.Directive{AgentName: d.AgentName, Action: d.Action, Tone: d.Tone}
+			ht.Directive = &spec.Directive{AgentName: d.AgentName, Action: d.Action, Tone: d.Tone}
 		}
 		out[i] = ht
 	}
@@ -53,7 +52,7 @@ func (s *stage) episodeUnits(ctx context.Context) ([]runner.Unit, error) {
 			turns := EpisodeTurns(e.Turns)
 			if s.cfg.Level == LevelCollective {
 				id := fmt.Sprintf("e%d", e.ID)
-				w.items = append(w.items, host.Item{ID: id, Kind: host.KindEpisode, Turns: turns, Seed: s.seed(fmt.Sprintf("%s/%d", fp, e.Idx)),
+				w.items = append(w.items, spec.Item{ID: id, Kind: spec.KindEpisode, Turns: turns, Seed: s.seed(fmt.Sprintf("%s/%d", fp, e.Idx)),
 					Metadata: map[string]string{"conv_id": e.ConvID, "system": e.System, spec.MetaPersonas: string(cards)}})
 				w.targets[id] = target{episodeID: e.ID}
 				continue
@@ -71,7 +70,7 @@ func (s *stage) episodeUnits(ctx context.Context) ([]runner.Unit, error) {
 					}
 					md[spec.MetaDirective] = string(b)
 				}
-				w.items = append(w.items, host.Item{ID: id, Kind: host.KindTurn, Context: turns[:i], Response: t.Response,
+				w.items = append(w.items, spec.Item{ID: id, Kind: spec.KindTurn, Context: turns[:i], Response: t.Response,
 					AgentName: t.AgentName, Persona: personas[t.AgentName], Seed: s.seed(fmt.Sprintf("%s/%d/%d", fp, e.Idx, t.TurnIdx)),
 					Metadata: md})
 				w.targets[id] = target{turnID: t.ID, agent: t.AgentName}

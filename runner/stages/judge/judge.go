@@ -7,9 +7,9 @@ import (
 	"hash/fnv"
 
 	"mascot.dev/mascot/plugins/host"
+	"mascot.dev/mascot/plugins/spec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
-	"mascot.dev/mascot/runner/stages/judge/judgedecl"
 	"mascot.dev/mascot/runner/stages/judge/plugstart"
 	"mascot.dev/mascot/schema"
 )
@@ -29,11 +29,6 @@ const (
 	LevelCollective = "collective"
 	LevelCompare    = "compare"
 )
-
-func init() {
-	runner.Register(runner.Kind{Name: "judge", Version: "1", Definition: judgedecl.Spec.Definition,
-		Summary: "score candidates, turns or episodes with judge plugins", New: New})
-}
 
 type stage struct {
 	env     *runner.Env
@@ -86,7 +81,7 @@ func New(env *runner.Env, st schema.Stage) (runner.Stage, error) {
 
 // work is a unit's payload: the items and where their rows go.
 type work struct {
-	items   []host.Item
+	items   []spec.Item
 	targets map[string]target
 }
 
@@ -231,24 +226,19 @@ func (s *stage) pluginConfig(name string, jc schema.Judge) (json.RawMessage, err
 			if len(ep.URLs) == 0 {
 				return nil, fmt.Errorf("endpoint %q has no url", jc.Endpoint)
 			}
-			// The plugin calls the endpoint through runner/llm with the
-			// endpoint's own settings (replicas, retries, timeouts) - by
-			// way of the run's LLM gateway when there is one, whose client
-			// retries, caches, journals, counts and traces each request
-			// (the plugin then sends each once, with no key).
-			le := runner.LLMEndpoint(jc.Endpoint, ep)
-			e := map[string]any{"name": jc.Endpoint, "url": ep.URLs[0], "model": ep.Model,
-				"enable_thinking": ep.EnableThinking}
+			// The plugin calls the endpoint through the llm client with
+			// the endpoint's own settings (replicas, concurrency, retries,
+			// timeouts, sampling), written in the rubric's own options -
+			// by way of the run's LLM gateway when there is one, whose
+			// client retries, caches, journals, counts and traces each
+			// request (the plugin then sends each once, with no key).
+			e := rubricEndpoint(jc.Endpoint, ep)
 			if s.gateway[name] {
 				u := s.env.Gateway.BaseURL(jc.Endpoint, "judge:"+jc.Endpoint)
-				le.URLs, le.APIKeyEnv, le.Retries = []string{u}, "", -1
-				le.Timeout = gatewayTimeout(le)
-				le.TotalTimeout = le.Timeout
-				e["url"] = u
-			} else if ep.APIKeyEnv != "" {
-				e["api_key_env"] = ep.APIKeyEnv
+				t := gatewayTimeout(ep).Seconds()
+				e["url"], e["urls"], e["max_retries"], e["timeout_s"], e["total_timeout_s"] = u, []string{u}, 0, t, t
+				delete(e, "api_key_env")
 			}
-			e["llm"] = le
 			if ep.Sampling.MaxTokens > 0 {
 				e["max_tokens"] = ep.Sampling.MaxTokens
 			}

@@ -2,11 +2,10 @@ package judge
 
 import (
 	"strings"
-	"time"
 
-	"mascot.dev/mascot/plugins/host"
+	"mascot.dev/mascot/llm"
+	"mascot.dev/mascot/plugins/spec"
 	"mascot.dev/mascot/results"
-	"mascot.dev/mascot/runner/llm"
 )
 
 // judgeName is the row judge of a plugin score: "<judge>" for pooled or
@@ -19,7 +18,7 @@ func judgeName(judge, sub string) string {
 }
 
 // judgmentRows turns one item's scores into rows.
-func judgmentRows(judge string, info host.JudgeInfo, t target, r host.ItemResult) []results.Judgment {
+func judgmentRows(judge string, info spec.JudgeInfo, t target, r spec.ItemResult) []results.Judgment {
 	raws := map[string][]string{}
 	for _, o := range r.RawOutputs {
 		raws[o.Judge] = append(raws[o.Judge], o.Text)
@@ -36,7 +35,7 @@ func judgmentRows(judge string, info host.JudgeInfo, t target, r host.ItemResult
 
 // comparisonRows turns one comparison item's preferences into rows; the
 // choice is the winning system, or results.Tie.
-func comparisonRows(judge string, t target, r host.ItemResult) []results.Comparison {
+func comparisonRows(judge string, t target, r spec.ItemResult) []results.Comparison {
 	if t.systems == nil {
 		return nil
 	}
@@ -60,8 +59,8 @@ func comparisonRows(judge string, t target, r host.ItemResult) []results.Compari
 // scoped returns copies of items whose metadata carries the unit's LLM
 // gateway scope (llm.ScopeMetadata), which the rubric judge sends with its
 // requests.
-func scoped(items []host.Item, token string) []host.Item {
-	out := make([]host.Item, len(items))
+func scoped(items []spec.Item, token string) []spec.Item {
+	out := make([]spec.Item, len(items))
 	for i, it := range items {
 		md := make(map[string]string, len(it.Metadata)+1)
 		for k, v := range it.Metadata {
@@ -74,20 +73,9 @@ func scoped(items []host.Item, token string) []host.Item {
 	return out
 }
 
-// gatewayTimeout is how long the plugin waits for one request through the
-// gateway: the endpoint's whole budget (every retry the host's client
-// makes) and a margin.
-func gatewayTimeout(le llm.Endpoint) time.Duration {
-	total := le.TotalTimeout
-	if total <= 0 {
-		total = 5 * time.Minute // runner/llm's default total deadline
-	}
-	return total + 30*time.Second
-}
-
 // voided lists the ids of the items a Score call gave up on (all of them
 // when it returned no results).
-func voided(items []host.Item, res host.ScoreResult) []string {
+func voided(items []spec.Item, res spec.ScoreResult) []string {
 	var out []string
 	for i, it := range items {
 		if i >= len(res.Results) || res.Results[i].Failed {

@@ -6,11 +6,11 @@ import (
 	"sort"
 
 	"mascot.dev/mascot/plugins/host"
+	"mascot.dev/mascot/plugins/spec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/stages/judge"
 	"mascot.dev/mascot/runner/stages/judge/plugstart"
-	"mascot.dev/mascot/runner/stages/metrics/metricsdecl"
 	"mascot.dev/mascot/schema"
 )
 
@@ -18,11 +18,6 @@ import (
 type Config struct {
 	Episodes string   `json:"episodes"`
 	Metrics  []string `json:"metrics"`
-}
-
-func init() {
-	runner.Register(runner.Kind{Name: "metrics", Version: "1", Definition: metricsdecl.Spec.Definition,
-		Summary: "automatic metrics (self-BLEU, distinct-n, NLI) over episodes", New: New})
 }
 
 type stage struct {
@@ -76,9 +71,9 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := make([]host.Episode, len(eps))
+	in := make([]spec.Episode, len(eps))
 	for i, e := range eps {
-		in[i] = host.Episode{ID: fmt.Sprintf("e%d", e.ID), Turns: judge.EpisodeTurns(e.Turns),
+		in[i] = spec.Episode{ID: fmt.Sprintf("e%d", e.ID), Turns: judge.EpisodeTurns(e.Turns),
 			Metadata: map[string]string{"conv_id": e.ConvID, "system": e.System}}
 	}
 	before := m.Restarts()
@@ -97,7 +92,7 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 
 // Rows turns a metric result into per-episode rows and one aggregate row
 // per value and system (mean over the system's scored episodes).
-func Rows(eps []*results.Episode, res host.ComputeResult) []results.Metric {
+func Rows(eps []*results.Episode, res spec.ComputeResult) []results.Metric {
 	var out []results.Metric
 	type key struct{ system, name string }
 	sums, ns := map[key]float64{}, map[key]int{}

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/runner/stages/stagekit"
 )
 
 // group is one context's collectively judged episodes.
@@ -100,7 +100,7 @@ func (s *stage) runGroup(ctx context.Context, g *group) (runner.Commit, error) {
 			return nil, err
 		}
 		cands = append(cands, results.Candidate{Kind: "block", ContextID: g.contextID, SampleIdx: len(cands),
-			Text: transcript(ep.Turns), Meta: json.RawMessage(fmt.Sprintf(`{"episode_id":%d,"system":%q}`, e.ID, ep.System))})
+			Text: stagekit.Transcript(ep.Turns), Meta: json.RawMessage(fmt.Sprintf(`{"episode_id":%d,"system":%q}`, e.ID, ep.System))})
 		eids = append(eids, e.ID)
 	}
 	return func(tx *results.Tx) error {
@@ -120,17 +120,4 @@ func (s *stage) runGroup(ctx context.Context, g *group) (runner.Commit, error) {
 		_, err = tx.InsertPairs(rows)
 		return err
 	}, nil
-}
-
-// transcript renders turns as "Speaker: text" lines.
-func transcript(turns []results.Turn) string {
-	var b strings.Builder
-	for _, t := range turns {
-		who := t.AgentName
-		if t.TurnType == "user" {
-			who = "User"
-		}
-		fmt.Fprintf(&b, "%s: %s\n", who, t.Response)
-	}
-	return b.String()
 }

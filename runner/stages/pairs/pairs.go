@@ -8,7 +8,6 @@ import (
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
-	"mascot.dev/mascot/runner/stages/pairs/pairsdecl"
 	"mascot.dev/mascot/schema"
 )
 
@@ -17,11 +16,6 @@ type Config struct {
 	Judged      string  `json:"judged"`
 	Margin      float64 `json:"margin"`
 	MaxPerQuery int     `json:"max_per_query,omitempty"`
-}
-
-func init() {
-	runner.Register(runner.Kind{Name: "pairs", Version: "2", Definition: pairsdecl.Spec.Definition,
-		Summary: "chosen/rejected pairs from judged candidates (score-margin filter)", New: New})
 }
 
 type stage struct {

@@ -8,7 +8,7 @@ import (
 	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
-	_ "mascot.dev/mascot/runner/stages/decls" // the kinds the specs name
+	_ "mascot.dev/mascot/runner/stages/all" // every built-in stage kind
 	_ "mascot.dev/mascot/runner/stages/pairs"
 	"mascot.dev/mascot/schema"
 )
@@ -28,10 +28,9 @@ var criterionScores = [][]float64{
 
 var criteria = []string{"a", "b", "c", "d", "e"}
 
-// fakeKind replaces a stage kind with one unit that commits fn's rows.
-func fakeKind(name, def string, fn func(env *runner.Env, tx *results.Tx) error) runner.Kind {
-	return runner.Kind{Name: name, Version: "test", Definition: def,
-		New: func(env *runner.Env, st schema.Stage) (runner.Stage, error) { return fakeStage{env, fn}, nil }}
+// fakeKind builds a stand-in stage with one unit that commits fn's rows.
+func fakeKind(fn func(env *runner.Env, tx *results.Tx) error) func(*runner.Env, schema.Stage) (runner.Stage, error) {
+	return func(env *runner.Env, st schema.Stage) (runner.Stage, error) { return fakeStage{env, fn}, nil }
 }
 
 type fakeStage struct {
@@ -73,7 +72,7 @@ stages: {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	cand := fakeKind("candidates", "#Candidates", func(_ *runner.Env, tx *results.Tx) error {
+	cand := fakeKind(func(_ *runner.Env, tx *results.Tx) error {
 		cs := make([]results.Candidate, len(criterionScores))
 		for i := range cs {
 			cs[i] = results.Candidate{ContextID: "c1", Persona: "p", SampleIdx: i, Prompt: "[]", Text: "reply"}
@@ -81,7 +80,7 @@ stages: {
 		_, err := tx.InsertCandidates(cs)
 		return err
 	})
-	judge := fakeKind("judge", "#JudgeStage", func(env *runner.Env, tx *results.Tx) error {
+	judge := fakeKind(func(env *runner.Env, tx *results.Tx) error {
 		rows, err := env.Store.Reader().Query(`SELECT id FROM candidates ORDER BY sample_idx`)
 		if err != nil {
 			return err
@@ -108,7 +107,7 @@ stages: {
 		return err
 	})
 	if _, err := runner.Execute(context.Background(), runner.Options{Loaded: l, Store: store, RunsDir: t.TempDir(),
-		Registry: runner.Default.With(cand).With(judge)}); err != nil {
+		Registry: runner.Default.WithStage("candidates", "test", cand).WithStage("judge", "test", judge)}); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := store.Reader().Query(`SELECT c1.sample_idx, c2.sample_idx, p.margin FROM pairs p

@@ -19,7 +19,6 @@ import (
 	"mascot.dev/mascot/results"
 	rep "mascot.dev/mascot/results/report"
 	"mascot.dev/mascot/runner"
-	"mascot.dev/mascot/runner/stages/report/reportdecl"
 	"mascot.dev/mascot/schema"
 )
 
@@ -28,11 +27,6 @@ type Config struct {
 	Inputs   []string `json:"inputs"`
 	Format   string   `json:"format"`
 	Baseline string   `json:"baseline,omitempty"`
-}
-
-func init() {
-	runner.Register(runner.Kind{Name: "report", Version: "1", Definition: reportdecl.Spec.Definition,
-		Summary: "paper-style tables over the run's judgments and metrics", New: New})
 }
 
 type stage struct {

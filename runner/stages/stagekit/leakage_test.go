@@ -11,7 +11,7 @@ import (
 	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/datasets"
-	_ "mascot.dev/mascot/runner/stages/decls" // the kinds the specs name
+	_ "mascot.dev/mascot/runner/stages/all" // every built-in stage kind
 	"mascot.dev/mascot/runner/stages/stagekit"
 	"mascot.dev/mascot/schema"
 )
@@ -47,7 +47,7 @@ func qmsumDir(t *testing.T) string {
 
 func loadPaperQMSum(t *testing.T, data string, sets ...string) *schema.Loaded {
 	t.Helper()
-	l, err := schema.Load("paper/qmsum", schema.Options{Tags: []string{"vllm=http://127.0.0.1:9/v1",
+	l, err := schema.Load("paper/qmsum", runner.Default.Kinds(), schema.Options{Tags: []string{"vllm=http://127.0.0.1:9/v1",
 		"judge=http://127.0.0.1:9/v1", "data=" + data}, Sets: sets})
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +135,7 @@ endpoints: user: {urls: ["http://127.0.0.1:9/v1"], model: "m"}
 stages: candidates: {kind: "candidates", dataset: "train", roster: "main"}
 stages: eval: {kind: "episodes", mode: "eval", dataset: "test", roster: "main"}
 `
-	return schema.Load(testspec.Write(t, src), schema.Options{})
+	return schema.Load(testspec.Write(t, src), runner.Default.Kinds(), schema.Options{})
 }
 
 // TestSharedSplitIsDrawnDisjoint: where training and evaluation data must

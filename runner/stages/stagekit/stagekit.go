@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"mascot.dev/mascot/experiments"
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/datasets"
 	"mascot.dev/mascot/runner/dialogue"
-	"mascot.dev/mascot/runner/llm"
 	"mascot.dev/mascot/schema"
 )
 

@@ -8,13 +8,11 @@ import (
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/runner/stages/stagekit"
 	"mascot.dev/mascot/trainer/serve"
 	"mascot.dev/mascot/trainer/tokenizer"
 	"mascot.dev/mascot/trainer/train"
 )
-
-// blockPrompt precedes conversation blocks scored by a group reward model.
-const blockPrompt = "Rate how well this group of companions supports the user together:\n"
 
 // renderPrompt renders a stored prompt: a JSON list of chat messages goes
 // through the Qwen3 chat template (generation prompt, no thinking); any
@@ -22,9 +20,8 @@ const blockPrompt = "Rate how well this group of companions supports the user to
 func renderPrompt(stored string) (string, error) {
 	if stored == "" {
 		// Group pairs compare whole conversation blocks; they share no
-		// prompt, so the group reward model scores the block after this
-		// instruction (our choice).
-		return blockPrompt, nil
+		// prompt (stagekit.BlockPrompt).
+		return stagekit.BlockPrompt, nil
 	}
 	var msgs []tokenizer.Message
 	if err := json.Unmarshal([]byte(stored), &msgs); err != nil || len(msgs) == 0 {

@@ -20,10 +20,18 @@
 //   - Prompts of chat data are rendered with the Qwen3 chat template,
 //     generation prompt added, thinking disabled.
 //   - train-grpo holds out heldout_fraction of its prompts (at least one
-//     when there are two or more) and records the mean reward of greedy
+//     when there are two or more) and records the mean reward of sampled
 //     completions on them before and after training as metrics
 //     heldout_reward_before / heldout_reward_after.
+//   - train-grpo with policy director is trajectory GRPO (director*.go,
+//     docs/design/director-grpo.md): its states are conversation prefixes
+//     of an episodes stage, each rollout is played through that stage's
+//     dialogue engine (episodes.Setting, dialogue.RunRollouts) with the
+//     Director's requests answered by the policy (policyChat), and the
+//     reward scores the whole transcript with the group pairs' template
+//     (stagekit.Transcript).
 //
 // Layer: runner/stages. It translates configs into trainer/train jobs and
-// never touches the gorgonia graph itself.
+// never touches the gorgonia graph itself; it reads the episodes stage's
+// setting (runner/stages/episodes) to continue its conversations.
 package train

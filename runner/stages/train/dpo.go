@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"mascot.dev/mascot/runner"
-	"mascot.dev/mascot/runner/stages/train/traindecl"
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/train"
 )
@@ -16,11 +15,6 @@ type DPOConfig struct {
 	Pairs string  `json:"pairs"`
 	Beta  float64 `json:"beta"`
 	LoRA  LoRA    `json:"lora"`
-}
-
-func init() {
-	runner.Register(runner.Kind{Name: "train-dpo", Version: "2", Definition: traindecl.DPO.Definition, Preflight: devicePreflight,
-		Summary: "DPO LoRA adapter on stored preference pairs", New: newDPO})
 }
 
 type dpoStage struct {

@@ -9,7 +9,6 @@ import (
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
-	"mascot.dev/mascot/runner/stages/train/traindecl"
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/lora"
 	"mascot.dev/mascot/trainer/loss"
@@ -37,14 +36,12 @@ type GRPOConfig struct {
 	Temperature             float64  `json:"temperature"`
 	MaxCompletionLength     int      `json:"max_completion_length"`
 	Rollouts                string   `json:"rollouts"`
-	HeldoutFraction         float64  `json:"heldout_fraction"`
-	MaxPromptLength         int      `json:"max_prompt_length"`
-	LoRA                    LoRA     `json:"lora"`
-}
-
-func init() {
-	runner.Register(runner.Kind{Name: "train-grpo", Version: "2", Definition: traindecl.GRPO.Definition, Preflight: devicePreflight,
-		Summary: "GRPO LoRA policy (speaker or director) on stored prompts with weighted rewards", New: newGRPO})
+	RolloutEndpoint         string   `json:"rollout_endpoint,omitempty"`
+	// Horizon is the rounds a Director rollout plays (0: to the end of
+	// the episode's round budget).
+	Horizon         int     `json:"horizon,omitempty"`
+	HeldoutFraction float64 `json:"heldout_fraction"`
+	LoRA            LoRA    `json:"lora"`
 }
 
 type grpoStage struct {
@@ -58,8 +55,8 @@ func newGRPO(env *runner.Env, st schema.Stage) (runner.Stage, error) {
 	if err := st.Decode(&s.cfg); err != nil {
 		return nil, err
 	}
-	if s.cfg.Rollouts == "endpoint" {
-		return nil, fmt.Errorf("stage %s: rollouts \"endpoint\" is not supported yet; use \"trainer\"", st.Key)
+	if s.cfg.Rollouts == "endpoint" && s.cfg.Policy != "director" {
+		return nil, fmt.Errorf("stage %s: rollouts \"endpoint\" is supported for the director policy only; use \"trainer\"", st.Key)
 	}
 	return s, nil
 }
@@ -75,13 +72,6 @@ func (s *grpoStage) Units(ctx context.Context) ([]runner.Unit, error) {
 	if err != nil {
 		return nil, err
 	}
-	prompts, err := readPrompts(ctx, s.env, s.env.Exp.Stages[s.cfg.Prompts].Kind, units)
-	if err != nil {
-		return nil, err
-	}
-	if len(prompts) == 0 {
-		return nil, fmt.Errorf("stage %s: stage %s holds no prompts", s.key, s.cfg.Prompts)
-	}
 	base, err := resolveBase(s.env, s.cfg.ModelRef)
 	if err != nil {
 		return nil, err
@@ -93,6 +83,16 @@ func (s *grpoStage) Units(ctx context.Context) ([]runner.Unit, error) {
 	ids := make([]string, len(rw))
 	for i, r := range rw {
 		ids[i] = r.ID
+	}
+	if s.cfg.Policy == "director" {
+		return s.directorUnits(ctx, units, base, rw, ids)
+	}
+	prompts, err := readPrompts(ctx, s.env, s.env.Exp.Stages[s.cfg.Prompts].Kind, units)
+	if err != nil {
+		return nil, err
+	}
+	if len(prompts) == 0 {
+		return nil, fmt.Errorf("stage %s: stage %s holds no prompts", s.key, s.cfg.Prompts)
 	}
 	tr, ho := splitHeldout(prompts, s.cfg.HeldoutFraction, uint64(s.env.Seed(s.key)))
 	return []runner.Unit{{Key: "train", Inputs: map[string]any{"prompt_units": units, "base": base.ID, "rewards": ids},
@@ -137,6 +137,9 @@ func splitHeldout(prompts []string, frac float64, seed uint64) (train, heldout [
 }
 
 func (s *grpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
+	if d, ok := u.Payload.(directorPayload); ok {
+		return s.runDirector(ctx, u, d)
+	}
 	p := u.Payload.(grpoPayload)
 	base, tk, err := loadBase(p.base.Dir)
 	if err != nil {
@@ -158,13 +161,10 @@ func (s *grpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, erro
 	defer release()
 	p.base.describe(&opts)
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-grpo", u, opts.Steps, 0)
-	// Prompts keep their last max_prompt_length tokens (TRL's GRPO), in
-	// training and in the held-out evaluation; 0 keeps them whole.
-	opts.MaxLength = 0
-	if s.cfg.MaxPromptLength > 0 {
-		opts.MaxLength = s.cfg.MaxPromptLength + s.cfg.MaxCompletionLength
-	}
-	ev := evaluator{tk: tok{tk}, reward: rf, n: max(2, s.cfg.NumGenerations), seed: opts.Seed, maxPrompt: s.cfg.MaxPromptLength,
+	// The held-out prompts are cut as the trainer cuts training prompts
+	// (their last max_length − max_completion_length tokens).
+	ev := evaluator{tk: tok{tk}, reward: rf, n: max(2, s.cfg.NumGenerations), seed: opts.Seed,
+		maxPrompt: max(0, opts.MaxLength-s.cfg.MaxCompletionLength),
 		params: sample.Params{Temperature: float32(s.cfg.Temperature), MaxTokens: s.cfg.MaxCompletionLength,
 			StopTokens: []int{tok{tk}.EOS()}}}
 	var before []float64

@@ -44,7 +44,7 @@ stages: pre: {kind: "pretrain", text: "` + text + `", max_steps: 30, batch_size:
 	model: {hidden_size: 32, intermediate_size: 64, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 8}}
 ` + body
 	p := testspec.Write(t, src)
-	l, err := schema.Load(p, schema.Options{})
+	l, err := schema.Load(p, runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatalf("loading spec: %v", err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
-	_ "mascot.dev/mascot/runner/stages/decls" // the kinds the specs name
+	_ "mascot.dev/mascot/runner/stages/all" // every built-in stage kind
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/lora"
 	"mascot.dev/mascot/trainer/qwen3"
@@ -19,22 +19,15 @@ import (
 // fakeCandidates replaces the candidates kind: one unit inserting chat
 // prompts with a "good" and a "bad" response each, and a pair per prompt
 // (good chosen), so the training stages read realistic rows.
-func fakeCandidates() runner.Kind { return fakeStoring("candidates", "#Candidates") }
-
-// fakeStoring is a kind whose one unit stores fakeCand's rows.
-func fakeStoring(name, def string) runner.Kind {
-	return runner.Kind{Name: name, Version: "test", Definition: def,
-		New: func(env *runner.Env, st schema.Stage) (runner.Stage, error) { return fakeCand{}, nil }}
-}
+func fakeCandidates(env *runner.Env, st schema.Stage) (runner.Stage, error) { return fakeCand{}, nil }
 
 // fakeRegistry stands in for candidates -> judge -> pairs: the
 // candidates and pairs stages store fakeCand's rows (so training stages
 // read pairs from a stage of kind pairs, as validation requires) and the
 // judge stage has no units.
 func fakeRegistry() *runner.Registry {
-	return runner.Default.With(fakeCandidates()).With(fakeStoring("pairs", "#Pairs")).
-		With(runner.Kind{Name: "judge", Version: "test", Definition: "#JudgeStage",
-			New: func(*runner.Env, schema.Stage) (runner.Stage, error) { return noUnits{}, nil }})
+	return runner.Default.WithStage("candidates", "test", fakeCandidates).WithStage("pairs", "test", fakeCandidates).
+		WithStage("judge", "test", func(*runner.Env, schema.Stage) (runner.Stage, error) { return noUnits{}, nil })
 }
 
 type noUnits struct{}

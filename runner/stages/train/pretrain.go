@@ -9,7 +9,6 @@ import (
 
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/stages/stagekit"
-	"mascot.dev/mascot/runner/stages/train/traindecl"
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/serve"
@@ -32,11 +31,6 @@ type PretrainConfig struct {
 		// model is served (byte-level prompts of judges are long).
 		MaxPositionEmbeddings int `json:"max_position_embeddings"`
 	} `json:"model"`
-}
-
-func init() {
-	runner.Register(runner.Kind{Name: "pretrain", Version: "1", Definition: traindecl.Pretrain.Definition, Preflight: devicePreflight,
-		Summary: "pretrain a tiny byte-level Qwen3 model from text (demo base)", New: newPretrain})
 }
 
 type pretrain struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"mascot.dev/mascot/runner"
-	"mascot.dev/mascot/runner/stages/train/traindecl"
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/train"
 )
@@ -19,11 +18,6 @@ type RMConfig struct {
 	LoRA                     *LoRA   `json:"lora,omitempty"`
 	HeldoutFraction          float64 `json:"heldout_fraction"`
 	MaxPromptLength          int     `json:"max_prompt_length"`
-}
-
-func init() {
-	runner.Register(runner.Kind{Name: "train-reward-model", Version: "3", Definition: traindecl.RewardModel.Definition, Preflight: devicePreflight,
-		Summary: "Bradley-Terry reward model on stored pairs (merged sequence-classification checkpoint)", New: newRM})
 }
 
 type rmStage struct {

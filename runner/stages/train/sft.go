@@ -8,7 +8,6 @@ import (
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/datasets"
 	"mascot.dev/mascot/runner/stages/stagekit"
-	"mascot.dev/mascot/runner/stages/train/traindecl"
 	"mascot.dev/mascot/schema"
 	"mascot.dev/mascot/trainer/tokenizer"
 	"mascot.dev/mascot/trainer/train"
@@ -20,11 +19,6 @@ type SFTConfig struct {
 	Optim
 	Dataset string `json:"dataset"`
 	LoRA    LoRA   `json:"lora"`
-}
-
-func init() {
-	runner.Register(runner.Kind{Name: "train-sft", Version: "1", Definition: traindecl.SFT.Definition, Preflight: devicePreflight,
-		Summary: "supervised LoRA fine-tuning on dataset turns", New: newSFT})
 }
 
 type sftStage struct {

@@ -1,7 +1,11 @@
-// Package echo is an example stage kind kept in one folder: its CUE
-// definition (echo.cue, embedded), its declaration to the schema (what it
-// reads, its needs), its config, its constructor and its test. Tests
-// import it; the mascot binary does not (it is not in runner/stages/all).
+// Package echo is an example stage kind kept in one folder, in the pattern
+// every built-in kind follows (docs/spec.md, "Adding a kind"): its CUE
+// definition (echo.cue, embedded), one registration call declaring it
+// (what it reads, its needs, its constructor), its config and its test.
+// Tests import it; the mascot binary does not (it is not in
+// runner/stages/all).
+//
+// Layer: runner/stages.
 package echo
 
 import (
@@ -23,11 +27,13 @@ type Config struct {
 	Times int    `json:"times"`
 }
 
+// The kind, declared in one call: the only place its name is written.
 func init() {
-	runner.Register(runner.Kind{Name: "echo", Version: "1", Definition: "#Echo",
-		Summary: "copies of a candidates stage's units (example kind)", New: New,
-		Decl: &schema.KindSpec{Name: "echo", Definition: "#Echo", Source: definition,
-			Refs: []schema.Ref{{Field: "from", Target: "stages", Reads: []string{"candidates"}}}}})
+	runner.Register(runner.Kind{
+		KindSpec: schema.KindSpec{Name: "echo", Definition: "#Echo", Source: definition,
+			Refs: []schema.Ref{{Field: "from", Target: "stages", Reads: []string{"candidates"}}}},
+		Version: "1", Summary: "copies of a candidates stage's units (example kind)",
+		New: New})
 }
 
 type stage struct {

@@ -29,7 +29,7 @@ endpoints: speaker: {urls: ["` + url + `"], model: "Qwen/Qwen3-8B"}
 stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 ` + stages
 	p := testspec.Write(t, src)
-	return schema.Load(p, schema.Options{})
+	return schema.Load(p, runner.Default.Kinds(), schema.Options{})
 }
 
 // TestKindInOneFolderValidatesAndRuns: the echo kind, declared only in this
@@ -71,7 +71,7 @@ stages: twice: {kind: "echo", from: "again"}
 		t.Fatalf("echo stage = %+v, want done with 3 units", echo)
 	}
 
-	if _, err := schema.Vendor(dir); err != nil {
+	if _, err := schema.Vendor(dir, runner.Default.Kinds()); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "cue.mod", "gen", "mascot.dev", "schema", "kinds_gen.cue"))

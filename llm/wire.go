@@ -1,0 +1,78 @@
+package llm
+
+import (
+	"encoding/json"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// The JSON of a chat completion, as mascot sends and reads it. go-openai
+// still sends each attempt (its client, headers, errors and retry
+// classification), but the body is encoded here once per request, and a
+// successful reply is decoded here: go-openai's message type re-encodes
+// each message through its own MarshalJSON, which encoding/json then
+// re-scans and compacts (and the same again when decoding), the largest
+// CPU cost of a request after the network itself (docs/benchmarks.md).
+// Plain structs let encoding/json do one pass. The doer (transport.go)
+// puts the body in place of go-openai's and hands it the decoded reply.
+
+// wireRequest is the body sent: go-openai's members (with its omitempty
+// rules and its "stream": false), and the sampling members go-openai
+// drops when zero (temperature 0, top_p 0) or lacks (top_k,
+// repetition_penalty).
+type wireRequest struct {
+	Model              string                               `json:"model"`
+	Messages           []wireMessage                        `json:"messages"`
+	MaxTokens          int                                  `json:"max_tokens,omitempty"`
+	N                  int                                  `json:"n,omitempty"`
+	Stream             bool                                 `json:"stream"`
+	Stop               []string                             `json:"stop,omitempty"`
+	ResponseFormat     *openai.ChatCompletionResponseFormat `json:"response_format,omitempty"`
+	Seed               *int                                 `json:"seed,omitempty"`
+	ChatTemplateKwargs map[string]any                       `json:"chat_template_kwargs,omitempty"`
+	Temperature        *float64                             `json:"temperature,omitempty"`
+	TopP               *float64                             `json:"top_p,omitempty"`
+	TopK               *int                                 `json:"top_k,omitempty"`
+	RepetitionPenalty  *float64                             `json:"repetition_penalty,omitempty"`
+}
+
+// wireMessage is a message as go-openai sends one without parts: an empty
+// content is left out.
+type wireMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content,omitempty"`
+}
+
+// wireResponse is what mascot reads of a reply.
+type wireResponse struct {
+	Choices []struct {
+		Index   int `json:"index"`
+		Message struct {
+			Content          string `json:"content"`
+			ReasoningContent string `json:"reasoning_content"`
+		} `json:"message"`
+		FinishReason openai.FinishReason `json:"finish_reason"`
+	} `json:"choices"`
+	Usage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+// decodeReply decodes a successful reply's body; ok is false when it is
+// not one this decoder reads (go-openai then decodes it, or says why not).
+func decodeReply(body []byte) (out openai.ChatCompletionResponse, ok bool) {
+	var w wireResponse
+	if json.Unmarshal(body, &w) != nil {
+		return out, false
+	}
+	out.Choices = make([]openai.ChatCompletionChoice, len(w.Choices))
+	for i, c := range w.Choices {
+		out.Choices[i] = openai.ChatCompletionChoice{Index: c.Index, FinishReason: c.FinishReason,
+			Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: c.Message.Content,
+				ReasoningContent: c.Message.ReasoningContent}}
+	}
+	out.Usage.PromptTokens, out.Usage.CompletionTokens = w.Usage.PromptTokens, w.Usage.CompletionTokens
+	out.Usage.TotalTokens = w.Usage.PromptTokens + w.Usage.CompletionTokens
+	return out, true
+}

@@ -1,0 +1,87 @@
+package llm
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// TestWireBodyIsGoOpenAIsPlusSampling checks that the body encoded here
+// holds exactly the members go-openai's encoding of the same request
+// holds, with the same values, plus the sampling members go-openai cannot
+// send.
+func TestWireBodyIsGoOpenAIsPlusSampling(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"score":{"type":"integer"}}}`)
+	req := Request{Role: "judge", Messages: []Message{{Role: "system", Content: "Be <fair> & \"brief\"\n"},
+		{Role: "assistant", Content: ""}, {Role: "user", Content: "Score ünïcode \u2028 text"}},
+		Temperature: fp(0), TopK: ip(20), N: 3, Stop: []string{"</s>"}, Seed: ip(7), EnableThinking: bp(false),
+		JSONSchema: schema, SchemaName: "score"}
+	ep := Endpoint{Name: "e", Sampling: Sampling{MaxTokens: 64, TopP: fp(0.9), RepetitionPenalty: fp(1.05)}}
+	creq, err := buildChatRequest(ep, req, "Qwen/Qwen3-8B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(creq.body, &got); err != nil {
+		t.Fatalf("body %s: %v", creq.body, err)
+	}
+	theirs, err := json.Marshal(creq.o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]any
+	if err := json.Unmarshal(theirs, &want); err != nil {
+		t.Fatal(err)
+	}
+	// go-openai drops temperature 0 and has no top_k or repetition
+	// penalty; it sends top_p as float32.
+	delete(want, "top_p")
+	for k, v := range map[string]any{"temperature": 0.0, "top_p": 0.9, "top_k": 20.0, "repetition_penalty": 1.05} {
+		if got[k] != v {
+			t.Errorf("%s: %v, want %v", k, got[k], v)
+		}
+		delete(got, k)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("body members differ from go-openai's:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestDecodeReplyIsGoOpenAIs decodes vLLM replies as go-openai does, and
+// leaves to go-openai the ones it does not read (content in parts).
+func TestDecodeReplyIsGoOpenAIs(t *testing.T) {
+	for _, body := range []string{
+		`{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[
+			{"index":1,"message":{"role":"assistant","content":"b","reasoning_content":"why","tool_calls":[]},
+			 "logprobs":null,"finish_reason":"length","stop_reason":null},
+			{"index":0,"message":{"role":"assistant","content":null},"finish_reason":"stop"}],
+		 "usage":{"prompt_tokens":12,"total_tokens":20,"completion_tokens":8,"prompt_tokens_details":null},
+		 "prompt_logprobs":null}`,
+		`{"choices":[],"usage":{}}`,
+	} {
+		got, ok := decodeReply([]byte(body))
+		if !ok {
+			t.Fatalf("decodeReply(%s) did not decode", body)
+		}
+		var want openai.ChatCompletionResponse
+		if err := json.Unmarshal([]byte(body), &want); err != nil {
+			t.Fatal(err)
+		}
+		for i := range want.Choices {
+			want.Choices[i].Message.Role = openai.ChatMessageRoleAssistant
+			want.Choices[i].Message.ToolCalls = nil
+			want.Choices[i].LogProbs = nil
+		}
+		want.ID, want.Object, want.Created, want.Model, want.Usage.PromptTokensDetails = "", "", 0, "", nil
+		if !reflect.DeepEqual(got.Choices, want.Choices) || got.Usage != want.Usage {
+			t.Fatalf("decodeReply(%s):\n got %+v\nwant %+v", body, got, want)
+		}
+	}
+	for _, body := range []string{`{"choices":[{"message":{"content":[{"type":"text","text":"x"}]}}]}`, `{"choices":`} {
+		if _, ok := decodeReply([]byte(body)); ok {
+			t.Fatalf("decodeReply(%s) decoded what it cannot read", body)
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package results
+
+import "fmt"
+
+// InsertCandidates inserts candidates and returns their ids, in one
+// statement. A prompt that several of them share (the K candidates of a
+// unit) is written once, in candidate_prompts (migration 0016).
+func (t *Tx) InsertCandidates(cs []Candidate) ([]int64, error) {
+	if len(cs) < 2 {
+		return insertAll(cs, t.InsertCandidate)
+	}
+	if len(cs) > maxRowsPerInsert {
+		ids, err := t.InsertCandidates(cs[:maxRowsPerInsert])
+		if err != nil {
+			return nil, err
+		}
+		more, err := t.InsertCandidates(cs[maxRowsPerInsert:])
+		return append(ids, more...), err
+	}
+	shared := map[string]int64{} // prompt -> candidate_prompts id; 0: seen once
+	for _, c := range cs {
+		if c.Prompt != "" {
+			if _, seen := shared[c.Prompt]; seen {
+				shared[c.Prompt] = -1
+			} else {
+				shared[c.Prompt] = 0
+			}
+		}
+	}
+	q := make([]byte, 0, len(insertCandidatesSQL)+len(cs)*40)
+	q = append(q, insertCandidatesSQL...)
+	args := make([]any, 0, 13*len(cs))
+	now := nowMS()
+	for i, c := range cs {
+		prompt, promptID := c.Prompt, any(nil)
+		if id := shared[prompt]; id != 0 {
+			if id < 0 {
+				res, err := t.exec(`INSERT INTO candidate_prompts (unit_fp, prompt) VALUES (?, ?)`, t.fp(c.UnitFP), prompt)
+				if err == nil {
+					id, err = res.LastInsertId()
+				}
+				if err != nil {
+					return nil, fmt.Errorf("inserting the prompt of candidates %s: %w", c.ContextID, err)
+				}
+				shared[prompt] = id
+			}
+			prompt, promptID = "", id
+		}
+		if i > 0 {
+			q = append(q, ',')
+		}
+		q = append(q, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"...)
+		args = append(args, t.fp(c.UnitFP), t.run(c.RunID), orDefault(c.Kind, "response"), c.ContextID, c.Persona,
+			c.SampleIdx, prompt, promptID, c.Text, c.Raw, c.ModelID, jsonOr(c.Meta, "{}"), now)
+	}
+	res, err := t.exec(string(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("inserting candidates %s: %w", cs[0].ContextID, err)
+	}
+	last, err := res.LastInsertId()
+	if err != nil {
+		return nil, fmt.Errorf("inserting candidates %s: %w", cs[0].ContextID, err)
+	}
+	// The rows of one statement take consecutive ids after the largest
+	// one (an INTEGER PRIMARY KEY below its maximum value).
+	ids := make([]int64, len(cs))
+	for i := range ids {
+		ids[i] = last - int64(len(cs)-1-i)
+	}
+	t.rows += len(cs)
+	return ids, nil
+}
+
+// maxRowsPerInsert keeps a multi-row statement's parameters well below
+// SQLite's limit (32,766).
+const maxRowsPerInsert = 500
+
+// candidatePrompt is the SQL of the prompt of the candidate row a: its own,
+// or the one it shares (migration 0016).
+func candidatePrompt(a string) string {
+	return `COALESCE((SELECT cp.prompt FROM candidate_prompts cp WHERE cp.id = ` + a + `.prompt_id), ` + a + `.prompt)`
+}
+
+const insertCandidatesSQL = `INSERT INTO candidates (unit_fp, run_id, kind, context_id, persona, sample_idx,
+	prompt, prompt_id, text, raw, model_id, meta_json, created_at) VALUES `
