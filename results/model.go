@@ -70,6 +70,9 @@ type Stage struct {
 	Error       string    `json:"error,omitempty"`
 	StartedAt   time.Time `json:"started_at,omitzero"`
 	FinishedAt  time.Time `json:"finished_at,omitzero"`
+	// Heldout is a training stage's held-out evaluation (GetRunDetail
+	// fills it; nil for other stages).
+	Heldout *Heldout `json:"heldout,omitempty"`
 }
 
 // Unit identifies one unit of work in the ledger.

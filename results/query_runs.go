@@ -341,7 +341,8 @@ type RunDetail struct {
 	Episodes      int                         `json:"episodes"`
 }
 
-// GetRunDetail gathers a run's stages, unit counts, counters and children.
+// GetRunDetail gathers a run's stages (with the held-out evaluation of its
+// training stages), unit counts, counters and children.
 func (s *Store) GetRunDetail(ctx context.Context, id string) (RunDetail, error) {
 	var d RunDetail
 	var err error
@@ -350,6 +351,13 @@ func (s *Store) GetRunDetail(ctx context.Context, id string) (RunDetail, error) 
 	}
 	if d.Stages, err = s.Stages(ctx, id); err != nil {
 		return d, err
+	}
+	held, err := s.Heldout(ctx, id)
+	if err != nil {
+		return d, err
+	}
+	for i := range d.Stages {
+		d.Stages[i].Heldout = held[d.Stages[i].Key]
 	}
 	if d.UnitCounts, err = s.RunUnitCounts(ctx, id); err != nil {
 		return d, err

@@ -97,8 +97,10 @@ func (s *Store) DirectorPrompts(ctx context.Context, units []string) ([]string, 
 }
 
 // PairText is a preference pair with the prompt of its chosen candidate
-// and the texts of both candidates.
+// and the texts of both candidates, with the query (context and persona)
+// the pair belongs to.
 type PairText struct {
+	ContextID, Persona       string
 	Prompt, Chosen, Rejected string
 	Margin                   float64
 }
@@ -106,49 +108,14 @@ type PairText struct {
 // PairTexts returns the pairs of the units, ordered by pair unit, chosen
 // candidate and rejected candidate (each by unit and sample index).
 func (s *Store) PairTexts(ctx context.Context, units []string) ([]PairText, error) {
-	return queryUnits(ctx, s.r, "reading pairs", units, `SELECT `+candidatePrompt("c")+`, c.text, r.text, p.margin
+	return queryUnits(ctx, s.r, "reading pairs", units, `SELECT p.context_id, p.persona, `+candidatePrompt("c")+`, c.text, r.text, p.margin
 		FROM pairs p JOIN candidates c ON c.id = p.chosen_id JOIN candidates r ON r.id = p.rejected_id
 		WHERE p.unit_fp IN (SELECT value FROM json_each(?))
 		ORDER BY p.unit_fp, c.unit_fp, c.sample_idx, r.unit_fp, r.sample_idx`,
 		func(sc scanner) (PairText, error) {
 			var p PairText
-			return p, sc.Scan(&p.Prompt, &p.Chosen, &p.Rejected, &p.Margin)
+			return p, sc.Scan(&p.ContextID, &p.Persona, &p.Prompt, &p.Chosen, &p.Rejected, &p.Margin)
 		})
-}
-
-// HeldoutReward is a GRPO stage's mean reward on held-out prompts before
-// and after training.
-type HeldoutReward struct {
-	Stage         string
-	Before, After float64
-}
-
-// HeldoutRewards returns, per stage of the run that recorded both, the
-// metrics heldout_reward_before and heldout_reward_after, ordered by stage.
-func (s *Store) HeldoutRewards(ctx context.Context, runID string) ([]HeldoutReward, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT m.system,
-		MAX(CASE WHEN m.name = 'heldout_reward_before' THEN m.value END),
-		MAX(CASE WHEN m.name = 'heldout_reward_after' THEN m.value END)
-		FROM metrics m JOIN run_units ru ON ru.fingerprint = m.unit_fp AND ru.run_id = ?
-		WHERE m.name IN ('heldout_reward_before', 'heldout_reward_after') AND m.episode_id IS NULL
-		GROUP BY m.system ORDER BY m.system`, runID)
-	if err != nil {
-		return nil, fmt.Errorf("reading held-out rewards: %w", err)
-	}
-	defer rows.Close()
-	var out []HeldoutReward
-	for rows.Next() {
-		var h HeldoutReward
-		var before, after sql.NullFloat64
-		if err := rows.Scan(&h.Stage, &before, &after); err != nil {
-			return nil, fmt.Errorf("reading held-out rewards: %w", err)
-		}
-		if before.Valid && after.Valid {
-			h.Before, h.After = before.Float64, after.Float64
-			out = append(out, h)
-		}
-	}
-	return out, rows.Err()
 }
 
 // scanner is a *sql.Row or *sql.Rows.

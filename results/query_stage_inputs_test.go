@@ -136,9 +136,7 @@ func TestStageInputQueries(t *testing.T) {
 	dp, err := s.DirectorPrompts(ctx, []string{"eps"})
 	check("DirectorPrompts", dp, []string{"dp"}, err)
 	pt, err := s.PairTexts(ctx, []string{"pairs"})
-	check("PairTexts", pt, []PairText{{Prompt: "p2", Chosen: "t1", Rejected: "t2", Margin: 3}}, err)
-	hr, err := s.HeldoutRewards(ctx, "r")
-	check("HeldoutRewards", hr, []HeldoutReward{{Stage: "train_b", Before: 0.1, After: 0.4}}, err)
+	check("PairTexts", pt, []PairText{{ContextID: "x", Persona: "A", Prompt: "p2", Chosen: "t1", Rejected: "t2", Margin: 3}}, err)
 
 	// No units: nothing, and no error.
 	none, err := s.CandidateTexts(ctx, nil)

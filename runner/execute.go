@@ -89,6 +89,10 @@ type StageSummary struct {
 	// ContextsTotal is, for a stage a Slice cuts, how many evaluation
 	// contexts it has in full.
 	ContextsTotal int `json:"contexts_total,omitempty"`
+	// Heldout is a training stage's held-out evaluation (reward models:
+	// accuracy and loss on held-out pairs; GRPO: reward before and after
+	// on held-out prompts with the 95% CI of the difference).
+	Heldout *results.Heldout `json:"heldout,omitempty"`
 }
 
 // Summary is a run's outcome, also written as run_summary.json.
@@ -376,6 +380,10 @@ func (r *run) buildSummary(runID, runDir, status string, started time.Time) *Sum
 	sum := &Summary{RunID: runID, Name: r.opts.Loaded.Experiment.Name, Status: status, RunDir: runDir,
 		Database: r.opts.Store.Path(), Started: started, Seconds: time.Since(started).Seconds(),
 		Counters: map[string]int64{}, Code: buildinfo.Read()}
+	held, err := r.opts.Store.Heldout(context.Background(), runID)
+	if err != nil {
+		r.opts.Log.Error("reading the run's held-out evaluations", "err", err)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, key := range r.order {
@@ -383,7 +391,9 @@ func (r *run) buildSummary(runID, runDir, status string, started time.Time) *Sum
 		if !ok {
 			continue
 		}
-		sum.Stages = append(sum.Stages, *s)
+		st := *s
+		st.Heldout = held[key]
+		sum.Stages = append(sum.Stages, st)
 		sum.Ran += s.Ran
 		sum.Cached += s.Cached
 		sum.Failed += s.Failed

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -20,8 +21,11 @@ import (
 
 // TestDemoEndToEnd runs `mascot run demo` — the README's main job — from an
 // empty directory, then again: the second run executes zero units, says so,
-// and takes under 10 % of the first run's time. The report shows the
-// speaker's training reward on held-out prompts rising under GRPO.
+// and takes under 10 % of the first run's time. The demo learns: both
+// reward models rank at least 80 % of the pairs of their held-out queries
+// right, and speaker GRPO raises the reward of held-out prompts with the
+// 95 % bootstrap interval of the paired difference above 0 (`results show
+// --json`, and the report's lines).
 func TestDemoEndToEnd(t *testing.T) {
 	testgate.Long(t, "the full demo twice: minutes and gigabytes on 2 cores")
 	dir := t.TempDir()
@@ -48,7 +52,7 @@ func TestDemoEndToEnd(t *testing.T) {
 			t.Errorf("demo output lacks %q:\n%s", want, first)
 		}
 	}
-	m := regexp.MustCompile(`speaker_grpo\s+(-?[0-9.]+) ->\s+(-?[0-9.]+)`).FindStringSubmatch(first)
+	m := regexp.MustCompile(`speaker_grpo\s+reward\s+(-?[0-9.]+) ->\s+(-?[0-9.]+)`).FindStringSubmatch(first)
 	if m == nil {
 		t.Fatalf("report shows no held-out reward for speaker_grpo:\n%s", first)
 	}
@@ -57,6 +61,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	if !(after > before) {
 		t.Errorf("speaker held-out reward did not rise under GRPO: %.4f -> %.4f", before, after)
 	}
+	checkDemoLearns(t)
 	if _, err := os.Stat(filepath.Join(dir, "mascot.db")); err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +75,57 @@ func TestDemoEndToEnd(t *testing.T) {
 		t.Errorf("second run took %s, more than 10%% of the first (%s)", took2, took1)
 	}
 	checkViewerOnDemo(t, filepath.Join(dir, "mascot.db"))
+}
+
+// checkDemoLearns reads the held-out evaluation of the demo's training
+// stages from `results show latest --json` and holds them to the demo's
+// claims.
+func checkDemoLearns(t *testing.T) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := cli.Run(context.Background(), []string{"results", "show", "latest", "--json"}, &out, &errb); code != 0 {
+		t.Fatalf("results show: exit %d\n%s", code, errb.String())
+	}
+	var d struct {
+		Stages []struct {
+			Key     string           `json:"key"`
+			Heldout *results.Heldout `json:"heldout"`
+		} `json:"stages"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]*results.Heldout{}
+	for _, s := range d.Stages {
+		held[s.Key] = s.Heldout
+	}
+	for _, k := range []string{"persona_rm", "group_rm"} {
+		h := held[k]
+		if h == nil || h.Accuracy == nil {
+			t.Errorf("%s has no held-out accuracy", k)
+			continue
+		}
+		t.Logf("%s: held-out accuracy %.3f, loss %.4f on %d pairs", k, *h.Accuracy, *h.Loss, h.Pairs)
+		if *h.Accuracy < 0.8 || h.Pairs < 20 {
+			t.Errorf("%s: held-out accuracy %.3f on %d pairs, want at least 0.80 on 20 or more", k, *h.Accuracy, h.Pairs)
+		}
+	}
+	for _, k := range []string{"speaker_grpo", "director_grpo"} {
+		h := held[k]
+		if h == nil || h.RewardBefore == nil || h.RewardAfter == nil || len(h.RewardDeltaCI) != 2 {
+			t.Errorf("%s has no held-out reward with an interval: %+v", k, h)
+			continue
+		}
+		t.Logf("%s: held-out reward %.4f -> %.4f, 95%% CI of the difference [%.4f, %.4f] over %d prompts", k,
+			*h.RewardBefore, *h.RewardAfter, h.RewardDeltaCI[0], h.RewardDeltaCI[1], h.Prompts)
+	}
+	// director_grpo scores the directives it samples with the group reward
+	// model, not the conversations they lead to (the model was trained on
+	// conversations), so only the Speaker's gain is held to its interval.
+	if h := held["speaker_grpo"]; h != nil && len(h.RewardDeltaCI) == 2 && !(h.RewardDeltaCI[0] > 0) {
+		t.Errorf("speaker_grpo: 95%% CI of the held-out reward gain [%.4f, %.4f] does not lie above 0",
+			h.RewardDeltaCI[0], h.RewardDeltaCI[1])
+	}
 }
 
 // checkViewerOnDemo renders every page of the web viewer on the database
@@ -105,7 +161,7 @@ func checkViewerOnDemo(t *testing.T, db string) {
 		"/runs/" + a + "/episodes": "mascot",
 		"/episodes/" + strconv.FormatInt(eid, 10) + "?run=" + a: "The ",
 		"/runs/" + a + "/candidates?context=" + ctxID:           "The ",
-		"/runs/" + a + "/training":                              "speaker_grpo",
+		"/runs/" + a + "/training":                              "heldout.accuracy",
 		"/runs/" + a + "/report":                                "Overall",
 		"/compare?a=" + a + "&b=" + b:                           "Overall",
 		"/rate":                                                 "form",

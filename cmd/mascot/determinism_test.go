@@ -67,6 +67,9 @@ func TestDemoTwiceIsIdentical(t *testing.T) {
 		for i := range rep.Tables { // ids aside
 			rep.Tables[i].RunID = ""
 		}
+		for i := range rep.Judges { // the demo's evaluation has two judges
+			rep.Judges[i].RunID = ""
+		}
 		rep.Runs = nil
 		b, err := json.Marshal(rep)
 		if err != nil {

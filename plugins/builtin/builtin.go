@@ -3,13 +3,15 @@
 // of process exactly like third-party plugins and speak the same protocol.
 //
 // Layer: plugin side (uses plugins/sdk); cmd/mascot calls Serve. The
-// implementations live in the sub-packages rubric, textmetrics and nli.
+// implementations live in the sub-packages rubric, markers, textmetrics
+// and nli.
 package builtin
 
 import (
 	"fmt"
 	"strings"
 
+	"mascot.dev/mascot/plugins/builtin/markers"
 	"mascot.dev/mascot/plugins/builtin/nli"
 	"mascot.dev/mascot/plugins/builtin/rubric"
 	"mascot.dev/mascot/plugins/builtin/textmetrics"
@@ -18,18 +20,21 @@ import (
 
 var servers = map[string]func() error{
 	"rubric":            func() error { return sdk.ServeJudge(rubric.New()) },
+	"markers":           func() error { return sdk.ServeJudge(markers.New()) },
 	"self-bleu":         func() error { return sdk.ServeMetric(textmetrics.NewSelfBLEU()) },
 	"distinct-n":        func() error { return sdk.ServeMetric(textmetrics.NewDistinct()) },
 	"nli-contradiction": func() error { return sdk.ServeMetric(nli.New()) },
 }
 
 // Names returns the built-in plugin names, sorted.
-func Names() []string { return []string{"distinct-n", "nli-contradiction", "rubric", "self-bleu"} }
+func Names() []string {
+	return []string{"distinct-n", "markers", "nli-contradiction", "rubric", "self-bleu"}
+}
 
 // Kind returns "judge" or "metric" for a built-in name, or "" if unknown.
 func Kind(name string) string {
 	switch name {
-	case "rubric":
+	case "rubric", "markers":
 		return "judge"
 	case "self-bleu", "distinct-n", "nli-contradiction":
 		return "metric"

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -54,6 +55,7 @@ func TestBuiltinsInRealBinary(t *testing.T) {
 		t.Run(label, func(t *testing.T) {
 			testSelfBLEU(t, bin)
 			testRubricMalformedAndKill(t, bin)
+			testMarkers(t, bin)
 		})
 	}
 }
@@ -79,6 +81,47 @@ func testSelfBLEU(t *testing.T, bin string) {
 	want := (math.Cbrt(1.0/30) + math.Cbrt(0.05) + math.Cbrt(1.0/600)) / 3
 	if got := res.Values[0].Values["self_bleu"]; math.Abs(got-want) > 1e-12 {
 		t.Fatalf("self_bleu = %v, want %v", got, want)
+	}
+}
+
+// testMarkers runs the deterministic markers judge out of process: a
+// candidate's scores arrive normalised by the host, the same twice, and an
+// unknown option is refused with its path.
+func testMarkers(t *testing.T, bin string) {
+	ctx := context.Background()
+	j, err := host.StartJudge(ctx, cfg(bin, "markers"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if ds, err := j.Configure(ctx, json.RawMessage(`{"temperature": 1}`)); err != nil || len(ds) == 0 || !strings.Contains(ds[0].String(), "temperature") {
+		t.Fatalf("unknown option: diagnostics %v, err %v", ds, err)
+	}
+	if ds, err := j.Configure(ctx, json.RawMessage(`{"marker_target": 2}`)); err != nil || len(ds) > 0 {
+		t.Fatalf("configure: %v %v", ds, err)
+	}
+	item := spec.Item{ID: "c", Kind: spec.KindCandidate, AgentName: "The Anchor", Persona: "The Anchor: calm, warm, grounding",
+		Response: "Stay calm and warm t"}
+	var first []spec.Score
+	for range 2 {
+		res, err := j.Score(ctx, []spec.Item{item})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res.Results[0]
+		if r.Failed || len(r.Scores) != 3 {
+			t.Fatalf("markers scored %+v", r)
+		}
+		// calm and warm are 2 of the target 2 markers: 5, normalised 100;
+		// t is 1 fragment of 5 words: 1+4*4/5 = 4.2, normalised 80.
+		if r.Scores[0].CriterionID != "persona_markers" || r.Scores[0].Normalized != 100 ||
+			r.Scores[2].CriterionID != "well_formed" || math.Abs(r.Scores[2].Normalized-80) > 1e-9 {
+			t.Fatalf("markers scores %+v", r.Scores)
+		}
+		if first != nil && !reflect.DeepEqual(first, r.Scores) {
+			t.Fatalf("second scoring %+v, first %+v", r.Scores, first)
+		}
+		first = r.Scores
 	}
 }
 
@@ -175,7 +218,7 @@ func children(bin string) []int {
 }
 
 func TestServeUnknownAndNames(t *testing.T) {
-	if err := builtin.Serve("nope"); err == nil || !strings.Contains(err.Error(), "have distinct-n, nli-contradiction, rubric, self-bleu") {
+	if err := builtin.Serve("nope"); err == nil || !strings.Contains(err.Error(), "have distinct-n, markers, nli-contradiction, rubric, self-bleu") {
 		t.Fatalf("err = %v", err)
 	}
 	for _, n := range builtin.Names() {

@@ -37,6 +37,16 @@ type Alternative struct {
 	Turns    []Turn `json:"turns,omitempty"`
 }
 
+// Metadata keys the host fills on items for the judges that read them.
+const (
+	// MetaDirective is a turn item's own directive (the Director's
+	// instruction the judged turn answered), as a JSON Directive.
+	MetaDirective = "directive"
+	// MetaPersonas is an episode item's persona cards, a JSON object
+	// from agent name to card (as Item.Persona holds one).
+	MetaPersonas = "personas"
+)
+
 // Item is one thing to judge.
 type Item struct {
 	ID   string   `json:"id"`

@@ -203,6 +203,18 @@ func TrainingFigures(c results.TrainingCurve) ([]figures.Figure, error) {
 		}
 		return ys, any
 	}
+	// A value logged at some steps only (a held-out evaluation at the end
+	// of each epoch) is drawn through the steps that have it, not broken
+	// at every step in between.
+	present := func(ys []float64) ([]float64, []float64) {
+		var px, py []float64
+		for i, y := range ys {
+			if !math.IsNaN(y) {
+				px, py = append(px, x[i]), append(py, y)
+			}
+		}
+		return px, py
+	}
 	value := func(k string) func(results.TrainingStep) *float64 {
 		return func(s results.TrainingStep) *float64 {
 			if v, ok := s.Values[k]; ok {
@@ -244,7 +256,8 @@ func TrainingFigures(c results.TrainingCurve) ([]figures.Figure, error) {
 		if !ok {
 			continue
 		}
-		lines := []figures.Line{{Name: cv.name, X: x, Y: ys, NoMarkers: len(x) > 40}}
+		px, py := present(ys)
+		lines := []figures.Line{{Name: cv.name, X: px, Y: py, NoMarkers: len(px) > 40}}
 		if cv.name == "reward" {
 			if std, ok := col(value("reward_std")); ok {
 				lines = append(lines, figures.Line{Name: "reward std", X: x, Y: std, NoMarkers: len(x) > 40})

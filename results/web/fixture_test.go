@@ -163,7 +163,35 @@ func seedTraining(t testing.TB, st *results.Store, runID string) {
 				return err
 			}
 		}
-		return nil
+		_, err := tx.InsertMetrics([]results.Metric{
+			{System: "train-grpo", Name: results.MetricHeldoutRewardBefore, Value: 0.25},
+			{System: "train-grpo", Name: results.MetricHeldoutRewardAfter, Value: 0.75},
+			{System: "train-grpo", Name: results.MetricHeldoutDeltaCILow, Value: 0.125},
+			{System: "train-grpo", Name: results.MetricHeldoutDeltaCIHigh, Value: 0.875},
+			{System: "train-grpo", Name: results.MetricHeldoutPrompts, Value: 7},
+		})
+		return err
+	}))
+	// A reward model evaluated on held-out pairs at the end of each of its
+	// three epochs (4 steps each).
+	rm := results.Unit{Fingerprint: "rm-" + runID, Kind: "train-reward-model", StageKey: "persona_rm", RunID: runID}
+	must(t, st.CommitUnit(ctx, rm, func(tx *results.Tx) error {
+		for s := 1; s <= 12; s++ {
+			x := float64(s)
+			row := results.TrainingStep{Step: s, Epoch: x / 4, Loss: fptrOf(0.7 / x), LR: fptrOf(1e-4)}
+			if s%4 == 0 {
+				row.Values = map[string]float64{"heldout_accuracy": 0.5 + x/40, "heldout_loss": 0.7 - x/40}
+			}
+			if _, err := tx.InsertTrainingStep(row); err != nil {
+				return err
+			}
+		}
+		_, err := tx.InsertMetrics([]results.Metric{
+			{System: "persona_rm", Name: results.MetricHeldoutAccuracy, Value: 0.8},
+			{System: "persona_rm", Name: results.MetricHeldoutLoss, Value: 0.4},
+			{System: "persona_rm", Name: results.MetricHeldoutPairs, Value: 15},
+		})
+		return err
 	}))
 }
 

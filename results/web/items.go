@@ -86,10 +86,15 @@ type curveView struct {
 	Steps    int
 	Last     results.TrainingStep
 	Charts   []template.HTML
+	// Heldout is the stage's held-out evaluation, when it recorded one.
+	Heldout *results.Heldout
 }
 
 // trainingPage is GET /runs/{id}/training: loss, reward mean/std, KL, grad
-// norm, learning rate and any extra logged value, per training unit.
+// norm, learning rate and any extra logged value, per training unit, with
+// each stage's held-out evaluation (reward models: accuracy and loss on
+// held-out pairs, per epoch and at the end; GRPO: held-out reward before
+// and after with the 95% CI of the difference).
 func (s *server) trainingPage(w http.ResponseWriter, r *http.Request) error {
 	run, err := s.st.GetRun(r.Context(), r.PathValue("id"))
 	if err != nil {
@@ -99,12 +104,17 @@ func (s *server) trainingPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	held, err := s.st.Heldout(r.Context(), run.ID)
+	if err != nil {
+		return err
+	}
 	d := trainingData{Run: run}
 	for _, c := range curves {
 		cv, err := curveCharts(c)
 		if err != nil {
 			return err
 		}
+		cv.Heldout = held[c.StageKey]
 		d.Curves = append(d.Curves, cv)
 	}
 	return s.render(w, "training", page{Title: "Training of " + run.Name, Data: d})

@@ -23,7 +23,9 @@
 // Conciseness reward. With n the number of white-space separated words and
 // target the desired length, the reward is 1 for n ≤ target, falls
 // linearly to 0 at n = 2·target, and is 0 beyond; an empty completion
-// earns 0.
+// earns 0. An optional minimum m (ConcisenessWithin) makes a completion
+// shorter than m words earn n/m: a one-word reply is not concise, it says
+// nothing.
 //
 // Judge reward. The judge returns a score on its own scale [Lo, Hi]; the
 // reward maps it linearly to [0, 1] and clamps.

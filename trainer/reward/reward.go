@@ -92,15 +92,24 @@ func Format(o FormatOptions) Func {
 }
 
 // Conciseness returns the conciseness reward for a target word count.
-func Conciseness(target int) (Func, error) {
+func Conciseness(target int) (Func, error) { return ConcisenessWithin(0, target) }
+
+// ConcisenessWithin is Conciseness with a minimum: fewer than minWords
+// words (0: no minimum) earn n/minWords.
+func ConcisenessWithin(minWords, target int) (Func, error) {
 	if target <= 0 {
 		return nil, fmt.Errorf("creating conciseness reward: target %d words must be positive", target)
+	}
+	if minWords < 0 || minWords > target {
+		return nil, fmt.Errorf("creating conciseness reward: minimum %d words must lie in [0, target %d]", minWords, target)
 	}
 	return func(_ context.Context, _, completion string) (float64, error) {
 		n := len(strings.FieldsFunc(completion, unicode.IsSpace))
 		switch {
 		case n == 0:
 			return 0, nil
+		case n < minWords:
+			return float64(n) / float64(minWords), nil
 		case n <= target:
 			return 1, nil
 		default:

@@ -45,6 +45,18 @@ func TestConciseness(t *testing.T) {
 	if _, err := Conciseness(0); err == nil {
 		t.Error("target 0 accepted")
 	}
+	g, err := ConcisenessWithin(4, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]float64{"": 0, "a": 0.25, "a b c": 0.75, "a b c d": 1, "a b c d e f g h": 1, "a b c d e f g h i j": 0.75} {
+		if got, _ := g(context.Background(), "", in); got != want {
+			t.Errorf("ConcisenessWithin(4, 8)(%q) = %g, want %g", in, got, want)
+		}
+	}
+	if _, err := ConcisenessWithin(9, 8); err == nil {
+		t.Error("a minimum above the target accepted")
+	}
 }
 
 func TestWeightedAndJudge(t *testing.T) {

@@ -318,8 +318,8 @@ func qmsumPairs(b *testing.B, tok benchTok, n, seqLen int) ([]Pair, int) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			c, _ := EncodeScored(tok, prompt, q.Answer)
-			r, _ := EncodeScored(tok, prompt, other.Answer)
+			c, _ := EncodeScored(tok, prompt, q.Answer, 0)
+			r, _ := EncodeScored(tok, prompt, other.Answer, 0)
 			if max(len(c), len(r)) <= seqLen {
 				out = append(out, Pair{Prompt: prompt, Chosen: q.Answer, Rejected: other.Answer})
 				total += len(c) + len(r)

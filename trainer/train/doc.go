@@ -31,7 +31,11 @@
 //     eos for plain-text data). EncodeScored is that tokenisation, and the
 //     runner's reward-model scorer uses it too.
 //   - Reward-model pairs longer than MaxLength are dropped (TRL's
-//     RewardTrainer); DPO sequences and SFT examples keep their first
+//     RewardTrainer), after an optional MaxPromptLength has cut each
+//     prompt to its last tokens (ours, as TRL cuts GRPO prompts; the
+//     scorer cuts the same way); held-out pairs (EvalPairs) are scored
+//     every EvalEvery steps into Metrics.Extra heldout_accuracy and
+//     heldout_loss (the training objective on them); DPO sequences and SFT examples keep their first
 //     MaxLength tokens (TRL's truncation_mode "keep_start"); pretraining
 //     text is one EOS-separated token stream cut into SeqLen chunks.
 //   - The reward model and DPO train without LoRA dropout (TRL's

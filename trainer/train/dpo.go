@@ -35,7 +35,7 @@ func TrainDPO(ctx context.Context, job DPOJob) (Result, error) {
 	if job.Base == nil && job.BaseDir == "" {
 		return Result{}, fmt.Errorf("training dpo: no base model")
 	}
-	pairs := encodePairs(job.Tokenizer, job.Pairs, o.MaxLength, keepStart)
+	pairs := encodePairs(job.Tokenizer, job.Pairs, 0, o.MaxLength, keepStart)
 	if len(pairs) == 0 {
 		return Result{}, fmt.Errorf("training dpo: no pair with a non-empty prompt")
 	}

@@ -30,21 +30,28 @@ const (
 // encoded separately (so the tokens are those a sampler emits after the
 // prompt) and concatenated, with the tokenizer's EOS appended when the
 // completion lacks it (TRL appends eos for plain-text data). It returns
-// the ids and the prompt's length. Training (TrainRewardModel) and the
-// runner's reward-model scorer both call it.
-func EncodeScored(tok Tokenizer, prompt, completion string) ([]int, int) {
+// the ids and the prompt's length. A maxPrompt > 0 keeps only the prompt's
+// last maxPrompt tokens (left truncation, as TRL cuts GRPO and DPO
+// prompts): the end of a chat prompt holds the last turns and the
+// generation prompt. Training (TrainRewardModel) and the runner's
+// reward-model scorer both call it, with the same maxPrompt.
+func EncodeScored(tok Tokenizer, prompt, completion string, maxPrompt int) ([]int, int) {
 	pr := tok.Encode(prompt)
+	if maxPrompt > 0 && len(pr) > maxPrompt {
+		pr = pr[len(pr)-maxPrompt:]
+	}
 	return append(append([]int(nil), pr...), withEOS(tok.Encode(completion), tok.EOS())...), len(pr)
 }
 
-// encodePairs tokenises pairs with EncodeScored and drops or truncates
-// sequences longer than maxLen (0 = no limit). Pairs with an empty prompt
-// are dropped, since position start−1 must exist.
-func encodePairs(tok Tokenizer, pairs []Pair, maxLen int, long overLong) []encodedPair {
+// encodePairs tokenises pairs with EncodeScored (prompts cut to their last
+// maxPrompt tokens, 0 = whole) and drops or truncates sequences longer
+// than maxLen (0 = no limit). Pairs with an empty prompt are dropped,
+// since position start−1 must exist.
+func encodePairs(tok Tokenizer, pairs []Pair, maxPrompt, maxLen int, long overLong) []encodedPair {
 	var out []encodedPair
 	for _, p := range pairs {
-		c, np := EncodeScored(tok, p.Prompt, p.Chosen)
-		r, _ := EncodeScored(tok, p.Prompt, p.Rejected)
+		c, np := EncodeScored(tok, p.Prompt, p.Chosen, maxPrompt)
+		r, _ := EncodeScored(tok, p.Prompt, p.Rejected, maxPrompt)
 		if np == 0 {
 			continue
 		}

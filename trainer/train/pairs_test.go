@@ -38,17 +38,43 @@ func TestRewardModelLearnsHeldOutPairs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	train, eval := syntheticPairs(rng, 64), syntheticPairs(rng, 40)
 	dir := t.TempDir()
+	var steps []Metrics
 	res, err := TrainRewardModel(context.Background(), RMJob{
 		Options: Options{Steps: 40, BatchSize: 8, Seed: 2, Optim: optim.Config{LR: 1e-2},
-			LoRA: &pass.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(dir, "rm")},
-		Base: pretrainedBase(t), Tokenizer: charTok{}, Pairs: train, EvalPairs: eval, CenterRewardsCoefficient: 0.01,
+			LoRA: &pass.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(dir, "rm"),
+			OnStep: func(m Metrics) { steps = append(steps, m) }},
+		Base: pretrainedBase(t), Tokenizer: charTok{}, Pairs: train, EvalPairs: eval, EvalEvery: 8, CenterRewardsCoefficient: 0.01,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("held-out accuracy %.2f, margin %.2f", res.Eval["accuracy"], res.Eval["margin"])
+	t.Logf("held-out accuracy %.2f, loss %.3f, margin %.2f", res.Eval["accuracy"], res.Eval["loss"], res.Eval["margin"])
 	if res.Eval["accuracy"] < 0.8 {
 		t.Errorf("held-out accuracy %.2f, want ≥ 0.80", res.Eval["accuracy"])
+	}
+	// Every 8 steps (one epoch of 64 pairs in batches of 8) the step
+	// carries the held-out accuracy and loss; the last is Result.Eval, and
+	// the loss fell from the first epoch to the last.
+	var evals []Metrics
+	for _, m := range steps {
+		_, ok := m.Extra["heldout_accuracy"]
+		if ok != (m.Step%8 == 0) {
+			t.Errorf("step %d: held-out evaluation present %v, want it every 8 steps", m.Step, ok)
+		}
+		if ok {
+			evals = append(evals, m)
+		}
+	}
+	if len(evals) != 5 {
+		t.Fatalf("%d held-out evaluations, want 5", len(evals))
+	}
+	last := evals[len(evals)-1]
+	if last.Extra["heldout_accuracy"] != res.Eval["accuracy"] || last.Extra["heldout_loss"] != res.Eval["loss"] {
+		t.Errorf("last step's held-out %v/%v, result %v/%v", last.Extra["heldout_accuracy"], last.Extra["heldout_loss"],
+			res.Eval["accuracy"], res.Eval["loss"])
+	}
+	if first := evals[0].Extra["heldout_loss"]; !(res.Eval["loss"] < first) {
+		t.Errorf("held-out loss %.4f after 5 epochs, %.4f after 1: it did not fall", res.Eval["loss"], first)
 	}
 	// The merged checkpoint scores like the trained graph.
 	rm, err := qwen3.Load(res.Dir)

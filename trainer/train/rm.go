@@ -22,8 +22,15 @@ type RMJob struct {
 	Tokenizer Tokenizer
 	Pairs     []Pair
 	// EvalPairs, when given, are scored after training (Result.Eval
-	// "accuracy" and "margin").
+	// "accuracy", "loss", "margin" and "pairs"), and every EvalEvery
+	// optimizer steps (0: only at the end) into that step's Metrics.Extra
+	// "heldout_accuracy" and "heldout_loss". The loss is the training
+	// objective (margins and centering included) on the held-out pairs.
 	EvalPairs []Pair
+	EvalEvery int
+	// MaxPromptLength > 0 keeps each prompt's last MaxPromptLength tokens
+	// (EncodeScored); whoever scores with the model must cut the same way.
+	MaxPromptLength int
 	// CenterRewardsCoefficient is TRL's center_rewards_coefficient (0 = off).
 	CenterRewardsCoefficient float64
 }
@@ -38,7 +45,7 @@ func TrainRewardModel(ctx context.Context, job RMJob) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("training reward model: %w", err)
 	}
-	pairs := encodePairs(job.Tokenizer, job.Pairs, o.MaxLength, dropOverLong)
+	pairs := encodePairs(job.Tokenizer, job.Pairs, job.MaxPromptLength, o.MaxLength, dropOverLong)
 	if len(pairs) == 0 {
 		return Result{}, fmt.Errorf("training reward model: no pair fits within max length %d", o.MaxLength)
 	}
@@ -53,6 +60,27 @@ func TrainRewardModel(ctx context.Context, job RMJob) (Result, error) {
 	}
 	defer s.close()
 	pad := job.Tokenizer.Pad()
+	eval := encodePairs(job.Tokenizer, job.EvalPairs, job.MaxPromptLength, o.MaxLength, dropOverLong)
+	var last *rmEval // the evaluation after the last step, when there was one
+	evaluate := func() (rmEval, error) {
+		return evalRM(ctx, m, eval, pad, o.BatchSize, job.CenterRewardsCoefficient)
+	}
+	if len(eval) > 0 && job.EvalEvery > 0 {
+		s.afterStep = func(k int, met *Metrics) error {
+			if (k+1)%job.EvalEvery != 0 && k+1 != o.Steps {
+				return nil
+			}
+			ev, err := evaluate()
+			if err != nil {
+				return err
+			}
+			met.Extra["heldout_accuracy"], met.Extra["heldout_loss"] = ev.accuracy, ev.loss
+			if k+1 == o.Steps {
+				last = &ev
+			}
+			return nil
+		}
+	}
 	for k := s.start; k < o.Steps; k++ {
 		if err := s.begin(ctx); err != nil {
 			return s.res, err
@@ -105,12 +133,16 @@ func TrainRewardModel(ctx context.Context, job RMJob) (Result, error) {
 			return s.res, err
 		}
 	}
-	if eval := encodePairs(job.Tokenizer, job.EvalPairs, o.MaxLength, dropOverLong); len(eval) > 0 {
-		acc, margin, err := evalRM(ctx, m, eval, pad, o.BatchSize)
-		if err != nil {
-			return s.res, err
+	if len(eval) > 0 {
+		if last == nil {
+			ev, err := evaluate()
+			if err != nil {
+				return s.res, err
+			}
+			last = &ev
 		}
-		s.res.Eval = map[string]float64{"accuracy": acc, "margin": margin, "pairs": float64(len(eval))}
+		s.res.Eval = map[string]float64{"accuracy": last.accuracy, "loss": last.loss, "margin": last.margin,
+			"pairs": float64(len(eval))}
 	}
 	if err := saveRewardModel(s, cfg, pad); err != nil {
 		return s.res, err
@@ -118,9 +150,15 @@ func TrainRewardModel(ctx context.Context, job RMJob) (Result, error) {
 	return s.res, nil
 }
 
-// evalRM returns accuracy and mean margin of the model on pairs.
-func evalRM(ctx context.Context, m Network, pairs []encodedPair, pad, batch int) (float64, float64, error) {
-	var acc, margin float64
+// rmEval is a reward model's result on a pair set: the share of pairs it
+// ranks right, the Bradley–Terry loss and the mean score gap.
+type rmEval struct{ accuracy, loss, margin float64 }
+
+// evalRM scores pairs (no gradients) and returns accuracy, the training
+// objective (with the pairs' margins and centering coefficient center)
+// and the mean margin, each averaged over the pairs.
+func evalRM(ctx context.Context, m Network, pairs []encodedPair, pad, batch int, center float64) (rmEval, error) {
+	var ev rmEval
 	for lo := 0; lo < len(pairs); lo += batch {
 		var idx []int
 		for i := lo; i < min(lo+batch, len(pairs)); i++ {
@@ -130,18 +168,24 @@ func evalRM(ctx context.Context, m Network, pairs []encodedPair, pad, batch int)
 		at := pooled(b, pad)
 		out, err := m.Forward(ctx, b, pass.RunOptions{ScoreAt: at})
 		if err != nil {
-			return 0, 0, fmt.Errorf("evaluating reward model: %w", err)
+			return ev, fmt.Errorf("evaluating reward model: %w", err)
 		}
 		n := len(idx)
+		rc, rr, mg := make([]float64, n), make([]float64, n), make([]float64, n)
 		for i := range idx {
-			c, r := out.Score[i][at[i]], out.Score[n+i][at[n+i]]
-			if c > r {
-				acc++
-			}
-			margin += c - r
+			rc[i], rr[i], mg[i] = out.Score[i][at[i]], out.Score[n+i][at[n+i]], pairs[idx[i]].margin
 		}
+		bt, err := loss.BradleyTerry(rc, rr, mg, center)
+		if err != nil {
+			return ev, fmt.Errorf("evaluating reward model: %w", err)
+		}
+		// BradleyTerry averages over its n pairs; weigh each batch by n.
+		w := float64(n) / float64(len(pairs))
+		ev.accuracy += bt.Accuracy * w
+		ev.loss += bt.Loss * w
+		ev.margin += bt.Margin * w
 	}
-	return acc / float64(len(pairs)), margin / float64(len(pairs)), nil
+	return ev, nil
 }
 
 // pooled is each row's pooled position: its last non-pad token.

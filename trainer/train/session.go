@@ -27,6 +27,10 @@ type session struct {
 	// ckptMultiple restricts checkpoints to steps that are multiples of it
 	// (GRPO generation boundaries).
 	ckptMultiple int
+	// afterStep, when set, runs after step k's optimizer update and adds
+	// to its metrics before they are reported (the reward model's
+	// held-out evaluation).
+	afterStep func(k int, m *Metrics) error
 }
 
 func (o Options) withDefaults() Options {
@@ -104,6 +108,11 @@ func (s *session) finish(k int, m Metrics) error {
 	m.HardwareFLOPs, m.ModelFLOPs = c.Hardware-s.flops0.Hardware, c.Model-s.flops0.Model
 	if el := time.Since(s.began).Seconds(); el > 0 {
 		m.TokensPerSec = float64(m.Tokens) / el
+	}
+	if s.afterStep != nil {
+		if err := s.afterStep(k, &m); err != nil {
+			return err
+		}
 	}
 	s.res.History = append(s.res.History, m)
 	s.res.Steps = k + 1

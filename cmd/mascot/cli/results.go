@@ -132,6 +132,7 @@ func newResults() *cobra.Command {
 					fmt.Fprintf(w, "  %s %s: %s\n", st.Key, st.Status, firstLine(st.Error))
 				}
 			}
+			printHeldout(w, d.Stages)
 			if tags, err := s.RunTags(c.Context(), d.Run.ID); err != nil {
 				return err
 			} else if len(tags) > 0 {

@@ -271,6 +271,47 @@ func printRemoval(w io.Writer, rm *results.Removal) {
 	}
 }
 
+// printHeldout prints, under a heading, the held-out evaluation of each
+// training stage that recorded one, with the field names --json uses.
+func printHeldout(w io.Writer, stages []results.Stage) {
+	first := true
+	for _, st := range stages {
+		h := st.Heldout
+		if h == nil {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w, "held-out evaluation:")
+			first = false
+		}
+		if h.Accuracy != nil {
+			fmt.Fprintf(w, "  %-20s heldout.accuracy %.4f  heldout.loss %s  (%d pairs)\n", st.Key, *h.Accuracy, fnum(h.Loss), h.Pairs)
+		}
+		if len(h.Epochs) > 0 {
+			parts := make([]string, len(h.Epochs))
+			for i, e := range h.Epochs {
+				parts[i] = fmt.Sprintf("%.3g: %.3f/%.4f", e.Epoch, e.Accuracy, e.Loss)
+			}
+			fmt.Fprintf(w, "  %-20s per epoch (accuracy/loss): %s\n", "", strings.Join(parts, "  "))
+		}
+		if h.RewardBefore != nil || h.RewardAfter != nil {
+			fmt.Fprintf(w, "  %-20s heldout.reward_before %s  heldout.reward_after %s", st.Key, fnum(h.RewardBefore), fnum(h.RewardAfter))
+			if len(h.RewardDeltaCI) == 2 {
+				fmt.Fprintf(w, "  heldout.reward_delta_ci [%+.4f, %+.4f]", h.RewardDeltaCI[0], h.RewardDeltaCI[1])
+			}
+			fmt.Fprintf(w, "  (%d prompts)\n", h.Prompts)
+		}
+	}
+}
+
+// fnum formats an optional value ("-" when absent).
+func fnum(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f", *p)
+}
+
 // shortValue cuts s to at most max runes, ending in "..." when cut, so a
 // long config value keeps one line and never splits a UTF-8 character.
 func shortValue(s string, max int) string {

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"mascot.dev/mascot/plugins/spec"
@@ -33,6 +34,10 @@ func (s *stage) episodeUnits(ctx context.Context) ([]runner.Unit, error) {
 		return nil, err
 	}
 	personas := s.personaCards(s.episodesRoster(s.cfg.Items))
+	cards, err := json.Marshal(personas)
+	if err != nil {
+		return nil, fmt.Errorf("encoding persona cards: %w", err)
+	}
 	var units []runner.Unit
 	for _, fp := range fps {
 		eps, err := s.env.Store.EpisodesForUnit(ctx, fp)
@@ -48,7 +53,7 @@ func (s *stage) episodeUnits(ctx context.Context) ([]runner.Unit, error) {
 			if s.cfg.Level == LevelCollective {
 				id := fmt.Sprintf("e%d", e.ID)
 				w.items = append(w.items, spec.Item{ID: id, Kind: spec.KindEpisode, Turns: turns, Seed: s.seed(fmt.Sprintf("%s/%d", fp, e.Idx)),
-					Metadata: map[string]string{"conv_id": e.ConvID, "system": e.System}})
+					Metadata: map[string]string{"conv_id": e.ConvID, "system": e.System, spec.MetaPersonas: string(cards)}})
 				w.targets[id] = target{episodeID: e.ID}
 				continue
 			}
@@ -57,9 +62,17 @@ func (s *stage) episodeUnits(ctx context.Context) ([]runner.Unit, error) {
 					continue
 				}
 				id := fmt.Sprintf("t%d", t.ID)
+				md := map[string]string{"conv_id": e.ConvID, "system": e.System}
+				if d := turns[i].Directive; d != nil {
+					b, err := json.Marshal(d)
+					if err != nil {
+						return nil, fmt.Errorf("encoding the directive of turn %d: %w", t.ID, err)
+					}
+					md[spec.MetaDirective] = string(b)
+				}
 				w.items = append(w.items, spec.Item{ID: id, Kind: spec.KindTurn, Context: turns[:i], Response: t.Response,
 					AgentName: t.AgentName, Persona: personas[t.AgentName], Seed: s.seed(fmt.Sprintf("%s/%d/%d", fp, e.Idx, t.TurnIdx)),
-					Metadata: map[string]string{"conv_id": e.ConvID, "system": e.System}})
+					Metadata: md})
 				w.targets[id] = target{turnID: t.ID, agent: t.AgentName}
 			}
 		}

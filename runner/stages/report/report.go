@@ -11,8 +11,10 @@ package report
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"mascot.dev/mascot/results"
 	rep "mascot.dev/mascot/results/report"
@@ -118,18 +120,45 @@ func (s *stage) Finish(ctx context.Context) error {
 	return nil
 }
 
-// printTraining prints each GRPO stage's mean training reward on held-out
-// prompts before and after training (metrics heldout_reward_before/after).
+// printTraining prints the held-out evaluation of the run's training
+// stages: each reward model's accuracy and loss on held-out pairs, each
+// GRPO stage's mean reward on held-out prompts before and after training
+// with the 95% bootstrap interval of the paired difference.
 func (s *stage) printTraining(ctx context.Context) error {
-	rewards, err := s.env.Store.HeldoutRewards(ctx, s.env.RunID)
+	held, err := s.env.Store.Heldout(ctx, s.env.RunID)
 	if err != nil {
 		return err
 	}
-	if len(rewards) > 0 {
-		fmt.Fprintln(s.env.Out, "\nTraining reward on held-out prompts (before -> after GRPO)")
+	keys := make([]string, 0, len(held))
+	for k, h := range held {
+		if h.Accuracy != nil || (h.RewardBefore != nil && h.RewardAfter != nil) {
+			keys = append(keys, k)
+		}
 	}
-	for _, h := range rewards {
-		fmt.Fprintf(s.env.Out, "  %-20s %8.4f -> %8.4f  (%+.4f)\n", h.Stage, h.Before, h.After, h.After-h.Before)
+	if len(keys) == 0 {
+		return nil
+	}
+	sort.Strings(keys)
+	fmt.Fprintln(s.env.Out, "\nHeld-out evaluation of the trained models")
+	for _, k := range keys {
+		h := held[k]
+		if h.Accuracy != nil {
+			fmt.Fprintf(s.env.Out, "  %-20s accuracy %.3f  loss %.4f  (%d held-out pairs)\n", k, *h.Accuracy, deref(h.Loss), h.Pairs)
+		}
+		if h.RewardBefore != nil && h.RewardAfter != nil {
+			fmt.Fprintf(s.env.Out, "  %-20s reward %8.4f -> %8.4f  (%+.4f", k, *h.RewardBefore, *h.RewardAfter, *h.RewardAfter-*h.RewardBefore)
+			if len(h.RewardDeltaCI) == 2 {
+				fmt.Fprintf(s.env.Out, ", 95%% CI [%+.4f, %+.4f]", h.RewardDeltaCI[0], h.RewardDeltaCI[1])
+			}
+			fmt.Fprintf(s.env.Out, ", %d held-out prompts)\n", h.Prompts)
+		}
 	}
 	return nil
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/stages/stagekit"
 	"mascot.dev/mascot/trainer/serve"
@@ -45,21 +46,22 @@ func upstreamUnits(env *runner.Env, key string) ([]string, error) {
 }
 
 // readPairs reads the preference pairs of a pairs stage's units with the
-// prompt and texts of the candidates they link.
-func readPairs(ctx context.Context, env *runner.Env, units []string) ([]train.Pair, error) {
+// prompt and texts of the candidates they link: the stored rows and, in
+// the same order, the pairs with rendered prompts.
+func readPairs(ctx context.Context, env *runner.Env, units []string) ([]results.PairText, []train.Pair, error) {
 	rows, err := env.Store.PairTexts(ctx, units)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []train.Pair
 	for _, r := range rows {
 		p := train.Pair{Chosen: r.Chosen, Rejected: r.Rejected, Margin: r.Margin}
 		if p.Prompt, err = renderPrompt(r.Prompt); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, p)
 	}
-	return out, nil
+	return rows, out, nil
 }
 
 // pairSource is what the pair-trained stages share: the pairs stage's
@@ -91,6 +93,7 @@ type pairPayload struct {
 // it from baseDir straight onto its backend (a BF16 checkpoint stays
 // BF16, with no float32 copy).
 type pairJob struct {
+	rows    []results.PairText // the stored rows of pairs (their queries)
 	pairs   []train.Pair
 	baseDir string
 	tok     *tokenizer.Tokenizer
@@ -103,7 +106,7 @@ type pairJob struct {
 func loadPairJob(ctx context.Context, env *runner.Env, key, pairsStage string, p pairPayload) (pairJob, error) {
 	var j pairJob
 	var err error
-	if j.pairs, err = readPairs(ctx, env, p.units); err != nil {
+	if j.rows, j.pairs, err = readPairs(ctx, env, p.units); err != nil {
 		return j, err
 	}
 	if len(j.pairs) == 0 {

@@ -89,7 +89,6 @@ func (s *grpoStage) runDirector(ctx context.Context, u runner.Unit, p directorPa
 		if before, err = ro.heldout(ctx, "before", base, nil); err != nil {
 			return nil, err
 		}
-		metrics = append(metrics, results.Metric{System: s.key, Name: "heldout_reward_before", Value: meanOf(before)})
 	}
 	keys := make([]string, len(p.train))
 	for i, st := range p.train {
@@ -119,7 +118,13 @@ func (s *grpoStage) runDirector(ctx context.Context, u runner.Unit, p directorPa
 		if after, err = ro.heldout(ctx, "after", tuned, ad); err != nil {
 			return nil, err
 		}
-		metrics = append(metrics, results.Metric{System: s.key, Name: "heldout_reward_after", Value: meanOf(after)})
+		// Means over the states rewarded both times, and the 95% bootstrap
+		// interval of the paired difference.
+		held := make([]string, len(p.heldout))
+		for i, st := range p.heldout {
+			held[i] = st.Key
+		}
+		metrics = newPairedDelta(held, before, after).metrics(s.key)
 	}
 	meta := map[string]any{"base": p.base.ID, "base_dir": p.base.Dir, "policy": s.cfg.Policy,
 		"train_states": len(p.train), "heldout_states": len(p.heldout), "horizon": s.cfg.Horizon,

@@ -22,5 +22,6 @@ func RewardInputOfStored(turns []results.Turn) (prompt, text string, err error) 
 // ReadPairs reads the pairs of units as the reward-model stage trains on
 // them.
 func ReadPairs(ctx context.Context, store *results.Store, units []string) ([]train.Pair, error) {
-	return readPairs(ctx, &runner.Env{Store: store}, units)
+	_, pairs, err := readPairs(ctx, &runner.Env{Store: store}, units)
+	return pairs, err
 }

@@ -161,16 +161,17 @@ func (s *grpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, erro
 	defer release()
 	p.base.describe(&opts)
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-grpo", u, opts.Steps, 0)
+	// The held-out prompts are cut as the trainer cuts training prompts
+	// (their last max_length − max_completion_length tokens).
 	ev := evaluator{tk: tok{tk}, reward: rf, n: max(2, s.cfg.NumGenerations), seed: opts.Seed,
+		maxPrompt: max(0, opts.MaxLength-s.cfg.MaxCompletionLength),
 		params: sample.Params{Temperature: float32(s.cfg.Temperature), MaxTokens: s.cfg.MaxCompletionLength,
 			StopTokens: []int{tok{tk}.EOS()}}}
-	var metrics []results.Metric
+	var before []float64
 	if len(p.heldout) > 0 {
-		before, err := ev.mean(ctx, base, p.heldout)
-		if err != nil {
+		if before, err = ev.perPrompt(ctx, base, p.heldout); err != nil {
 			return nil, err
 		}
-		metrics = append(metrics, results.Metric{System: s.key, Name: "heldout_reward_before", Value: before})
 	}
 	res, err := train.TrainGRPO(ctx, train.GRPOJob{Options: opts, Base: base, Tokenizer: tok{tk}, Prompts: p.train,
 		GroupSize: max(2, s.cfg.NumGenerations), Reward: rf, MaxCompletionTokens: s.cfg.MaxCompletionLength,
@@ -184,6 +185,7 @@ func (s *grpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, erro
 	if err := doneTraining(opts.CheckpointDir); err != nil {
 		return nil, err
 	}
+	var metrics []results.Metric
 	if len(p.heldout) > 0 {
 		ad, err := lora.Load(res.Dir)
 		if err != nil {
@@ -193,11 +195,11 @@ func (s *grpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, erro
 		if err != nil {
 			return nil, err
 		}
-		after, err := ev.mean(ctx, tuned, p.heldout)
+		after, err := ev.perPrompt(ctx, tuned, p.heldout)
 		if err != nil {
 			return nil, err
 		}
-		metrics = append(metrics, results.Metric{System: s.key, Name: "heldout_reward_after", Value: after})
+		metrics = newPairedDelta(p.heldout, before, after).metrics(s.key)
 	}
 	meta := map[string]any{"base": p.base.ID, "base_dir": p.base.Dir, "policy": s.cfg.Policy,
 		"train_prompts": len(p.train), "heldout_prompts": len(p.heldout)}
@@ -205,27 +207,34 @@ func (s *grpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, erro
 	return commit(a, stepRows(s.key, res.History, 0), metrics), nil
 }
 
-// evaluator measures the mean reward of a model's sampled completions.
+// evaluator measures the reward of a model's sampled completions.
 type evaluator struct {
-	tk     tok
-	reward reward.Func
-	n      int
-	seed   uint64
-	params sample.Params
+	tk        tok
+	reward    reward.Func
+	n         int
+	seed      uint64
+	maxPrompt int // prompts keep their last maxPrompt tokens, as in training (0: whole)
+	params    sample.Params
 }
 
-// mean samples n completions per prompt (same seeds for every model) and
-// averages their rewards; abstentions are skipped.
-func (e evaluator) mean(ctx context.Context, m *qwen3.Model, prompts []string) (float64, error) {
-	var sum float64
-	var k int
+// perPrompt samples n completions per prompt (same seeds for every model)
+// and returns each prompt's mean reward; abstentions are skipped, and a
+// prompt whose every completion abstained is NaN.
+func (e evaluator) perPrompt(ctx context.Context, m *qwen3.Model, prompts []string) ([]float64, error) {
+	out := make([]float64, len(prompts))
 	for i, pr := range prompts {
 		pp := e.params
 		pp.Seed = e.seed ^ uint64(i+1)*0x9e3779b97f4a7c15
-		rs, err := sample.GenerateN(ctx, m, e.tk.Encode(pr), e.n, pp)
-		if err != nil {
-			return 0, fmt.Errorf("evaluating held-out prompts: %w", err)
+		ids := e.tk.Encode(pr)
+		if e.maxPrompt > 0 && len(ids) > e.maxPrompt {
+			ids = ids[len(ids)-e.maxPrompt:]
 		}
+		rs, err := sample.GenerateN(ctx, m, ids, e.n, pp)
+		if err != nil {
+			return nil, fmt.Errorf("evaluating held-out prompts: %w", err)
+		}
+		var sum float64
+		var k int
 		for _, r := range rs {
 			toks := r.Tokens
 			if len(toks) > 0 && toks[len(toks)-1] == e.tk.EOS() {
@@ -238,9 +247,10 @@ func (e evaluator) mean(ctx context.Context, m *qwen3.Model, prompts []string) (
 			sum += v
 			k++
 		}
+		out[i] = math.NaN()
+		if k > 0 {
+			out[i] = sum / float64(k)
+		}
 	}
-	if k == 0 {
-		return math.NaN(), nil
-	}
-	return sum / float64(k), nil
+	return out, nil
 }

@@ -101,3 +101,13 @@ func (h *harness) artifact(kind string) results.Artifact {
 	a.Meta = json.RawMessage(meta)
 	return a
 }
+
+// runID is the latest run's id.
+func (h *harness) runID() string {
+	h.t.Helper()
+	var id string
+	if err := h.store.Reader().QueryRow(`SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1`).Scan(&id); err != nil {
+		h.t.Fatal(err)
+	}
+	return id
+}

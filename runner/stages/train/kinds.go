@@ -37,7 +37,7 @@ func init() {
 			Refs: []schema.Ref{{Field: "prompts", Target: "stages", Reads: []string{"candidates", "episodes"}},
 				{Field: "rewards", Target: "rewards", List: true}, baseStage,
 				{Field: "rollout_endpoint", Target: "endpoints"}}},
-		Version: "1", Summary: "GRPO LoRA policy (speaker or director) on stored prompts with weighted rewards",
+		Version: "2", Summary: "GRPO LoRA policy (speaker or director) on stored prompts with weighted rewards",
 		New: newGRPO, Preflight: devicePreflight, Settings: grpoSettings})
 	runner.Register(runner.Kind{
 		KindSpec: schema.KindSpec{Name: "pretrain", Definition: "#Pretrain", Source: pretrainSource, Device: true, Model: true},
@@ -46,7 +46,7 @@ func init() {
 	runner.Register(runner.Kind{
 		KindSpec: schema.KindSpec{Name: "train-reward-model", Definition: "#TrainRewardModel", Source: rmSource, Device: true, RewardModel: true,
 			Refs: []schema.Ref{{Field: "pairs", Target: "stages", Reads: []string{"pairs"}}, baseStage}},
-		Version: "2", Summary: "Bradley-Terry reward model on stored pairs (merged sequence-classification checkpoint)",
+		Version: "3", Summary: "Bradley-Terry reward model on stored pairs (merged sequence-classification checkpoint)",
 		New: newRM, Preflight: devicePreflight})
 	runner.Register(runner.Kind{
 		KindSpec: schema.KindSpec{Name: "train-sft", Definition: "#TrainSFT", Source: sftSource, Device: true,

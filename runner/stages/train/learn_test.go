@@ -79,8 +79,9 @@ func TestRewardModelOnStoredPairs(t *testing.T) {
 	l := writeSpec(t, `stages: `+candStage+`stages: rm: {kind: "train-reward-model", pairs: "prs", base_stage: "pre", max_steps: 30, batch_size: 4, max_length: 96, lr: 1e-2}
 `)
 	h := newHarness(t, l, fakeRegistry())
-	if s := h.run(); s.Ran != 4 {
-		t.Fatalf("ran %d units, want 4 (pretrain, candidates, pairs, reward model; the fake judge has none)", s.Ran)
+	sum := h.run()
+	if sum.Ran != 4 {
+		t.Fatalf("ran %d units, want 4 (pretrain, candidates, pairs, reward model; the fake judge has none)", sum.Ran)
 	}
 	a := h.artifact("reward-model")
 	m, err := qwen3.Load(a.Path)
@@ -91,16 +92,43 @@ func TestRewardModelOnStoredPairs(t *testing.T) {
 		t.Fatalf("reward model architectures %v", m.Config.Architectures)
 	}
 	var meta struct {
-		Eval map[string]float64 `json:"eval"`
+		Eval           map[string]float64 `json:"eval"`
+		TrainPairs     int                `json:"train_pairs"`
+		HeldoutPairs   int                `json:"heldout_pairs"`
+		HeldoutQueries []string           `json:"heldout_queries"`
 	}
 	if err := json.Unmarshal(a.Meta, &meta); err != nil {
 		t.Fatal(err)
 	}
+	// Eight queries of one pair each: the default heldout_fraction 0.2
+	// holds out two, which the model never trains on.
+	if meta.TrainPairs != 6 || meta.HeldoutPairs != 2 || len(meta.HeldoutQueries) != 2 || meta.Eval["pairs"] != 2 {
+		t.Fatalf("trained on %d pairs, held out %d of queries %v (eval %v); want 6 and 2 of 2 queries",
+			meta.TrainPairs, meta.HeldoutPairs, meta.HeldoutQueries, meta.Eval)
+	}
 	if meta.Eval["accuracy"] < 0.99 {
-		t.Fatalf("reward model accuracy on its pairs %v, want 1 (eval %v)", meta.Eval["accuracy"], meta.Eval)
+		t.Fatalf("reward model accuracy on held-out pairs %v, want 1 (eval %v)", meta.Eval["accuracy"], meta.Eval)
 	}
 	if n := h.count(`SELECT COUNT(*) FROM training_steps WHERE stage_key = 'rm'`); n != 30 {
 		t.Fatalf("%d rm steps, want 30", n)
+	}
+	// The ledger holds the held-out figures: stage metrics, and the
+	// accuracy and loss at the end of every epoch (6 pairs in batches of
+	// 4: an epoch is one step, by the floor training_steps.epoch uses).
+	held, err := h.store.Heldout(context.Background(), h.runID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr := held["rm"]
+	if hr == nil || hr.Accuracy == nil || *hr.Accuracy != meta.Eval["accuracy"] || hr.Loss == nil || *hr.Loss != meta.Eval["loss"] ||
+		hr.Pairs != 2 || len(hr.Epochs) != 30 || hr.Epochs[29].Accuracy != *hr.Accuracy {
+		t.Fatalf("held-out record %+v, want accuracy %v, loss %v, 2 pairs and 30 epochs ending there", hr, meta.Eval["accuracy"], meta.Eval["loss"])
+	}
+	// run_summary.json carries it under the stage.
+	for _, st := range sum.Stages {
+		if (st.Key == "rm") != (st.Heldout != nil) || st.Key == "rm" && *st.Heldout.Accuracy != *hr.Accuracy {
+			t.Errorf("run summary stage %s held-out %+v", st.Key, st.Heldout)
+		}
 	}
 	if s := h.run(); s.Ran != 0 {
 		t.Fatalf("rerun ran %d units, want 0", s.Ran)
@@ -126,6 +154,17 @@ stages: `+candStage+`stages: pol: {kind: "train-grpo", policy: "speaker", prompt
 	t.Logf("held-out conciseness reward %.3f → %.3f; train rewards %.2f", before, after, h.rewards("pol"))
 	if !(after > before) {
 		t.Fatalf("held-out reward did not rise: %.3f → %.3f", before, after)
+	}
+	// The paired difference's 95% interval over the two held-out prompts
+	// holds the difference of the means and is stored with it.
+	held, err := h.store.Heldout(context.Background(), h.runID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hp := held["pol"]
+	if hp == nil || len(hp.RewardDeltaCI) != 2 || hp.Prompts != 2 ||
+		!(hp.RewardDeltaCI[0] <= after-before+1e-12 && after-before <= hp.RewardDeltaCI[1]+1e-12) {
+		t.Fatalf("held-out record %+v, want 2 prompts and an interval around %.4f", hp, after-before)
 	}
 	a := h.artifact("adapter")
 	for _, f := range []string{"adapter_config.json", "adapter_model.safetensors", lora.MetaFile} {

@@ -21,9 +21,14 @@ type rewardSpec struct {
 		Weight  float64
 		Options json.RawMessage
 	}
-	dir string // reward-model directory
-	ID  string
+	dir       string // reward-model directory
+	maxPrompt int    // the reward model's max_prompt_length (0: whole prompts)
+	ID        string
 }
+
+// metaMaxPrompt is the reward-model artifact's meta key for the
+// max_prompt_length it was trained with, which its scorer applies too.
+const metaMaxPrompt = "max_prompt_length"
 
 // resolveRewards looks up the experiment's rewards by name; reward-model
 // terms find their stage's "reward-model" artifact.
@@ -48,6 +53,12 @@ func resolveRewards(env *runner.Env, names []string) ([]rewardSpec, error) {
 				return nil, fmt.Errorf("reward %s: stage %s recorded no reward-model artifact", n, r.Stage)
 			}
 			s.dir, s.ID = a.Path, s.ID+":"+a.SHA256
+			var meta map[string]any
+			if len(a.Meta) > 0 && json.Unmarshal(a.Meta, &meta) == nil {
+				if v, ok := meta[metaMaxPrompt].(float64); ok {
+					s.maxPrompt = int(v)
+				}
+			}
 		case "format", "conciseness":
 		default:
 			return nil, fmt.Errorf("reward %s: kind %q is not supported by train-grpo", n, r.Kind)
@@ -68,6 +79,7 @@ func buildReward(specs []rewardSpec) (reward.Func, error) {
 		case "conciseness":
 			var o struct {
 				Target int `json:"target_words"`
+				Min    int `json:"min_words"`
 			}
 			if len(s.r.Options) > 0 {
 				_ = json.Unmarshal(s.r.Options, &o)
@@ -76,11 +88,11 @@ func buildReward(specs []rewardSpec) (reward.Func, error) {
 				o.Target = 40
 			}
 			var err error
-			if f, err = reward.Conciseness(o.Target); err != nil {
-				return nil, err
+			if f, err = reward.ConcisenessWithin(o.Min, o.Target); err != nil {
+				return nil, fmt.Errorf("reward %s: %w", s.name, err)
 			}
 		case "reward-model":
-			sc, err := loadScorer(s.dir)
+			sc, err := loadScorer(s.dir, s.maxPrompt)
 			if err != nil {
 				return nil, fmt.Errorf("reward %s: %w", s.name, err)
 			}
@@ -92,9 +104,10 @@ func buildReward(specs []rewardSpec) (reward.Func, error) {
 }
 
 // loadScorer loads a merged sequence-classification checkpoint and scores
-// a completion with its score head on the tokens train.EncodeScored gives,
-// the tokenisation the reward model was trained on.
-func loadScorer(dir string) (func(ctx context.Context, prompt, completion string) (float64, error), error) {
+// a completion with its score head on the tokens train.EncodeScored gives
+// (prompts cut to their last maxPrompt tokens when maxPrompt > 0), the
+// tokenisation the reward model was trained on.
+func loadScorer(dir string, maxPrompt int) (func(ctx context.Context, prompt, completion string) (float64, error), error) {
 	m, err := qwen3.Load(dir)
 	if err != nil {
 		return nil, fmt.Errorf("loading reward model: %w", err)
@@ -109,7 +122,7 @@ func loadScorer(dir string) (func(ctx context.Context, prompt, completion string
 	sc := m.NewScorer() // a group's completions share their prompt's prefill
 	return func(_ context.Context, prompt, completion string) (float64, error) {
 		// The tokens the reward model was trained on (train.EncodeScored).
-		ids, _ := train.EncodeScored(tok{tk}, prompt, completion)
+		ids, _ := train.EncodeScored(tok{tk}, prompt, completion, maxPrompt)
 		s, err := sc.Score(ids)
 		if err != nil {
 			return 0, err

@@ -16,6 +16,8 @@ type RMConfig struct {
 	MarginInLoss             bool    `json:"margin_in_loss"`
 	CenterRewardsCoefficient float64 `json:"center_rewards_coefficient"`
 	LoRA                     *LoRA   `json:"lora,omitempty"`
+	HeldoutFraction          float64 `json:"heldout_fraction"`
+	MaxPromptLength          int     `json:"max_prompt_length"`
 }
 
 type rmStage struct {
@@ -40,12 +42,13 @@ func (s *rmStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error)
 	if err != nil {
 		return nil, err
 	}
-	pairs := job.pairs
 	if !s.cfg.MarginInLoss {
-		for i := range pairs {
-			pairs[i].Margin = 0
+		for i := range job.pairs {
+			job.pairs[i].Margin = 0
 		}
 	}
+	// Whole queries are held out, with the stage's seed.
+	pairs, heldout, queries := splitPairs(job.rows, job.pairs, s.cfg.HeldoutFraction, uint64(s.env.Seed(s.key)))
 	opts := s.cfg.options(len(pairs), s.env.Seed(s.key), job.dir, checkpointDir(s.env, u), s.cfg.LoRA)
 	release, err := s.cfg.useDevice(&opts)
 	if err != nil {
@@ -53,9 +56,11 @@ func (s *rmStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error)
 	}
 	defer release()
 	p.base.describe(&opts)
-	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-reward-model", u, opts.Steps, len(pairs)/max(1, opts.BatchSize*opts.GradAccum))
+	perEpoch := len(pairs) / max(1, opts.BatchSize*opts.GradAccum)
+	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-reward-model", u, opts.Steps, perEpoch)
 	res, err := train.TrainRewardModel(ctx, train.RMJob{Options: opts, BaseDir: job.baseDir, Tokenizer: tok{job.tok}, Pairs: pairs,
-		EvalPairs: pairs, CenterRewardsCoefficient: s.cfg.CenterRewardsCoefficient})
+		EvalPairs: heldout, EvalEvery: max(1, perEpoch), MaxPromptLength: s.cfg.MaxPromptLength,
+		CenterRewardsCoefficient: s.cfg.CenterRewardsCoefficient})
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +70,12 @@ func (s *rmStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error)
 	if err := copyTokenizer(p.base.Dir, res); err != nil {
 		return nil, err
 	}
-	s.env.Count(s.key, "num_pairs", int64(len(pairs)))
-	a := artifact("reward-model", res, map[string]any{"base": p.base.ID})
-	return commit(a, stepRows(s.key, res.History, len(pairs)/max(1, opts.BatchSize*opts.GradAccum)), nil), nil
+	s.env.Count(s.key, "num_train_pairs", int64(len(pairs)))
+	s.env.Count(s.key, "num_heldout_pairs", int64(len(heldout)))
+	meta := map[string]any{"base": p.base.ID, "train_pairs": len(pairs), "heldout_pairs": len(heldout), "heldout_queries": queries}
+	if s.cfg.MaxPromptLength > 0 {
+		meta[metaMaxPrompt] = s.cfg.MaxPromptLength // the scorer cuts prompts the same way
+	}
+	a := artifact("reward-model", res, meta)
+	return commit(a, stepRows(s.key, res.History, perEpoch), rmHeldoutMetrics(s.key, res.Eval)), nil
 }

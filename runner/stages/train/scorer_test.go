@@ -50,7 +50,7 @@ func TestRewardModelScoredOnTrainingTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	prompt, completion := "Tell me about ", "cats and dogs"
-	trained, _ := train.EncodeScored(tok{tk}, prompt, completion)
+	trained, _ := train.EncodeScored(tok{tk}, prompt, completion, 0)
 	joined := append(tk.Encode(prompt+completion), tk.Specials().EOS)
 	if slices.Equal(trained, joined) {
 		t.Fatalf("the two tokenisations agree (%v): the test would not tell them apart", trained)
@@ -59,7 +59,7 @@ func TestRewardModelScoredOnTrainingTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := loadScorer(dir)
+	sc, err := loadScorer(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,5 +69,23 @@ func TestRewardModelScoredOnTrainingTokens(t *testing.T) {
 	}
 	if got != float64(want[0]) {
 		t.Fatalf("scorer gives %v, the reward model on its training tokens %v", got, want[0])
+	}
+
+	// A reward model trained with max_prompt_length is scored on prompts
+	// cut the same way: the last tokens of the prompt, then the completion.
+	cut, np := train.EncodeScored(tok{tk}, prompt, completion, 2)
+	if np != 2 || !slices.Equal(cut[:2], tk.Encode(prompt)[len(tk.Encode(prompt))-2:]) {
+		t.Fatalf("EncodeScored with max prompt 2 kept %d prompt tokens %v, want the prompt's last 2", np, cut[:np])
+	}
+	wantCut, err := m.Score(cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc2, err := loadScorer(dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := sc2(context.Background(), prompt, completion); err != nil || got != float64(wantCut[0]) || got == float64(want[0]) {
+		t.Fatalf("scorer with max prompt 2 gives %v (%v), want %v (and not the whole prompt's %v)", got, err, wantCut[0], want[0])
 	}
 }
