@@ -23,9 +23,10 @@ import (
 // empty directory, then again: the second run executes zero units, says so,
 // and takes under 10 % of the first run's time. The demo learns: both
 // reward models rank at least 80 % of the pairs of their held-out queries
-// right, and speaker GRPO raises the reward of held-out prompts with the
-// 95 % bootstrap interval of the paired difference above 0 (`results show
-// --json`, and the report's lines).
+// right, speaker GRPO raises the reward of held-out prompts with the 95 %
+// bootstrap interval of the paired difference above 0 (`results show
+// --json`, and the report's lines), and the episode stages' Director
+// answered (no random-agent fallback for want of a directive).
 func TestDemoEndToEnd(t *testing.T) {
 	testgate.Long(t, "the full demo twice: minutes and gigabytes on 2 cores")
 	dir := t.TempDir()
@@ -62,6 +63,7 @@ func TestDemoEndToEnd(t *testing.T) {
 		t.Errorf("speaker held-out reward did not rise under GRPO: %.4f -> %.4f", before, after)
 	}
 	checkDemoLearns(t)
+	checkDirectorAnswered(t, filepath.Join(dir, "mascot.db"))
 	if _, err := os.Stat(filepath.Join(dir, "mascot.db")); err != nil {
 		t.Fatal(err)
 	}
@@ -119,12 +121,40 @@ func checkDemoLearns(t *testing.T) {
 		t.Logf("%s: held-out reward %.4f -> %.4f, 95%% CI of the difference [%.4f, %.4f] over %d prompts", k,
 			*h.RewardBefore, *h.RewardAfter, h.RewardDeltaCI[0], h.RewardDeltaCI[1], h.Prompts)
 	}
-	// director_grpo scores the directives it samples with the group reward
-	// model, not the conversations they lead to (the model was trained on
-	// conversations), so only the Speaker's gain is held to its interval.
+	// Only the Speaker's gain is held to its interval. director_grpo rolls
+	// its directives out as whole conversations scored by the group reward
+	// model, but on the demo its held-out gain is not significant (the
+	// Speaker's sampling moves the reward more than the directive does;
+	// README, "What the demo is"), so it is logged above, not asserted.
 	if h := held["speaker_grpo"]; h != nil && len(h.RewardDeltaCI) == 2 && !(h.RewardDeltaCI[0] > 0) {
 		t.Errorf("speaker_grpo: 95%% CI of the held-out reward gain [%.4f, %.4f] does not lie above 0",
 			h.RewardDeltaCI[0], h.RewardDeltaCI[1])
+	}
+}
+
+// checkDirectorAnswered reads the run's counters: every Director request
+// succeeded, so no turn of the demo's conversations was left to the
+// random-agent fallback for want of a directive.
+func checkDirectorAnswered(t *testing.T, db string) {
+	t.Helper()
+	store, err := results.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ctx := context.Background()
+	runs, err := store.ListRuns(ctx, results.RunFilter{})
+	if err != nil || len(runs) == 0 {
+		t.Fatalf("no run (%v)", err)
+	}
+	c, err := store.RunCounters(ctx, runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("director: %d requests, %d failed, %d random-agent fallbacks", c["llm.director.requests"], c["llm.director.failures"], c["num_random_agent_fallbacks"])
+	if c["llm.director.requests"] == 0 || c["llm.director.failures"] != 0 || c["num_random_agent_fallbacks"] != 0 {
+		t.Errorf("the Director did not answer every request: %d requests, %d failed, %d random-agent fallbacks",
+			c["llm.director.requests"], c["llm.director.failures"], c["num_random_agent_fallbacks"])
 	}
 }
 

@@ -41,6 +41,9 @@ type Config struct {
 	SFTAdapter              string          `json:"sft_adapter,omitempty"`
 	FewShotExamples         int             `json:"few_shot_examples"`
 	Sampling                schema.Sampling `json:"sampling"`
+	// DirectorSampling, when set, is the Director's (its JSON directive
+	// may need a larger budget than the turns).
+	DirectorSampling *schema.Sampling `json:"director_sampling,omitempty"`
 }
 
 // withDefaults fills what CUE would have filled, for configs built in Go.

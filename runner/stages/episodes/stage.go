@@ -103,6 +103,9 @@ func (s *stage) dialogueConfig(u runner.Unit, smp datasets.Sample, index int) di
 	c := s.cfg
 	sp := stagekit.Sampling(c.Sampling)
 	dir, spk, usr := sp, sp, sp
+	if c.DirectorSampling != nil {
+		dir = stagekit.Sampling(*c.DirectorSampling)
+	}
 	dir.Model, spk.Model = alias(s.adapters, "director"), alias(s.adapters, "speaker")
 	models := dialogue.ModelNames{Director: stagekit.ModelID(s.env, c.Director),
 		Speaker: stagekit.ModelID(s.env, c.Speaker), User: stagekit.ModelID(s.env, c.User)}
