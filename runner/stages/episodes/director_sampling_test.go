@@ -34,8 +34,8 @@ func TestDirectorSamplingIsTheDirectors(t *testing.T) {
 			continue
 		}
 		var body struct {
-			MaxTokens      int             `json:"max_tokens"`
-			Temperature    float64         `json:"temperature"`
+			MaxTokens      int     `json:"max_tokens"`
+			Temperature    float64 `json:"temperature"`
 			ResponseFormat struct {
 				JSONSchema struct {
 					Name string `json:"name"`
