@@ -78,13 +78,28 @@ func Bootstrap(rows [][]float64, cols, resamples int, seed uint64, confidence fl
 // interpolates instead of sorting the resample means: the same numbers,
 // bit for bit, without a sort per column.
 func BootstrapStream(rows [][]float64, cols, resamples int, seed, stream uint64, confidence float64) (lo, hi []float64) {
-	n := len(rows)
 	lo, hi = make([]float64, cols), make([]float64, cols)
 	for c := range lo {
 		lo[c], hi[c] = math.NaN(), math.NaN()
 	}
+	a := (1 - confidence) / 2
+	for c, m := range bootstrapMeans(rows, cols, resamples, seed, stream) {
+		if len(m) == 0 {
+			continue
+		}
+		lo[c], hi[c] = quantiles(m, a, 1-a)
+	}
+	return lo, hi
+}
+
+// bootstrapMeans returns, per column, the means of the resamples that
+// hold a value of it, in the order they were drawn (BootstrapStream's
+// draws; nil columns when there is nothing to resample).
+func bootstrapMeans(rows [][]float64, cols, resamples int, seed, stream uint64) [][]float64 {
+	n := len(rows)
+	means := make([][]float64, cols)
 	if n == 0 || resamples <= 0 || cols == 0 {
-		return lo, hi
+		return means
 	}
 	colMajor := make([][]float64, cols)
 	complete := make([]bool, cols)
@@ -99,7 +114,6 @@ func BootstrapStream(rows [][]float64, cols, resamples int, seed, stream uint64,
 		}
 		colMajor[c] = col
 	}
-	means := make([][]float64, cols)
 	for c := range means {
 		means[c] = make([]float64, 0, resamples)
 	}
@@ -153,14 +167,7 @@ func BootstrapStream(rows [][]float64, cols, resamples int, seed, stream uint64,
 			}
 		}
 	}
-	a := (1 - confidence) / 2
-	for c, m := range means {
-		if len(m) == 0 {
-			continue
-		}
-		lo[c], hi[c] = quantiles(m, a, 1-a)
-	}
-	return lo, hi
+	return means
 }
 
 // quantiles returns Quantile(sorted m, p) for p = a and b, reordering m.
