@@ -264,7 +264,7 @@ stages: ev: {kind: "source", dataset: "same", eval: true}
 // must be a built-in, and the error lists them.
 func TestUnknownPluginNamesTheBuiltins(t *testing.T) {
 	wantErr(t, loadErrs(t, `judges: j: {plugin: "rubrik", endpoint: "speaker"}`+"\n"),
-		`unknown judge plugin "rubrik" (built-in: "rubric"; a third-party plugin needs command)`)
+		`unknown judge plugin "rubrik" (built-in: "rubric", "markers"; a third-party plugin needs command)`)
 	wantErr(t, loadErrs(t, `metrics: m: {plugin: "bleu"}`+"\n"), `unknown metric plugin "bleu"`)
 	if errs := loadErrs(t, `judges: j: {plugin: "mine", command: ["./judge"], endpoint: "speaker"}`+"\n"); errs != nil {
 		t.Errorf("a third-party judge with its command: %q", errs)

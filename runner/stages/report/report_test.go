@@ -147,7 +147,7 @@ stages: {
 	if err != nil || !strings.Contains(string(md), "mascot") || !strings.Contains(string(md), "baseline") {
 		t.Errorf("report.md: %v\n%s", err, md)
 	}
-	for _, want := range []string{"| mascot", "Training reward on held-out prompts", "speaker_grpo", "0.2500 ->   0.7500  (+0.5000)"} {
+	for _, want := range []string{"| mascot", "Held-out evaluation of the trained models", "speaker_grpo", "0.2500 ->   0.7500  (+0.5000"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the printed report lacks %q:\n%s", want, out.String())
 		}
