@@ -38,7 +38,6 @@ package benchdb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -86,12 +85,16 @@ func Path(n int) (string, error) {
 	path := filepath.Join(os.TempDir(), fmt.Sprintf("mascot-benchdb-v%d-%d.db", version, n))
 	if _, err := os.Stat(path); err == nil {
 		err := fillScores(path)
-		if !errors.Is(err, results.ErrSchemaNewer) {
-			return path, err
+		if err == nil {
+			return path, nil
 		}
 		// Another checkout sharing the temp dir migrated it past this
-		// mascot's schema: this one builds a copy of its own.
-		path = filepath.Join(os.TempDir(), fmt.Sprintf("mascot-benchdb-v%d-s%d-%d.db", version, results.SchemaVersion(), n))
+		// mascot's schema (ErrSchemaNewer), or along a branch's migrations
+		// that this one's cannot follow: it is left to that checkout, and
+		// this one builds a copy of its own.
+		own := filepath.Join(os.TempDir(), fmt.Sprintf("mascot-benchdb-v%d-s%d-%d.db", version, results.SchemaVersion(), n))
+		fmt.Fprintf(os.Stderr, "benchdb: %s does not open with this mascot's schema (%v); using %s\n", path, err, own)
+		path = own
 		if _, err := os.Stat(path); err == nil {
 			return path, fillScores(path)
 		}
