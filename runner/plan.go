@@ -52,7 +52,9 @@ func Plan(ctx context.Context, opts Options) ([]PlanStage, error) {
 			ps.Backend = stageDevice(r.opts.Loaded.Experiment.Stages[key])
 		}
 		if ps.Units < 0 || ps.Done < ps.Units {
-			if n := r.preflightNote(key); n != "" {
+			// A preflight problem the count already met (a dataset not
+			// found) is said once, in full, not again cut to its first line.
+			if n := r.preflightNote(key); n != "" && !strings.Contains(ps.Note, strings.TrimPrefix(n, preflightPrefix)) {
 				ps.Note = strings.TrimPrefix(ps.Note+"; "+n, "; ")
 			}
 		}

@@ -172,13 +172,16 @@ func (r *run) completeStages(ctx context.Context) map[string]bool {
 	return done
 }
 
+// preflightPrefix begins Plan's note for a stage that could not run here.
+const preflightPrefix = "cannot run here: "
+
 // preflightNote is Plan's note for a stage that could not run here.
 func (r *run) preflightNote(key string) string {
 	if ex := r.executorName(key); ex != "" && ex != "local" {
 		return ""
 	}
 	if errs := r.stageProblems(r.checkEnv(), key); len(errs) > 0 {
-		return "cannot run here: " + firstLine(errs[0].Msg)
+		return preflightPrefix + firstLine(errs[0].Msg)
 	}
 	return ""
 }
