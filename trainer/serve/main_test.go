@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 
+	"mascot.dev/mascot/internal/syncbuf"
 	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/tokenizer"
 )
@@ -33,29 +33,11 @@ func TestParseArgs(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestRunServesUntilCancelled: the flags as `mascot serve` parses them,
 // then Run, which serves until its context ends.
 func TestRunServesUntilCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	opts, err := ParseArgs([]string{"--model", tinyModelDir(t), "--addr", "127.0.0.1:0", "--served-model-name", "demo"}, &stderr)
 	if err != nil {
 		t.Fatal(err)

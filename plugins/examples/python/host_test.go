@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"mascot.dev/mascot/internal/syncbuf"
 	"mascot.dev/mascot/plugins/host"
 	"mascot.dev/mascot/plugins/spec"
 )
@@ -25,7 +26,7 @@ import (
 // graceful shutdown.
 func TestPythonJudgeThroughHost(t *testing.T) {
 	pythonPath := stubs(t)
-	log := &syncBuffer{}
+	log := &syncbuf.Buffer{}
 	ctx := context.Background()
 	j, err := host.StartJudge(ctx, host.Config{Name: "pylength", Command: script(t),
 		Env: []string{"PYTHONPATH=" + pythonPath}, Stderr: log})

@@ -68,22 +68,3 @@ func script(t *testing.T) string {
 	}
 	return p
 }
-
-// syncBuffer collects the plugin's stderr and the host's warnings, which
-// arrive from go-plugin's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}

@@ -1,17 +1,16 @@
 package judge_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/syncbuf"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 )
@@ -40,24 +39,6 @@ exec %[3]q plugin serve "$1"
 
 func (d dyingStarter) Command(name string) []string { return []string{d.script, name} }
 
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestPluginKilledDuringHandshakeStageCompletes: the rubric judge's first
 // two processes are killed during their handshake. The judge stage still
 // judges every candidate, its counters hold exactly two restarts of the
@@ -70,7 +51,7 @@ func TestPluginKilledDuringHandshakeStageCompletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	var log syncBuffer
+	var log syncbuf.Buffer
 	l := judgeSpec(t, speaker.URL(), fmt.Sprintf("%q", judge.URL()), `concurrency: 8`)
 	sum, err := runner.Execute(context.Background(), runner.Options{Loaded: l, Store: store, RunsDir: t.TempDir(),
 		Log:      slog.New(slog.NewTextHandler(&log, nil)),
