@@ -18,32 +18,7 @@ import (
 func TestReportPageShowsSeveralJudges(t *testing.T) {
 	st := openStore(t)
 	seed(t, st)
-	ctx := context.Background()
-	eps, err := st.EpisodesForUnit(ctx, "gen-run-a")
-	must(t, err)
-	if len(eps) == 0 {
-		t.Fatal("no episodes seeded for run-a")
-	}
-	second := results.Unit{Fingerprint: "judge2-run-a", Kind: "judge", StageKey: "judge2", RunID: "run-a"}
-	must(t, st.CommitUnit(ctx, second, func(tx *results.Tx) error {
-		for _, e := range eps {
-			v, err := st.GetEpisodeView(ctx, e.ID, "run-a")
-			if err != nil {
-				return err
-			}
-			for _, j := range v.Judgments {
-				if j.Judge != "gpt-4o" {
-					continue
-				}
-				j.ID, j.UnitFP, j.Judge = 0, "", "gemma-3"
-				j.Score = max(1, j.Score-1)
-				if _, err := tx.InsertJudgment(j); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}))
+	addJudge(t, st, func(j *results.Judgment) { j.Score = max(1, j.Score-1) })
 	h, err := NewHandler(st, Options{Resample: 200, PageSize: 4, Patience: time.Minute})
 	must(t, err)
 	srv := httptest.NewServer(h)
@@ -68,33 +43,15 @@ func TestReportPageJudgeColumnsUseTheOneRule(t *testing.T) {
 	st := openStore(t)
 	seed(t, st)
 	ctx := context.Background()
-	eps, err := st.EpisodesForUnit(ctx, "gen-run-a")
-	must(t, err)
-	second := results.Unit{Fingerprint: "judge2-run-a", Kind: "judge", StageKey: "judge2", RunID: "run-a"}
-	must(t, st.CommitUnit(ctx, second, func(tx *results.Tx) error {
-		first := true
-		for _, e := range eps {
-			v, err := st.GetEpisodeView(ctx, e.ID, "run-a")
-			if err != nil {
-				return err
-			}
-			for _, j := range v.Judgments {
-				if j.Judge != "gpt-4o" {
-					continue
-				}
-				// The scale's floor but for one item: an Overall of a few
-				// points on 0..100.
-				j.ID, j.UnitFP, j.Judge, j.Score = 0, "", "gemma-3", j.ScaleMin
-				if first {
-					j.Score, first = j.ScaleMin+(j.ScaleMax-j.ScaleMin)/10, false
-				}
-				if _, err := tx.InsertJudgment(j); err != nil {
-					return err
-				}
-			}
+	first := true
+	addJudge(t, st, func(j *results.Judgment) {
+		// The scale's floor but for one item: an Overall of a few points
+		// on 0..100.
+		j.Score = j.ScaleMin
+		if first {
+			j.Score, first = j.ScaleMin+(j.ScaleMax-j.ScaleMin)/10, false
 		}
-		return nil
-	}))
+	})
 	opts := Options{Resample: 200, PageSize: 4, Patience: time.Minute}
 	h, err := NewHandler(st, opts)
 	must(t, err)
@@ -125,4 +82,36 @@ func TestReportPageJudgeColumnsUseTheOneRule(t *testing.T) {
 	if fine == 0 {
 		t.Fatal("no judge cell needs more than one decimal; the check is blind")
 	}
+}
+
+// addJudge commits, as a second judge "gemma-3" of run-a, a copy of each
+// gpt-4o judgment of run-a's episodes with its score rewritten by score.
+func addJudge(t *testing.T, st *results.Store, score func(*results.Judgment)) {
+	t.Helper()
+	ctx := context.Background()
+	eps, err := st.EpisodesForUnit(ctx, "gen-run-a")
+	must(t, err)
+	if len(eps) == 0 {
+		t.Fatal("no episodes seeded for run-a")
+	}
+	second := results.Unit{Fingerprint: "judge2-run-a", Kind: "judge", StageKey: "judge2", RunID: "run-a"}
+	must(t, st.CommitUnit(ctx, second, func(tx *results.Tx) error {
+		for _, e := range eps {
+			v, err := st.GetEpisodeView(ctx, e.ID, "run-a")
+			if err != nil {
+				return err
+			}
+			for _, j := range v.Judgments {
+				if j.Judge != "gpt-4o" {
+					continue
+				}
+				j.ID, j.UnitFP, j.Judge = 0, "", "gemma-3"
+				score(&j)
+				if _, err := tx.InsertJudgment(j); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}))
 }

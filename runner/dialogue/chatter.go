@@ -61,10 +61,10 @@ type caller struct {
 	// lastErr is the last failure counted by fail (tolerant mode goes on
 	// without it, but a caller left with nothing can say why).
 	lastErr error
-	// asked and answered count each role's requests and successes (silent
-	// reads the Director's).
-	asked, answered map[string]int
-	roleErr         map[string]error
+	// directorAsked and directorAnswered count the Director's requests and
+	// its successes, directorErr is its last failure (silent reads them).
+	directorAsked, directorAnswered int
+	directorErr                     error
 }
 
 // call is one request. n > 1 asks for n choices in one request.
@@ -82,17 +82,18 @@ func (c *caller) call(ctx context.Context, role string, s Sampling, pos Pos, msg
 		req.N = n
 	}
 	resp, err := c.ch.Chat(ctx, req)
-	if c.asked == nil {
-		c.asked, c.answered, c.roleErr = map[string]int{}, map[string]int{}, map[string]error{}
-	}
-	c.asked[role]++
 	if err != nil {
 		err = fmt.Errorf("calling %s (%s round %d): %w", role, pos.Step, pos.Round, err)
-		c.roleErr[role] = err
-		return resp, err
 	}
-	c.answered[role]++
-	return resp, nil
+	if role == RoleDirector {
+		c.directorAsked++
+		if err != nil {
+			c.directorErr = err
+		} else {
+			c.directorAnswered++
+		}
+	}
+	return resp, err
 }
 
 // silent is the error of a conversation in which every Director request
@@ -103,9 +104,9 @@ func (c *caller) call(ctx context.Context, role string, s Sampling, pos Pos, msg
 // of undirected ones. (A Speaker that never answered leaves no agent turn:
 // the episode is skipped and counted as such.)
 func (c *caller) silent() error {
-	if n := c.asked[RoleDirector]; n > 0 && c.answered[RoleDirector] == 0 {
+	if n := c.directorAsked; n > 0 && c.directorAnswered == 0 {
 		return fmt.Errorf("every %s request of this conversation failed (%d of %d), so no turn was directed: %w",
-			RoleDirector, n, n, c.roleErr[RoleDirector])
+			RoleDirector, n, n, c.directorErr)
 	}
 	return nil
 }

@@ -9,8 +9,6 @@ import (
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/stages/episodes"
 	"mascot.dev/mascot/schema"
-	"mascot.dev/mascot/trainer/lora"
-	"mascot.dev/mascot/trainer/loss"
 	"mascot.dev/mascot/trainer/train"
 )
 
@@ -55,30 +53,15 @@ func (s *grpoStage) directorUnits(ctx context.Context, units []string, base base
 // runDirector trains the Director on trajectories and measures the
 // held-out reward before and after, on whole trajectories too.
 func (s *grpoStage) runDirector(ctx context.Context, u runner.Unit, p directorPayload) (runner.Commit, error) {
-	base, tk, err := loadBase(p.base.Dir)
+	r, err := s.setup(ctx, u, p.base, p.rewards, len(p.train))
 	if err != nil {
 		return nil, err
 	}
-	rf, err := buildReward(p.rewards)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := stageDir(s.env, s.key)
-	if err != nil {
-		return nil, err
-	}
-	opts := s.cfg.options(len(p.train), s.env.Seed(s.key), dir, checkpointDir(s.env, u), &s.cfg.LoRA)
-	release, err := s.cfg.useDevice(&opts)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	p.base.describe(&opts)
-	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-grpo", u, opts.Steps, 0)
+	defer r.release()
 	if err := p.set.LoadAdapters(ctx); err != nil {
 		return nil, err
 	}
-	ro, err := s.newRollouts(u, p, tok{tk}, base.Config.VocabSize, rf, dir)
+	ro, err := s.newRollouts(u, p, tok{r.tk}, r.base.Config.VocabSize, r.reward, r.dir)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +69,7 @@ func (s *grpoStage) runDirector(ctx context.Context, u runner.Unit, p directorPa
 	var metrics []results.Metric
 	var before, after []float64 // per held-out state, in p.heldout's order
 	if len(p.heldout) > 0 {
-		if before, err = ro.heldout(ctx, "before", base, nil); err != nil {
+		if before, err = ro.heldout(ctx, "before", r.base, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -94,24 +77,17 @@ func (s *grpoStage) runDirector(ctx context.Context, u runner.Unit, p directorPa
 	for i, st := range p.train {
 		keys[i] = st.Key
 	}
-	res, err := train.TrainGRPO(ctx, train.GRPOJob{Options: opts, Base: base, Tokenizer: tok{tk}, Prompts: keys,
-		GroupSize: max(2, s.cfg.NumGenerations), Rollout: ro.rollout, MaxCompletionTokens: s.cfg.MaxCompletionLength,
-		Temperature: s.cfg.Temperature,
-		Loss: loss.GRPOConfig{Beta: s.cfg.Beta, Epsilon: s.cfg.Epsilon, EpsilonHigh: s.cfg.EpsilonHigh,
-			LossType: s.cfg.LossType, Sequence: s.cfg.ImportanceSamplingLevel == "sequence"},
-		ScaleRewards: s.cfg.ScaleRewards, NumIterations: max(1, s.cfg.NumIterations)})
+	job := s.job(r, keys)
+	job.Rollout = ro.rollout
+	res, err := train.TrainGRPO(ctx, job)
 	if err != nil {
 		return nil, err
 	}
-	if err := doneTraining(opts.CheckpointDir); err != nil {
+	if err := doneTraining(r.opts.CheckpointDir); err != nil {
 		return nil, err
 	}
 	if len(p.heldout) > 0 {
-		ad, err := lora.Load(res.Dir)
-		if err != nil {
-			return nil, fmt.Errorf("loading trained adapter: %w", err)
-		}
-		tuned, err := base.WithAdapters(ad)
+		tuned, ad, err := r.tuned(res)
 		if err != nil {
 			return nil, err
 		}

@@ -10,8 +10,6 @@ import (
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
-	"mascot.dev/mascot/trainer/lora"
-	"mascot.dev/mascot/trainer/loss"
 	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/reward"
 	"mascot.dev/mascot/trainer/sample"
@@ -141,57 +139,35 @@ func (s *grpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, erro
 		return s.runDirector(ctx, u, d)
 	}
 	p := u.Payload.(grpoPayload)
-	base, tk, err := loadBase(p.base.Dir)
+	r, err := s.setup(ctx, u, p.base, p.rewards, len(p.train))
 	if err != nil {
 		return nil, err
 	}
-	rf, err := buildReward(p.rewards)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := stageDir(s.env, s.key)
-	if err != nil {
-		return nil, err
-	}
-	opts := s.cfg.options(len(p.train), s.env.Seed(s.key), dir, checkpointDir(s.env, u), &s.cfg.LoRA)
-	release, err := s.cfg.useDevice(&opts)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	p.base.describe(&opts)
-	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-grpo", u, opts.Steps, 0)
+	defer r.release()
 	// The held-out prompts are cut as the trainer cuts training prompts
 	// (their last max_length − max_completion_length tokens).
-	ev := evaluator{tk: tok{tk}, reward: rf, n: max(2, s.cfg.NumGenerations), seed: opts.Seed,
-		maxPrompt: max(0, opts.MaxLength-s.cfg.MaxCompletionLength),
+	ev := evaluator{tk: tok{r.tk}, reward: r.reward, n: max(2, s.cfg.NumGenerations), seed: r.opts.Seed,
+		maxPrompt: max(0, r.opts.MaxLength-s.cfg.MaxCompletionLength),
 		params: sample.Params{Temperature: float32(s.cfg.Temperature), MaxTokens: s.cfg.MaxCompletionLength,
-			StopTokens: []int{tok{tk}.EOS()}}}
+			StopTokens: []int{tok{r.tk}.EOS()}}}
 	var before []float64
 	if len(p.heldout) > 0 {
-		if before, err = ev.perPrompt(ctx, base, p.heldout); err != nil {
+		if before, err = ev.perPrompt(ctx, r.base, p.heldout); err != nil {
 			return nil, err
 		}
 	}
-	res, err := train.TrainGRPO(ctx, train.GRPOJob{Options: opts, Base: base, Tokenizer: tok{tk}, Prompts: p.train,
-		GroupSize: max(2, s.cfg.NumGenerations), Reward: rf, MaxCompletionTokens: s.cfg.MaxCompletionLength,
-		Temperature: s.cfg.Temperature,
-		Loss: loss.GRPOConfig{Beta: s.cfg.Beta, Epsilon: s.cfg.Epsilon, EpsilonHigh: s.cfg.EpsilonHigh,
-			LossType: s.cfg.LossType, Sequence: s.cfg.ImportanceSamplingLevel == "sequence"},
-		ScaleRewards: s.cfg.ScaleRewards, NumIterations: max(1, s.cfg.NumIterations)})
+	job := s.job(r, p.train)
+	job.Reward = r.reward
+	res, err := train.TrainGRPO(ctx, job)
 	if err != nil {
 		return nil, err
 	}
-	if err := doneTraining(opts.CheckpointDir); err != nil {
+	if err := doneTraining(r.opts.CheckpointDir); err != nil {
 		return nil, err
 	}
 	var metrics []results.Metric
 	if len(p.heldout) > 0 {
-		ad, err := lora.Load(res.Dir)
-		if err != nil {
-			return nil, fmt.Errorf("loading trained adapter: %w", err)
-		}
-		tuned, err := base.WithAdapters(ad)
+		tuned, _, err := r.tuned(res)
 		if err != nil {
 			return nil, err
 		}
