@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/httpguard/guardtest"
 )
 
 // TestGatewayRefusesForgedRequests: the run's LLM gateway for plugins sits
@@ -38,24 +39,12 @@ func TestGatewayRefusesForgedRequests(t *testing.T) {
 		{"no scope", nil, 400},
 		{"the plugin's request", map[string]string{ScopeHeader: ItemScope(token, "a")}, 200},
 	} {
-		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		code, _, err := guardtest.Send(context.Background(), http.MethodPost, url, body, c.headers)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for k, v := range c.headers {
-			if k == "Host" {
-				req.Host = v
-				continue
-			}
-			req.Header.Set(k, v)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != c.want {
-			t.Errorf("%s: %d, want %d", c.name, resp.StatusCode, c.want)
+		if code != c.want {
+			t.Errorf("%s: %d, want %d", c.name, code, c.want)
 		}
 	}
 }

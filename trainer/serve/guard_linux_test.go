@@ -4,39 +4,28 @@ package serve
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"mascot.dev/mascot/internal/httpguard/guardtest"
 )
 
 // send makes one request with the given headers (Host among them) and
 // returns its status and body.
 func send(t *testing.T, method, url, body string, headers map[string]string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	code, b, err := guardtest.Send(context.Background(), method, url, body, headers)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range headers {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return code, b
 }
 
 // TestServeRefusesForgedRequests forges, without a browser, what a web page

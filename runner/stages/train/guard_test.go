@@ -2,12 +2,11 @@ package train_test
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
 
+	"mascot.dev/mascot/internal/httpguard/guardtest"
 	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
@@ -47,25 +46,12 @@ func (p *probe) Run(ctx context.Context, _ runner.Unit) (runner.Commit, error) {
 		{"chat without the token", "POST", "/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":1}`, nil},
 		{"own client", "GET", "/models", "", map[string]string{"Authorization": "Bearer " + token}},
 	} {
-		req, err := http.NewRequestWithContext(ctx, c.method, url+c.path, strings.NewReader(c.body))
+		code, _, err := guardtest.Send(ctx, c.method, url+c.path, c.body, c.headers)
 		if err != nil {
 			return nil, err
 		}
-		for k, v := range c.headers {
-			if k == "Host" {
-				req.Host = v
-				continue
-			}
-			req.Header.Set(k, v)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
 		p.mu.Lock()
-		p.got[c.name] = resp.StatusCode
+		p.got[c.name] = code
 		p.mu.Unlock()
 	}
 	// The run's own client, which sends the token, is served.
