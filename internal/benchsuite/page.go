@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -24,16 +25,13 @@ const (
 func (cfg Config) Label() string {
 	var on []string
 	for _, p := range []string{"candidates", "store", "engine", "demo"} {
-		skipped := false
-		for _, s := range cfg.Skip {
-			skipped = skipped || strings.TrimSpace(s) == p
+		if slices.Contains(cfg.Skip, p) {
+			continue
 		}
-		if !skipped {
-			if p == "store" {
-				p = fmt.Sprintf("store at %d episodes", cfg.Episodes)
-			}
-			on = append(on, p)
+		if p == "store" {
+			p = fmt.Sprintf("store at %d episodes", cfg.Episodes)
 		}
+		on = append(on, p)
 	}
 	return strings.Join(on, ", ")
 }
