@@ -45,3 +45,9 @@ func dot1x8z(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bo
 //
 //go:noescape
 func dot1x1z(x *float32, w *float32, n int, y *float32, acc bool)
+
+// wsumz sets o[c] = Σ_{t<n} p[t]·v[t·ldv+c] for c < d, a multiple of 16
+// (attend_amd64.s): attention's weighted sum of values.
+//
+//go:noescape
+func wsumz(o *float32, p *float32, v *float32, ldv int, n int, d int)
