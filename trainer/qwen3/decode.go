@@ -260,9 +260,7 @@ func (m *Model) decodeRows(rows []row, want []bool) []float32 {
 		rmsNorm(h, l.postNorm, c.RMSNormEps, x)
 		m.project(li, GateProj, x, R, gate, spans)
 		m.project(li, UpProj, x, R, up, spans)
-		for i := range gate {
-			gate[i] = silu(gate[i]) * up[i]
-		}
+		swiGLU(gate, up)
 		m.project(li, DownProj, gate, R, tmp, spans)
 		for i := range h {
 			h[i] += tmp[i]
