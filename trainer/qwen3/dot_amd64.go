@@ -51,3 +51,9 @@ func dot1x1z(x *float32, w *float32, n int, y *float32, acc bool)
 //
 //go:noescape
 func wsumz(o *float32, p *float32, v *float32, ldv int, n int, d int)
+
+// swiglu8 is swiGLU's last loop over n values, a positive multiple of 8,
+// in AVX-512 with the Go loop's bits (swiglu_amd64.s).
+//
+//go:noescape
+func swiglu8(gate *float32, ex *float64, up *float32, n int)

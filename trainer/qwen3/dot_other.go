@@ -32,3 +32,7 @@ func dot1x1z(x *float32, w *float32, n int, y *float32, acc bool) {
 func wsumz(o *float32, p *float32, v *float32, ldv int, n int, d int) {
 	panic("qwen3: wsumz without the amd64 kernels")
 }
+
+func swiglu8(gate *float32, ex *float64, up *float32, n int) {
+	panic("qwen3: swiglu8 without the amd64 kernels")
+}

@@ -5,7 +5,8 @@ import "math"
 // swiGLU sets gate[i] = silu(gate[i])·up[i], the MLP's activation, for
 // every row of a pass at once. silu(x) = x/(1+e^−x) takes its exponential
 // from ExpNegs (vectorized) as e = e^−|x|: x/(1+e) for x ≥ 0, x·e/(1+e)
-// below, in float64 before the float32 product with up. One math.Exp per
+// below, in float64 before the float32 product with up; on an AVX-512 CPU
+// eight elements at a time (swiglu8) with the same bits. One math.Exp per
 // element cost a batch-8 decoding step of the engine suite's model about
 // a tenth of its time. Each element's bits depend on its own two inputs
 // only, so rows stay independent of the batch.
@@ -20,7 +21,13 @@ func swiGLU(gate, up []float32) {
 			e[i] = -math.Abs(float64(v))
 		}
 		ExpNegs(e)
-		for i, v := range g {
+		done := 0
+		if zmmKernels && len(g) >= 8 {
+			done = len(g) &^ 7
+			swiglu8(&g[0], &e[0], &u[0], done)
+		}
+		for i := done; i < len(g); i++ {
+			v := g[i]
 			// x·1 is x, so one product covers both signs; a select
 			// instead of a branch, which random signs would mispredict.
 			x, n := float64(v), 1.0

@@ -39,3 +39,30 @@ func TestSwiGLUMatchesFormula(t *testing.T) {
 		}
 	}
 }
+
+// TestSwiGLUSameBitsInEveryFamily checks that the AVX-512 loop (swiglu8)
+// gives the portable loop's bits, NaN and both signs included, on a length
+// with a remainder.
+func TestSwiGLUSameBitsInEveryFamily(t *testing.T) {
+	gate0, up := make([]float32, 523), make([]float32, 523)
+	for i := range gate0 {
+		gate0[i] = float32((i*7919)%1013)/60 - 8
+		up[i] = float32((i*104729)%997)/300 - 1.5
+	}
+	gate0[5], gate0[6], gate0[7] = float32(math.NaN()), 0, float32(math.Copysign(0, -1))
+	var ref []float32
+	for _, fam := range kernelFamilies(t) {
+		useKernels(fam)
+		g := append([]float32(nil), gate0...)
+		swiGLU(g, up)
+		if ref == nil {
+			ref = g
+			continue
+		}
+		for i := range g {
+			if math.Float32bits(g[i]) != math.Float32bits(ref[i]) {
+				t.Fatalf("%s: element %d (x %g) is %g, portable gives %g", fam, i, gate0[i], g[i], ref[i])
+			}
+		}
+	}
+}
