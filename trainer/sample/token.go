@@ -29,21 +29,7 @@ func ChooseToken(logits []float32, p Params, r *rand.Rand) (int, float32, error)
 		return 0, 0, ErrNoToken
 	}
 	logProb := func(i int) float32 { return float32(float64(logits[i]/t) - lse) }
-	// Choose's draw over every token, term for term.
-	var total float64
-	for _, v := range e {
-		total += v
-	}
-	u := r.Float64() * total
-	last := 0
-	for i, v := range e {
-		if v == 0 {
-			continue
-		}
-		last = i
-		if u -= v; u < 0 {
-			return i, logProb(i), nil
-		}
-	}
-	return last, logProb(last), nil
+	// Choose's draw over every token.
+	i := drawAny(e, r)
+	return i, logProb(i), nil
 }
