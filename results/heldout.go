@@ -8,28 +8,49 @@ import (
 
 // The stage-level metrics (episode_id NULL, system = the stage key) in
 // which training stages record their held-out evaluation: reward models
-// on pairs of queries they did not train on, GRPO policies on prompts
-// they did not train on.
+// and DPO policies on pairs of queries they did not train on, GRPO
+// policies on prompts they did not train on, pretraining on lines and SFT
+// on contexts it did not train on.
 const (
-	MetricHeldoutAccuracy     = "heldout_accuracy"
-	MetricHeldoutLoss         = "heldout_loss"
-	MetricHeldoutPairs        = "heldout_pairs"
-	MetricHeldoutRewardBefore = "heldout_reward_before"
-	MetricHeldoutRewardAfter  = "heldout_reward_after"
-	MetricHeldoutDeltaCILow   = "heldout_reward_delta_ci_low"
-	MetricHeldoutDeltaCIHigh  = "heldout_reward_delta_ci_high"
-	MetricHeldoutPrompts      = "heldout_prompts"
+	MetricHeldoutAccuracy         = "heldout_accuracy"
+	MetricHeldoutAccuracyBefore   = "heldout_accuracy_before"
+	MetricHeldoutLoss             = "heldout_loss"
+	MetricHeldoutLossBefore       = "heldout_loss_before"
+	MetricHeldoutPerplexity       = "heldout_perplexity"
+	MetricHeldoutPerplexityBefore = "heldout_perplexity_before"
+	MetricHeldoutExamples         = "heldout_examples"
+	MetricHeldoutTokens           = "heldout_tokens"
+	MetricHeldoutPairs            = "heldout_pairs"
+	MetricHeldoutRewardBefore     = "heldout_reward_before"
+	MetricHeldoutRewardAfter      = "heldout_reward_after"
+	MetricHeldoutDeltaCILow       = "heldout_reward_delta_ci_low"
+	MetricHeldoutDeltaCIHigh      = "heldout_reward_delta_ci_high"
+	MetricHeldoutPrompts          = "heldout_prompts"
 )
 
 // Heldout is one training stage's held-out evaluation, as `mascot
 // results show` prints it under the stage (heldout.accuracy, ...).
 type Heldout struct {
-	// Accuracy and Loss are a reward model's pairwise accuracy and
-	// Bradley–Terry loss on the held-out pairs after training; Pairs
-	// counts them.
+	// Accuracy and Loss are figures on the held-out data after training:
+	// a reward model's pairwise accuracy and Bradley–Terry loss; a DPO
+	// policy's preference accuracy (chosen's implicit reward above the
+	// rejected's) and DPO loss; a language model's (pretrain, train-sft)
+	// mean NLL per token, with no accuracy. Pairs counts the held-out
+	// pairs.
 	Accuracy *float64 `json:"accuracy,omitempty"`
 	Loss     *float64 `json:"loss,omitempty"`
 	Pairs    int      `json:"pairs,omitempty"`
+	// AccuracyBefore and LossBefore are the same figures before training
+	// (pretrain, train-sft and train-dpo); Perplexity and
+	// PerplexityBefore are exp of a language model's loss; Examples and
+	// Tokens count its held-out windows (pretrain) or examples (train-sft)
+	// and the tokens scored.
+	AccuracyBefore   *float64 `json:"accuracy_before,omitempty"`
+	LossBefore       *float64 `json:"loss_before,omitempty"`
+	Perplexity       *float64 `json:"perplexity,omitempty"`
+	PerplexityBefore *float64 `json:"perplexity_before,omitempty"`
+	Examples         int      `json:"examples,omitempty"`
+	Tokens           int      `json:"tokens,omitempty"`
 	// RewardBefore and RewardAfter are a policy's mean reward on the
 	// held-out prompts (or states) before and after training;
 	// RewardDeltaCI is the 95% bootstrap interval [low, high] of their
@@ -82,6 +103,18 @@ func (s *Store) Heldout(ctx context.Context, runID string) (map[string]*Heldout,
 			h.Accuracy = p
 		case MetricHeldoutLoss:
 			h.Loss = p
+		case MetricHeldoutAccuracyBefore:
+			h.AccuracyBefore = p
+		case MetricHeldoutLossBefore:
+			h.LossBefore = p
+		case MetricHeldoutPerplexity:
+			h.Perplexity = p
+		case MetricHeldoutPerplexityBefore:
+			h.PerplexityBefore = p
+		case MetricHeldoutExamples:
+			h.Examples = int(v)
+		case MetricHeldoutTokens:
+			h.Tokens = int(v)
 		case MetricHeldoutPairs:
 			h.Pairs = int(v)
 		case MetricHeldoutRewardBefore:

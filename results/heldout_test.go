@@ -48,6 +48,27 @@ func TestHeldoutUnderItsStage(t *testing.T) {
 		})
 		return err
 	})
+	commit("dpo", "dpo", "r", func(tx *Tx) error {
+		_, err := tx.InsertMetrics([]Metric{
+			{System: "dpo", Name: MetricHeldoutAccuracyBefore, Value: 0},
+			{System: "dpo", Name: MetricHeldoutAccuracy, Value: 0.75},
+			{System: "dpo", Name: MetricHeldoutLossBefore, Value: 0.693},
+			{System: "dpo", Name: MetricHeldoutLoss, Value: 0.5},
+			{System: "dpo", Name: MetricHeldoutPairs, Value: 8},
+		})
+		return err
+	})
+	commit("pre", "pre", "r", func(tx *Tx) error {
+		_, err := tx.InsertMetrics([]Metric{
+			{System: "pre", Name: MetricHeldoutLossBefore, Value: 5.5},
+			{System: "pre", Name: MetricHeldoutLoss, Value: 2},
+			{System: "pre", Name: MetricHeldoutPerplexityBefore, Value: 244.7},
+			{System: "pre", Name: MetricHeldoutPerplexity, Value: 7.39},
+			{System: "pre", Name: MetricHeldoutExamples, Value: 3},
+			{System: "pre", Name: MetricHeldoutTokens, Value: 189},
+		})
+		return err
+	})
 	commit("grpo-other", "director_grpo", "other", func(tx *Tx) error {
 		_, err := tx.InsertMetrics([]Metric{{System: "director_grpo", Name: MetricHeldoutRewardBefore, Value: 0}})
 		return err
@@ -60,13 +81,17 @@ func TestHeldoutUnderItsStage(t *testing.T) {
 		"persona_rm": {Accuracy: f(0.85), Loss: f(0.4), Pairs: 20, Epochs: []HeldoutEpoch{
 			{Step: 2, Epoch: 1, Accuracy: 0.6, Loss: 0.65}, {Step: 4, Epoch: 2, Accuracy: 0.85, Loss: 0.4}}},
 		"speaker_grpo": {RewardBefore: f(0.1), RewardAfter: f(0.4), RewardDeltaCI: []float64{0.05, 0.6}, Prompts: 6},
+		"dpo":          {AccuracyBefore: f(0), Accuracy: f(0.75), LossBefore: f(0.693), Loss: f(0.5), Pairs: 8},
+		"pre": {LossBefore: f(5.5), Loss: f(2), PerplexityBefore: f(244.7), Perplexity: f(7.39),
+			Examples: 3, Tokens: 189},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Heldout(r):\ngot  %s\nwant %s", dump(got), dump(want))
 	}
 
 	for _, st := range []Stage{{RunID: "r", Key: "persona_rm", Kind: "train-reward-model"},
-		{RunID: "r", Key: "speaker_grpo", Kind: "train-grpo"}, {RunID: "r", Key: "candidates", Kind: "candidates"}} {
+		{RunID: "r", Key: "speaker_grpo", Kind: "train-grpo"}, {RunID: "r", Key: "candidates", Kind: "candidates"},
+		{RunID: "r", Key: "dpo", Kind: "train-dpo"}, {RunID: "r", Key: "pre", Kind: "pretrain"}} {
 		if err := s.UpsertStage(ctx, st); err != nil {
 			t.Fatal(err)
 		}

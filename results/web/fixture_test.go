@@ -193,6 +193,29 @@ func seedTraining(t testing.TB, st *results.Store, runID string) {
 		})
 		return err
 	}))
+	// A DPO policy and a pretraining, scored before and after training.
+	for k, ms := range map[string][]results.Metric{
+		"dpo": {{Name: results.MetricHeldoutAccuracyBefore, Value: 0}, {Name: results.MetricHeldoutAccuracy, Value: 0.875},
+			{Name: results.MetricHeldoutLossBefore, Value: 0.6931}, {Name: results.MetricHeldoutLoss, Value: 0.25},
+			{Name: results.MetricHeldoutPairs, Value: 8}},
+		"pre": {{Name: results.MetricHeldoutLossBefore, Value: 5.5}, {Name: results.MetricHeldoutLoss, Value: 2.5},
+			{Name: results.MetricHeldoutPerplexityBefore, Value: 244.69}, {Name: results.MetricHeldoutPerplexity, Value: 12.18},
+			{Name: results.MetricHeldoutExamples, Value: 4}, {Name: results.MetricHeldoutTokens, Value: 252}},
+	} {
+		u := results.Unit{Fingerprint: k + "-" + runID, Kind: k, StageKey: k, RunID: runID}
+		must(t, st.CommitUnit(ctx, u, func(tx *results.Tx) error {
+			for s := 1; s <= 3; s++ {
+				if _, err := tx.InsertTrainingStep(results.TrainingStep{Step: s, Epoch: float64(s), Loss: fptrOf(1 / float64(s))}); err != nil {
+					return err
+				}
+			}
+			for i := range ms {
+				ms[i].System = k
+			}
+			_, err := tx.InsertMetrics(ms)
+			return err
+		}))
+	}
 }
 
 func seedSweep(t testing.TB, st *results.Store, start time.Time) {

@@ -38,6 +38,10 @@
 //     heldout_loss (the training objective on them); DPO sequences and SFT examples keep their first
 //     MaxLength tokens (TRL's truncation_mode "keep_start"); pretraining
 //     text is one EOS-separated token stream cut into SeqLen chunks.
+//   - Pretraining, SFT and DPO score held-out data (EvalTexts,
+//     EvalExamples, EvalPairs) without gradients before the first step,
+//     on the model as built (before a checkpoint is restored, so a resumed
+//     run reports the same starting point), and after the last step.
 //   - The reward model and DPO train without LoRA dropout (TRL's
 //     disable_dropout=True for both); SFT and GRPO apply it (TRL leaves
 //     dropout on there). The differences from TRL that remain are listed

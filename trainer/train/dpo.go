@@ -21,6 +21,13 @@ type DPOJob struct {
 	Pairs     []Pair
 	// Beta is DPO's β (default 0.1, TRL's).
 	Beta float64
+	// EvalPairs, when given, are held out: scored before the first step
+	// and after the last (Result.Eval "accuracy_before", "accuracy",
+	// "loss_before", "loss", "margin", "pairs"). Accuracy is the share
+	// of pairs whose implicit reward β·(log π/π_ref) is higher for the
+	// chosen completion (strictly: an untrained adapter, equal to the
+	// reference, ranks none), the loss DPO's sigmoid loss.
+	EvalPairs []Pair
 }
 
 // TrainDPO runs DPO and saves the adapter.
@@ -49,6 +56,19 @@ func TrainDPO(ctx context.Context, job DPOJob) (Result, error) {
 		return Result{}, fmt.Errorf("training dpo: %w", err)
 	}
 	defer m.Close()
+	// The held-out pairs' reference log-probs, and the policy's figures
+	// on them before a checkpoint is restored.
+	eval := encodePairs(job.Tokenizer, job.EvalPairs, 0, o.MaxLength, keepStart)
+	var evRefC, evRefR []float64
+	var before dpoEval
+	if len(eval) > 0 {
+		if evRefC, evRefR, err = dpoRefs(ctx, m, eval, o.BatchSize); err != nil {
+			return Result{}, fmt.Errorf("training dpo: held-out reference: %w", err)
+		}
+		if before, err = evalDPO(ctx, m, eval, evRefC, evRefR, job.Beta, o.BatchSize); err != nil {
+			return Result{}, fmt.Errorf("training dpo: %w", err)
+		}
+	}
 	s, err := newSession("dpo", o, m, cfg)
 	if err != nil {
 		return Result{}, err
@@ -123,6 +143,14 @@ func TrainDPO(ctx context.Context, job DPOJob) (Result, error) {
 		if err := s.finish(k, met); err != nil {
 			return s.res, err
 		}
+	}
+	if len(eval) > 0 {
+		after, err := evalDPO(ctx, m, eval, evRefC, evRefR, job.Beta, o.BatchSize)
+		if err != nil {
+			return s.res, fmt.Errorf("training dpo: %w", err)
+		}
+		s.res.Eval = map[string]float64{"accuracy_before": before.accuracy, "accuracy": after.accuracy,
+			"loss_before": before.loss, "loss": after.loss, "margin": after.margin, "pairs": float64(len(eval))}
 	}
 	if err := s.writeOutput(); err != nil {
 		return s.res, err

@@ -16,6 +16,10 @@ type PretrainJob struct {
 	Config    qwen3.Config
 	Tokenizer Tokenizer
 	Texts     []string
+	// EvalTexts, when given, are held out: chunked as Texts are, scored
+	// before the first step and after the last (Result.Eval "loss_before",
+	// "loss": mean NLL per token; "examples": windows; "tokens").
+	EvalTexts []string
 	// SeqLen is the chunk length in tokens (default 64).
 	SeqLen int
 }
@@ -30,18 +34,8 @@ func Pretrain(ctx context.Context, job PretrainJob) (Result, error) {
 	if job.SeqLen <= 0 {
 		job.SeqLen = 64
 	}
-	var stream []int
-	for _, t := range job.Texts {
-		stream = append(append(stream, job.Tokenizer.Encode(t)...), job.Tokenizer.EOS())
-	}
-	var rows [][]int
-	for i := 0; i+job.SeqLen <= len(stream); i += job.SeqLen {
-		rows = append(rows, stream[i:i+job.SeqLen])
-	}
-	if len(rows) == 0 && len(stream) >= 2 {
-		rows = append(rows, stream)
-	}
-	if len(rows) == 0 {
+	train := textWindows(job.Tokenizer, job.Texts, job.SeqLen)
+	if len(train.rows) == 0 {
 		return Result{}, fmt.Errorf("pretraining: the texts hold fewer than two tokens")
 	}
 	base, err := qwen3.NewRandom(job.Config, o.Seed)
@@ -53,14 +47,33 @@ func Pretrain(ctx context.Context, job PretrainJob) (Result, error) {
 		return Result{}, fmt.Errorf("pretraining: %w", err)
 	}
 	defer m.Close()
-	masks := make([][]float64, len(rows))
-	for i, r := range rows {
-		masks[i] = make([]float64, len(r))
-		for t := 0; t < len(r)-1; t++ {
-			masks[i][t] = 1
-		}
+	return runNLL(ctx, "pretrain", o, m, job.Config, train, textWindows(job.Tokenizer, job.EvalTexts, job.SeqLen))
+}
+
+// textWindows cuts the texts, each followed by EOS, into one stream and
+// that into windows of seqLen tokens (the tail shorter than a window is
+// dropped; a stream shorter than one window but of two or more tokens is
+// one row). Every position but a window's last predicts the next token.
+func textWindows(tok Tokenizer, texts []string, seqLen int) nllSet {
+	var stream []int
+	for _, t := range texts {
+		stream = append(append(stream, tok.Encode(t)...), tok.EOS())
 	}
-	return runNLL(ctx, "pretrain", o, m, job.Config, rows, masks)
+	var set nllSet
+	for i := 0; i+seqLen <= len(stream); i += seqLen {
+		set.rows = append(set.rows, stream[i:i+seqLen])
+	}
+	if len(set.rows) == 0 && len(stream) >= 2 {
+		set.rows = append(set.rows, stream)
+	}
+	for _, r := range set.rows {
+		mask := make([]float64, len(r))
+		for t := 0; t < len(r)-1; t++ {
+			mask[t] = 1
+		}
+		set.masks = append(set.masks, mask)
+	}
+	return set
 }
 
 // SFTJob fine-tunes Base on prompt → completion examples with the
@@ -73,6 +86,10 @@ type SFTJob struct {
 	BaseDir   string
 	Tokenizer Tokenizer
 	Examples  []Example
+	// EvalExamples, when given, are held out: their completions' mean NLL
+	// per token is scored before the first step and after the last
+	// (Result.Eval "loss_before", "loss", "examples", "tokens").
+	EvalExamples []Example
 }
 
 // TrainSFT runs supervised fine-tuning; the output is a PEFT adapter with
@@ -82,25 +99,8 @@ func TrainSFT(ctx context.Context, job SFTJob) (Result, error) {
 	if (job.Base == nil && job.BaseDir == "") || len(job.Examples) == 0 {
 		return Result{}, fmt.Errorf("training sft: a base model and examples are required")
 	}
-	var rows [][]int
-	var masks [][]float64
-	for _, ex := range job.Examples {
-		p := job.Tokenizer.Encode(ex.Prompt)
-		c := withEOS(job.Tokenizer.Encode(ex.Completion), job.Tokenizer.EOS())
-		ids := append(append([]int(nil), p...), c...)
-		if o.MaxLength > 0 && len(ids) > o.MaxLength {
-			ids = ids[:o.MaxLength]
-		}
-		mask := make([]float64, len(ids))
-		for t := max(len(p)-1, 0); t < len(ids)-1; t++ {
-			mask[t] = 1 // position t predicts completion token t+1
-		}
-		if len(ids) < 2 || len(p) == 0 {
-			continue
-		}
-		rows, masks = append(rows, ids), append(masks, mask)
-	}
-	if len(rows) == 0 {
+	train := completionRows(job.Tokenizer, job.Examples, o.MaxLength)
+	if len(train.rows) == 0 {
 		return Result{}, fmt.Errorf("training sft: no example has both a prompt and a completion token within max length")
 	}
 	base := baseSource{job.Base, job.BaseDir}
@@ -113,7 +113,32 @@ func TrainSFT(ctx context.Context, job SFTJob) (Result, error) {
 		return Result{}, fmt.Errorf("training sft: %w", err)
 	}
 	defer m.Close()
-	return runNLL(ctx, "sft", o, m, cfg, rows, masks)
+	return runNLL(ctx, "sft", o, m, cfg, train, completionRows(job.Tokenizer, job.EvalExamples, o.MaxLength))
+}
+
+// completionRows tokenises examples as prompt then completion (with EOS),
+// cut to maxLen tokens (0 = no cap), masking the positions that predict a
+// completion token; an example with no prompt or under two tokens is
+// dropped.
+func completionRows(tok Tokenizer, exs []Example, maxLen int) nllSet {
+	var set nllSet
+	for _, ex := range exs {
+		p := tok.Encode(ex.Prompt)
+		c := withEOS(tok.Encode(ex.Completion), tok.EOS())
+		ids := append(append([]int(nil), p...), c...)
+		if maxLen > 0 && len(ids) > maxLen {
+			ids = ids[:maxLen]
+		}
+		mask := make([]float64, len(ids))
+		for t := max(len(p)-1, 0); t < len(ids)-1; t++ {
+			mask[t] = 1 // position t predicts completion token t+1
+		}
+		if len(ids) < 2 || len(p) == 0 {
+			continue
+		}
+		set.rows, set.masks = append(set.rows, ids), append(set.masks, mask)
+	}
+	return set
 }
 
 func withEOS(ids []int, eos int) []int {
@@ -126,12 +151,19 @@ func withEOS(ids []int, eos int) []int {
 // runNLL is the masked next-token cross-entropy loop of Pretrain and SFT.
 // Batches are bucketed by length and padded to their own longest row; the
 // LM head runs from each row's first masked position on.
-func runNLL(ctx context.Context, kind string, o Options, m Network, cfg qwen3.Config, rows [][]int, masks [][]float64) (Result, error) {
+// The held-out set, when not empty, is scored before the session
+// restores a checkpoint and after the last step.
+func runNLL(ctx context.Context, kind string, o Options, m Network, cfg qwen3.Config, train, heldout nllSet) (Result, error) {
+	eval := map[string]float64{}
+	if err := nllEval(ctx, m, heldout, o.BatchSize, eval, "loss_before"); err != nil {
+		return Result{}, fmt.Errorf("%s: %w", kind, err)
+	}
 	s, err := newSession(kind, o, m, cfg)
 	if err != nil {
 		return Result{}, err
 	}
 	defer s.close()
+	rows, masks := train.rows, train.masks
 	length := func(i int) int { return len(rows[i]) }
 	for k := s.start; k < o.Steps; k++ {
 		if err := s.begin(ctx); err != nil {
@@ -179,6 +211,12 @@ func runNLL(ctx context.Context, kind string, o Options, m Network, cfg qwen3.Co
 		if err := s.finish(k, met); err != nil {
 			return s.res, err
 		}
+	}
+	if len(eval) > 0 {
+		if err := nllEval(ctx, m, heldout, o.BatchSize, eval, "loss"); err != nil {
+			return s.res, fmt.Errorf("%s: %w", kind, err)
+		}
+		s.res.Eval = eval
 	}
 	if err := s.writeOutput(); err != nil {
 		return s.res, err

@@ -24,6 +24,7 @@ func TestPretrainLowersLoss(t *testing.T) {
 		Options: Options{Steps: 40, BatchSize: 8, Optim: optim.Config{LR: 1e-2, WarmupSteps: 2}, Seed: 1,
 			OutputDir: filepath.Join(dir, "base"), OnStep: func(m Metrics) { losses = append(losses, m.Loss) }},
 		Config: tinyCfg(), Tokenizer: charTok{}, Texts: corpus, SeqLen: 24,
+		EvalTexts: []string{"the dog sat on the mat.", "the cat is on a red log"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +33,17 @@ func TestPretrainLowersLoss(t *testing.T) {
 	t.Logf("pretrain loss %.3f → %.3f", first, last)
 	if last > first-1 {
 		t.Errorf("pretraining loss went %.3f → %.3f, want a drop of at least 1 nat", first, last)
+	}
+	// Held-out sentences of the same words: their loss starts near ln 40
+	// (a random model over 40 tokens) and falls by at least a nat. Two
+	// texts and their EOS make 48 tokens: two windows of 24.
+	ev := res.Eval
+	t.Logf("held-out loss %.3f → %.3f (%v windows, %v tokens)", ev["loss_before"], ev["loss"], ev["examples"], ev["tokens"])
+	if !(ev["loss_before"] > 3 && ev["loss_before"] < 4.5) || !(ev["loss"] < ev["loss_before"]-1) {
+		t.Errorf("held-out loss %.3f → %.3f, want from about ln 40 = 3.69 down by at least a nat", ev["loss_before"], ev["loss"])
+	}
+	if ev["examples"] != 2 || ev["tokens"] != 46 {
+		t.Errorf("held out %v windows and %v tokens, want 2 and 46 (23 predicted per window)", ev["examples"], ev["tokens"])
 	}
 	if res.Kind != "model" || len(res.Files) == 0 {
 		t.Fatalf("result %+v", res)
@@ -43,6 +55,11 @@ func TestPretrainLowersLoss(t *testing.T) {
 	if _, err := m.Forward([]int{1, 2, 3}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// sftHeldout are examples of the same form as sftExamples, on other words.
+func sftHeldout() []Example {
+	return []Example{{"q: rat?", "a: the rat sat."}, {"q: hat?", "a: the hat is red."}}
 }
 
 func sftExamples() []Example {
@@ -64,7 +81,7 @@ func TestSFTLowersLossAndResumes(t *testing.T) {
 	}
 	var losses []float64
 	full, err := TrainSFT(context.Background(), SFTJob{Options: opts(30, filepath.Join(dir, "full"), "", &losses),
-		Base: base, Tokenizer: charTok{}, Examples: sftExamples()})
+		Base: base, Tokenizer: charTok{}, Examples: sftExamples(), EvalExamples: sftHeldout()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +89,13 @@ func TestSFTLowersLossAndResumes(t *testing.T) {
 	t.Logf("sft loss %.3f → %.3f", first, last)
 	if last > first*0.6 {
 		t.Errorf("sft loss went %.3f → %.3f, want at least a 40%% drop", first, last)
+	}
+	// The held-out answers share the form "a: the X ..." the model learns:
+	// their completion loss falls. 16 and 19 completion tokens with EOS.
+	ev := full.Eval
+	t.Logf("held-out completion loss %.3f → %.3f", ev["loss_before"], ev["loss"])
+	if !(ev["loss"] < ev["loss_before"]*0.8) || ev["examples"] != 2 || ev["tokens"] != 35 {
+		t.Errorf("held-out eval %v, want the loss down by 20%% on 2 examples of 35 completion tokens", ev)
 	}
 	if full.Kind != "adapter" || full.Files["adapter_model.safetensors"] == "" || full.Files["adapter_config.json"] == "" {
 		t.Fatalf("result files %v", full.Files)
@@ -104,9 +128,14 @@ func TestSFTLowersLossAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	resumed, err := TrainSFT(context.Background(), SFTJob{Options: opts(30, filepath.Join(dir, "resumed"), ckpt, &b),
-		Base: base, Tokenizer: charTok{}, Examples: sftExamples()})
+		Base: base, Tokenizer: charTok{}, Examples: sftExamples(), EvalExamples: sftHeldout()})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// "Before" is the untrained adapter's even when the run resumed, and
+	// "after" the same adapter's as the uninterrupted run's.
+	if resumed.Eval["loss_before"] != ev["loss_before"] || resumed.Eval["loss"] != ev["loss"] {
+		t.Errorf("resumed run's held-out loss %v, uninterrupted %v", resumed.Eval, ev)
 	}
 	assertWorldReadable(t, filepath.Join(ckpt, CheckpointFile), filepath.Join(full.Dir, lora.WeightsFile), filepath.Join(full.Dir, lora.ConfigFile))
 	if resumed.ResumedFrom != 10 || len(b) != 20 {

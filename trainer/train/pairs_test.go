@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -106,6 +107,7 @@ func TestDPORaisesMargin(t *testing.T) {
 			LoRA: &pass.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(t.TempDir(), "dpo"),
 			OnStep: func(m Metrics) { margins = append(margins, m.Extra["margin"]) }},
 		Base: pretrainedBase(t), Tokenizer: charTok{}, Pairs: syntheticPairs(rng, 32), Beta: 0.1,
+		EvalPairs: syntheticPairs(rng, 16),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -120,5 +122,16 @@ func TestDPORaisesMargin(t *testing.T) {
 	}
 	if res.Kind != "adapter" {
 		t.Errorf("kind %q", res.Kind)
+	}
+	// Held-out pairs (other random fillers): before training the policy
+	// is the reference, so no pair is ranked and the loss is ln 2; after,
+	// "good" beats "bad" on most of them.
+	ev := res.Eval
+	t.Logf("held-out accuracy %.2f → %.2f, loss %.4f → %.4f", ev["accuracy_before"], ev["accuracy"], ev["loss_before"], ev["loss"])
+	if ev["accuracy_before"] != 0 || math.Abs(ev["loss_before"]-math.Ln2) > 1e-9 || ev["pairs"] != 16 {
+		t.Errorf("held-out before training %v, want accuracy 0 and loss ln 2 on 16 pairs", ev)
+	}
+	if ev["accuracy"] < 0.8 || !(ev["loss"] < ev["loss_before"]-0.1) {
+		t.Errorf("held-out after training: accuracy %.2f, loss %.4f; want ≥ 0.8 and below ln 2 − 0.1", ev["accuracy"], ev["loss"])
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,8 +16,8 @@ import (
 
 // TestResultsShowHeldout runs candidates (a loopback server whose even
 // choices are sentences and odd ones word fragments), the markers judge
-// as a plugin process, pairs, a reward model and speaker GRPO on a tiny
-// model pretrained here; `results show` then gives each training stage's
+// as a plugin process, pairs, a reward model, speaker GRPO, SFT and DPO
+// on a tiny model pretrained here; `results show` then gives each training stage's
 // held-out evaluation, in text under the names --json uses and in JSON
 // under the stage, with the same values as run_summary.json.
 func TestResultsShowHeldout(t *testing.T) {
@@ -48,6 +49,10 @@ stages: {
 	pol: {kind: "train-grpo", policy: "speaker", prompts: "cand", rewards: ["persona"], base_stage: "pre",
 		num_generations: 2, max_steps: 2, batch_size: 2, max_completion_length: 8, max_length: 56,
 		heldout_fraction: 0.25, lora: {r: 8, alpha: 16}, lr: 1e-2}
+	sft: {kind: "train-sft", dataset: "es", base_stage: "pre", max_steps: 2, batch_size: 4, max_length: 96,
+		lora: {r: 8, alpha: 16}, lr: 1e-2}
+	dpo: {kind: "train-dpo", pairs: "prs", base_stage: "pre", max_steps: 2, batch_size: 4, max_length: 2048,
+		lora: {r: 8, alpha: 16}, lr: 1e-2}
 }
 `)
 	db, runs := filepath.Join(dir, "m.db"), filepath.Join(dir, "runs")
@@ -62,14 +67,20 @@ stages: {
 	mascot("run", spec, "--runs-dir", runs)
 
 	type heldout struct {
-		Accuracy      *float64  `json:"accuracy"`
-		Loss          *float64  `json:"loss"`
-		Pairs         int       `json:"pairs"`
-		RewardBefore  *float64  `json:"reward_before"`
-		RewardAfter   *float64  `json:"reward_after"`
-		RewardDeltaCI []float64 `json:"reward_delta_ci"`
-		Prompts       int       `json:"prompts"`
-		Epochs        []struct {
+		Accuracy         *float64  `json:"accuracy"`
+		Loss             *float64  `json:"loss"`
+		Pairs            int       `json:"pairs"`
+		AccuracyBefore   *float64  `json:"accuracy_before"`
+		LossBefore       *float64  `json:"loss_before"`
+		Perplexity       *float64  `json:"perplexity"`
+		PerplexityBefore *float64  `json:"perplexity_before"`
+		Examples         int       `json:"examples"`
+		Tokens           int       `json:"tokens"`
+		RewardBefore     *float64  `json:"reward_before"`
+		RewardAfter      *float64  `json:"reward_after"`
+		RewardDeltaCI    []float64 `json:"reward_delta_ci"`
+		Prompts          int       `json:"prompts"`
+		Epochs           []struct {
 			Accuracy float64 `json:"accuracy"`
 		} `json:"epochs"`
 	}
@@ -99,7 +110,21 @@ stages: {
 		pol.RewardDeltaCI[0] > pol.RewardDeltaCI[1] {
 		t.Fatalf("results show --json: pol held-out %+v", pol)
 	}
-	for _, k := range []string{"pre", "cand", "jc", "prs"} {
+	// pretrain and train-sft: a language model's loss per token and
+	// perplexity before and after; train-dpo: preference accuracy and
+	// loss before and after, the untrained adapter being the reference.
+	for _, k := range []string{"pre", "sft"} {
+		h := by[k]
+		if h == nil || h.LossBefore == nil || h.Loss == nil || h.Perplexity == nil || h.PerplexityBefore == nil ||
+			h.Examples == 0 || h.Tokens == 0 || h.Accuracy != nil || math.Abs(*h.Perplexity-math.Exp(*h.Loss)) > 1e-9 {
+			t.Fatalf("results show --json: %s held-out %+v", k, h)
+		}
+	}
+	if dpo := by["dpo"]; dpo == nil || dpo.AccuracyBefore == nil || *dpo.AccuracyBefore != 0 || dpo.Accuracy == nil ||
+		dpo.LossBefore == nil || math.Abs(*dpo.LossBefore-math.Ln2) > 1e-9 || dpo.Loss == nil || dpo.Pairs == 0 {
+		t.Fatalf("results show --json: dpo held-out %+v", dpo)
+	}
+	for _, k := range []string{"cand", "jc", "prs"} {
 		if by[k] != nil {
 			t.Errorf("stage %s, not a training stage, shows a held-out evaluation %+v", k, by[k])
 		}
@@ -108,7 +133,8 @@ stages: {
 	text := mascot("results", "show", "latest")
 	t.Logf("results show:\n%s", text)
 	for _, want := range []string{"held-out evaluation:", "heldout.accuracy", "heldout.loss", "per epoch (accuracy/loss)",
-		"heldout.reward_before", "heldout.reward_after", "heldout.reward_delta_ci"} {
+		"heldout.reward_before", "heldout.reward_after", "heldout.reward_delta_ci",
+		"heldout.loss_before", "heldout.perplexity_before", "heldout.perplexity", "heldout.accuracy_before"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("results show lacks %q:\n%s", want, text)
 		}
@@ -134,6 +160,9 @@ stages: {
 			t.Errorf("run_summary.json rm accuracy %v, results show %v", *s.Heldout.Accuracy, *want.Accuracy)
 		case want != nil && s.Key == "pol" && s.Heldout.RewardDeltaCI[0] != want.RewardDeltaCI[0]:
 			t.Errorf("run_summary.json pol CI %v, results show %v", s.Heldout.RewardDeltaCI, want.RewardDeltaCI)
+		case want != nil && (s.Key == "pre" || s.Key == "sft" || s.Key == "dpo") &&
+			(*s.Heldout.LossBefore != *want.LossBefore || *s.Heldout.Loss != *want.Loss):
+			t.Errorf("run_summary.json %s held-out %+v, results show %+v", s.Key, s.Heldout, want)
 		}
 	}
 }

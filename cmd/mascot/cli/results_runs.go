@@ -284,8 +284,15 @@ func printHeldout(w io.Writer, stages []results.Stage) {
 			fmt.Fprintln(w, "held-out evaluation:")
 			first = false
 		}
-		if h.Accuracy != nil {
+		switch {
+		case h.AccuracyBefore != nil: // a DPO policy: before and after
+			fmt.Fprintf(w, "  %-20s heldout.accuracy_before %s  heldout.accuracy %s  heldout.loss_before %s  heldout.loss %s  (%d pairs)\n",
+				st.Key, fnum(h.AccuracyBefore), fnum(h.Accuracy), fnum(h.LossBefore), fnum(h.Loss), h.Pairs)
+		case h.Accuracy != nil:
 			fmt.Fprintf(w, "  %-20s heldout.accuracy %.4f  heldout.loss %s  (%d pairs)\n", st.Key, *h.Accuracy, fnum(h.Loss), h.Pairs)
+		case h.LossBefore != nil || h.Loss != nil: // a language model (pretrain, train-sft)
+			fmt.Fprintf(w, "  %-20s heldout.loss_before %s  heldout.loss %s  heldout.perplexity_before %s  heldout.perplexity %s  (%d examples, %d tokens)\n",
+				st.Key, fnum(h.LossBefore), fnum(h.Loss), fnum(h.PerplexityBefore), fnum(h.Perplexity), h.Examples, h.Tokens)
 		}
 		if len(h.Epochs) > 0 {
 			parts := make([]string, len(h.Epochs))

@@ -122,7 +122,9 @@ func (s *stage) Finish(ctx context.Context) error {
 
 // printTraining prints the held-out evaluation of the run's training
 // stages: each reward model's accuracy and loss on held-out pairs, each
-// GRPO stage's mean reward on held-out prompts before and after training
+// DPO policy's accuracy and loss before and after, each language model's
+// (pretrain, train-sft) loss per token and perplexity before and after,
+// each GRPO stage's mean reward on held-out prompts before and after training
 // with the 95% bootstrap interval of the paired difference.
 func (s *stage) printTraining(ctx context.Context) error {
 	held, err := s.env.Store.Heldout(ctx, s.env.RunID)
@@ -131,7 +133,7 @@ func (s *stage) printTraining(ctx context.Context) error {
 	}
 	keys := make([]string, 0, len(held))
 	for k, h := range held {
-		if h.Accuracy != nil || (h.RewardBefore != nil && h.RewardAfter != nil) {
+		if h.Accuracy != nil || h.Loss != nil || (h.RewardBefore != nil && h.RewardAfter != nil) {
 			keys = append(keys, k)
 		}
 	}
@@ -142,8 +144,15 @@ func (s *stage) printTraining(ctx context.Context) error {
 	fmt.Fprintln(s.env.Out, "\nHeld-out evaluation of the trained models")
 	for _, k := range keys {
 		h := held[k]
-		if h.Accuracy != nil {
+		switch {
+		case h.AccuracyBefore != nil: // a DPO policy
+			fmt.Fprintf(s.env.Out, "  %-20s accuracy %.3f -> %.3f  loss %.4f -> %.4f  (%d held-out pairs)\n", k,
+				*h.AccuracyBefore, deref(h.Accuracy), deref(h.LossBefore), deref(h.Loss), h.Pairs)
+		case h.Accuracy != nil:
 			fmt.Fprintf(s.env.Out, "  %-20s accuracy %.3f  loss %.4f  (%d held-out pairs)\n", k, *h.Accuracy, deref(h.Loss), h.Pairs)
+		case h.Loss != nil: // a language model: loss per token
+			fmt.Fprintf(s.env.Out, "  %-20s loss %.4f -> %.4f  perplexity %.2f -> %.2f  (%d held-out examples, %d tokens)\n", k,
+				deref(h.LossBefore), *h.Loss, deref(h.PerplexityBefore), deref(h.Perplexity), h.Examples, h.Tokens)
 		}
 		if h.RewardBefore != nil && h.RewardAfter != nil {
 			fmt.Fprintf(s.env.Out, "  %-20s reward %8.4f -> %8.4f  (%+.4f", k, *h.RewardBefore, *h.RewardAfter, *h.RewardAfter-*h.RewardBefore)

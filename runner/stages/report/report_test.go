@@ -80,7 +80,13 @@ func judgeEpisodes(env *runner.Env, key string, tx *results.Tx) error {
 		return nil
 	}
 	_, err = tx.InsertMetrics([]results.Metric{{System: "speaker_grpo", Name: "heldout_reward_before", Value: 0.25},
-		{System: "speaker_grpo", Name: "heldout_reward_after", Value: 0.75}})
+		{System: "speaker_grpo", Name: "heldout_reward_after", Value: 0.75},
+		{System: "dpo", Name: results.MetricHeldoutAccuracyBefore, Value: 0}, {System: "dpo", Name: results.MetricHeldoutAccuracy, Value: 0.75},
+		{System: "dpo", Name: results.MetricHeldoutLossBefore, Value: 0.6931}, {System: "dpo", Name: results.MetricHeldoutLoss, Value: 0.5},
+		{System: "dpo", Name: results.MetricHeldoutPairs, Value: 4},
+		{System: "pre", Name: results.MetricHeldoutLossBefore, Value: 5.5}, {System: "pre", Name: results.MetricHeldoutLoss, Value: 2.5},
+		{System: "pre", Name: results.MetricHeldoutPerplexityBefore, Value: 244.69}, {System: "pre", Name: results.MetricHeldoutPerplexity, Value: 12.18},
+		{System: "pre", Name: results.MetricHeldoutExamples, Value: 3}, {System: "pre", Name: results.MetricHeldoutTokens, Value: 90}})
 	return err
 }
 
@@ -147,7 +153,9 @@ stages: {
 	if err != nil || !strings.Contains(string(md), "mascot") || !strings.Contains(string(md), "baseline") {
 		t.Errorf("report.md: %v\n%s", err, md)
 	}
-	for _, want := range []string{"| mascot", "Held-out evaluation of the trained models", "speaker_grpo", "0.2500 ->   0.7500  (+0.5000"} {
+	for _, want := range []string{"| mascot", "Held-out evaluation of the trained models", "speaker_grpo", "0.2500 ->   0.7500  (+0.5000",
+		"dpo                  accuracy 0.000 -> 0.750  loss 0.6931 -> 0.5000  (4 held-out pairs)",
+		"pre                  loss 5.5000 -> 2.5000  perplexity 244.69 -> 12.18  (3 held-out examples, 90 tokens)"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the printed report lacks %q:\n%s", want, out.String())
 		}

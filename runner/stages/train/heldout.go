@@ -171,3 +171,50 @@ func (d pairedDelta) metrics(stage string) []results.Metric {
 	}
 	return append(out, results.Metric{System: stage, Name: results.MetricHeldoutPrompts, Value: float64(d.n)})
 }
+
+// splitTexts holds out frac of the distinct keys (seeded, as splitKeys)
+// with every item of theirs: items[i] belongs to keys[i]. It returns the
+// training and held-out items.
+func splitTexts[T any](items []T, keys []string, frac float64, seed uint64) (tr, ho []T) {
+	held := splitKeys(keys, frac, seed)
+	for i, it := range items {
+		if held[keys[i]] {
+			ho = append(ho, it)
+		} else {
+			tr = append(tr, it)
+		}
+	}
+	return tr, ho
+}
+
+// lmHeldoutMetrics are a language model's held-out figures (pretrain,
+// train-sft) as stage metrics: the mean NLL per token before and after
+// training, their perplexities, and the counts.
+func lmHeldoutMetrics(stage string, eval map[string]float64) []results.Metric {
+	if eval == nil {
+		return nil
+	}
+	return []results.Metric{
+		{System: stage, Name: results.MetricHeldoutLossBefore, Value: eval["loss_before"]},
+		{System: stage, Name: results.MetricHeldoutLoss, Value: eval["loss"]},
+		{System: stage, Name: results.MetricHeldoutPerplexityBefore, Value: math.Exp(eval["loss_before"])},
+		{System: stage, Name: results.MetricHeldoutPerplexity, Value: math.Exp(eval["loss"])},
+		{System: stage, Name: results.MetricHeldoutExamples, Value: eval["examples"]},
+		{System: stage, Name: results.MetricHeldoutTokens, Value: eval["tokens"]},
+	}
+}
+
+// dpoHeldoutMetrics are a DPO policy's held-out figures as stage
+// metrics: preference accuracy and DPO loss before and after training.
+func dpoHeldoutMetrics(stage string, eval map[string]float64) []results.Metric {
+	if eval == nil {
+		return nil
+	}
+	return []results.Metric{
+		{System: stage, Name: results.MetricHeldoutAccuracyBefore, Value: eval["accuracy_before"]},
+		{System: stage, Name: results.MetricHeldoutAccuracy, Value: eval["accuracy"]},
+		{System: stage, Name: results.MetricHeldoutLossBefore, Value: eval["loss_before"]},
+		{System: stage, Name: results.MetricHeldoutLoss, Value: eval["loss"]},
+		{System: stage, Name: results.MetricHeldoutPairs, Value: eval["pairs"]},
+	}
+}

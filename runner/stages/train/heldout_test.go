@@ -89,3 +89,74 @@ func TestPairedDelta(t *testing.T) {
 		t.Errorf("one prompt: metrics %+v, want before, after and the count", ms)
 	}
 }
+
+// Pretraining text is held out by whole lines and SFT examples by
+// context: no line, context or prompt is on both sides, a duplicated line
+// stays on one, and fraction 0 holds out nothing.
+func TestSplitTextsAndExamplesHoldOutWholeContexts(t *testing.T) {
+	lines := []string{"a", "b", "c", "d", "a", "e", "f", "g", "h", "i", "j"}
+	tr, ho := splitTexts(lines, lines, 0.1, 3)
+	if len(ho) == 0 || len(tr)+len(ho) != len(lines) {
+		t.Fatalf("held out %v, trained on %v", ho, tr)
+	}
+	for _, x := range ho {
+		if slices.Contains(tr, x) {
+			t.Errorf("line %q on both sides", x)
+		}
+	}
+	if _, ho := splitTexts(lines, lines, 0, 3); len(ho) != 0 {
+		t.Errorf("fraction 0 held out %v", ho)
+	}
+	// Three conversations of two turns; conversation z opens as x does,
+	// so its first example's prompt is x's.
+	exs := []train.Example{{Prompt: "x1", Completion: "1"}, {Prompt: "x2", Completion: "2"},
+		{Prompt: "y1", Completion: "3"}, {Prompt: "y2", Completion: "4"},
+		{Prompt: "x1", Completion: "5"}, {Prompt: "z2", Completion: "6"}}
+	ctxs := []string{"x", "x", "y", "y", "z", "z"}
+	for seed := range uint64(20) {
+		tr, ho := splitExamples(exs, ctxs, 0.34, seed)
+		if len(ho) == 0 || len(tr) < 2 {
+			t.Fatalf("seed %d: held out %v, trained on %v", seed, ho, tr)
+		}
+		var hc, tc []string
+		for _, e := range ho {
+			hc = append(hc, ctxs[slices.Index(exs, e)])
+			for _, f := range tr {
+				if f.Prompt == e.Prompt {
+					t.Errorf("seed %d: prompt %q on both sides", seed, e.Prompt)
+				}
+			}
+		}
+		for _, e := range tr {
+			tc = append(tc, ctxs[slices.Index(exs, e)])
+		}
+		for _, c := range hc {
+			if slices.Contains(tc, c) {
+				t.Errorf("seed %d: context %s on both sides", seed, c)
+			}
+		}
+	}
+}
+
+// The language stages' held-out metrics: losses and the perplexities
+// that are their exponentials; DPO's: accuracy and loss before and after.
+func TestHeldoutMetricsOfLanguageAndDPOStages(t *testing.T) {
+	got := map[string]float64{}
+	for _, m := range lmHeldoutMetrics("pre", map[string]float64{"loss_before": 2, "loss": 1, "examples": 3, "tokens": 40}) {
+		if m.System != "pre" {
+			t.Errorf("metric %+v not under the stage", m)
+		}
+		got[m.Name] = m.Value
+	}
+	if got[results.MetricHeldoutPerplexity] != math.E || got[results.MetricHeldoutPerplexityBefore] != math.Exp(2) ||
+		got[results.MetricHeldoutTokens] != 40 || got[results.MetricHeldoutExamples] != 3 || got[results.MetricHeldoutLossBefore] != 2 {
+		t.Errorf("language metrics %v", got)
+	}
+	if lmHeldoutMetrics("pre", nil) != nil || dpoHeldoutMetrics("dpo", nil) != nil {
+		t.Error("no evaluation gave metrics")
+	}
+	ms := dpoHeldoutMetrics("dpo", map[string]float64{"accuracy_before": 0, "accuracy": 0.5, "loss_before": 0.69, "loss": 0.6, "pairs": 4})
+	if len(ms) != 5 || ms[0].Name != results.MetricHeldoutAccuracyBefore || ms[1].Value != 0.5 || ms[4].Value != 4 {
+		t.Errorf("dpo metrics %+v", ms)
+	}
+}

@@ -124,9 +124,10 @@ func TestRewardModelOnStoredPairs(t *testing.T) {
 		hr.Pairs != 2 || len(hr.Epochs) != 30 || hr.Epochs[29].Accuracy != *hr.Accuracy {
 		t.Fatalf("held-out record %+v, want accuracy %v, loss %v, 2 pairs and 30 epochs ending there", hr, meta.Eval["accuracy"], meta.Eval["loss"])
 	}
-	// run_summary.json carries it under the stage.
+	// run_summary.json carries it under the stage (and the pretraining's
+	// held-out loss under its own).
 	for _, st := range sum.Stages {
-		if (st.Key == "rm") != (st.Heldout != nil) || st.Key == "rm" && *st.Heldout.Accuracy != *hr.Accuracy {
+		if (st.Key == "rm" || st.Key == "pre") != (st.Heldout != nil) || st.Key == "rm" && *st.Heldout.Accuracy != *hr.Accuracy {
 			t.Errorf("run summary stage %s held-out %+v", st.Key, st.Heldout)
 		}
 	}

@@ -19,8 +19,10 @@ import (
 // PretrainConfig is #Pretrain.
 type PretrainConfig struct {
 	Optim
-	Text  string `json:"text"`
-	Model struct {
+	Text string `json:"text"`
+	// HeldoutFraction of the text's distinct lines are held out.
+	HeldoutFraction float64 `json:"heldout_fraction"`
+	Model           struct {
 		HiddenSize        int `json:"hidden_size"`
 		IntermediateSize  int `json:"intermediate_size"`
 		NumHiddenLayers   int `json:"num_hidden_layers"`
@@ -95,7 +97,10 @@ func (s *pretrain) Units(ctx context.Context) ([]runner.Unit, error) {
 }
 
 func (s *pretrain) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
-	lines := u.Payload.([]string)
+	// Whole lines (documents) are held out, with the stage's seed; a line
+	// that occurs twice is on one side.
+	all := u.Payload.([]string)
+	lines, heldout := splitTexts(all, all, s.cfg.HeldoutFraction, uint64(s.env.Seed(s.key)))
 	dir, err := stageDir(s.env, s.key)
 	if err != nil {
 		return nil, err
@@ -110,7 +115,7 @@ func (s *pretrain) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "pretrain", u, opts.Steps, 0)
 	bt := tokenizer.NewByteLevel()
 	res, err := train.Pretrain(ctx, train.PretrainJob{Options: opts, Config: s.modelConfig(seqLen),
-		Tokenizer: tok{bt}, Texts: lines, SeqLen: seqLen})
+		Tokenizer: tok{bt}, Texts: lines, EvalTexts: heldout, SeqLen: seqLen})
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +128,8 @@ func (s *pretrain) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 	if err := addFile(res.Files, res.Dir, serve.MarkerFile); err != nil {
 		return nil, err
 	}
-	a := artifact("model", res, map[string]any{"tokenizer": "bytes"})
-	return commit(a, stepRows(s.key, res.History, 0), nil), nil
+	s.env.Count(s.key, "num_train_lines", int64(len(lines)))
+	s.env.Count(s.key, "num_heldout_lines", int64(len(heldout)))
+	a := artifact("model", res, map[string]any{"tokenizer": "bytes", "train_lines": len(lines), "heldout_lines": len(heldout)})
+	return commit(a, stepRows(s.key, res.History, 0), lmHeldoutMetrics(s.key, res.Eval)), nil
 }

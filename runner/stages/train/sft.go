@@ -19,6 +19,8 @@ type SFTConfig struct {
 	Optim
 	Dataset string `json:"dataset"`
 	LoRA    LoRA   `json:"lora"`
+	// HeldoutFraction of the samples' contexts are held out.
+	HeldoutFraction float64 `json:"heldout_fraction"`
 }
 
 type sftStage struct {
@@ -34,6 +36,8 @@ func newSFT(env *runner.Env, st schema.Stage) (runner.Stage, error) {
 
 type sftPayload struct {
 	examples []train.Example
+	// contexts[i] names the context examples[i] comes from (sampleContext).
+	contexts []string
 	base     baseModel
 }
 
@@ -43,12 +47,16 @@ func (s *sftStage) Units(ctx context.Context) ([]runner.Unit, error) {
 		return nil, err
 	}
 	var exs []train.Example
+	var ctxs []string
 	for _, smp := range samples {
 		e, err := examplesOf(smp)
 		if err != nil {
 			return nil, err
 		}
 		exs = append(exs, e...)
+		for range e {
+			ctxs = append(ctxs, sampleContext(smp))
+		}
 	}
 	if len(exs) == 0 {
 		return nil, fmt.Errorf("stage %s: dataset %s yields no training turns", s.key, s.cfg.Dataset)
@@ -57,8 +65,42 @@ func (s *sftStage) Units(ctx context.Context) ([]runner.Unit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []runner.Unit{{Key: "train", Inputs: map[string]any{"examples": exs, "base": base.ID},
-		Payload: sftPayload{examples: exs, base: base}}}, nil
+	return []runner.Unit{{Key: "train", Inputs: map[string]any{"examples": exs, "contexts": ctxs, "base": base.ID},
+		Payload: sftPayload{examples: exs, contexts: ctxs, base: base}}}, nil
+}
+
+// sampleContext names the context a sample's examples are drawn from:
+// the hash of its transcript or conversation (its query when it has
+// none). Examples are held out by context, so the turns of one
+// conversation and the queries about one transcript all fall on one
+// side.
+func sampleContext(smp datasets.Sample) string {
+	var b strings.Builder
+	for _, u := range smp.Context {
+		fmt.Fprintf(&b, "%s: %s\n", u.Speaker, u.Text)
+	}
+	if b.Len() == 0 {
+		b.WriteString("query\x00" + smp.Query)
+	}
+	return shortHash(b.String())
+}
+
+// splitExamples holds out frac of the contexts (seeded) with all their
+// examples, then drops from the held-out side any example whose prompt
+// is also a training prompt (two conversations may open alike), so no
+// prompt is on both sides.
+func splitExamples(exs []train.Example, contexts []string, frac float64, seed uint64) (tr, ho []train.Example) {
+	tr, held := splitTexts(exs, contexts, frac, seed)
+	seen := make(map[string]bool, len(tr))
+	for _, e := range tr {
+		seen[e.Prompt] = true
+	}
+	for _, e := range held {
+		if !seen[e.Prompt] {
+			ho = append(ho, e)
+		}
+	}
+	return tr, ho
 }
 
 // examplesOf turns a sample into SFT examples: a query/answer item gives
@@ -109,7 +151,8 @@ func (s *sftStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 	if err != nil {
 		return nil, err
 	}
-	opts := s.cfg.options(len(p.examples), s.env.Seed(s.key), dir, checkpointDir(s.env, u), &s.cfg.LoRA)
+	examples, heldout := splitExamples(p.examples, p.contexts, s.cfg.HeldoutFraction, uint64(s.env.Seed(s.key)))
+	opts := s.cfg.options(len(examples), s.env.Seed(s.key), dir, checkpointDir(s.env, u), &s.cfg.LoRA)
 	release, err := s.cfg.useDevice(&opts)
 	if err != nil {
 		return nil, err
@@ -117,13 +160,17 @@ func (s *sftStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 	defer release()
 	p.base.describe(&opts)
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-sft", u, opts.Steps, 0)
-	res, err := train.TrainSFT(ctx, train.SFTJob{Options: opts, Base: base, Tokenizer: tok{tk}, Examples: p.examples})
+	res, err := train.TrainSFT(ctx, train.SFTJob{Options: opts, Base: base, Tokenizer: tok{tk}, Examples: examples,
+		EvalExamples: heldout})
 	if err != nil {
 		return nil, err
 	}
 	if err := doneTraining(opts.CheckpointDir); err != nil {
 		return nil, err
 	}
-	a := artifact("adapter", res, map[string]any{"base": p.base.ID, "base_dir": p.base.Dir})
-	return commit(a, stepRows(s.key, res.History, 0), nil), nil
+	s.env.Count(s.key, "num_train_examples", int64(len(examples)))
+	s.env.Count(s.key, "num_heldout_examples", int64(len(heldout)))
+	a := artifact("adapter", res, map[string]any{"base": p.base.ID, "base_dir": p.base.Dir,
+		"train_examples": len(examples), "heldout_examples": len(heldout)})
+	return commit(a, stepRows(s.key, res.History, 0), lmHeldoutMetrics(s.key, res.Eval)), nil
 }
