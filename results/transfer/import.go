@@ -115,3 +115,19 @@ func readJSONIfExists(path string) json.RawMessage {
 	}
 	return c.Bytes()
 }
+
+// ImportNew is Import into a database that does not exist yet at dbPath:
+// the database is filled in a temporary file (results.Fresh) and appears
+// at dbPath only once the import is complete; a failed or killed import
+// leaves none.
+func ImportNew(ctx context.Context, dbPath, path, runName string) (ImportResult, error) {
+	f, err := results.CreateFresh(ctx, dbPath)
+	if err != nil {
+		return ImportResult{}, fmt.Errorf("importing %s: %w", path, err)
+	}
+	res, err := Import(ctx, f.Store, path, runName)
+	if err != nil {
+		return res, errors.Join(err, f.Discard())
+	}
+	return res, f.Publish(ctx)
+}
