@@ -40,10 +40,11 @@ var ErrBadRecord = errors.New("bad record")
 // exporting the imported run writes them back unchanged.
 func Import(ctx context.Context, s *results.Store, path, runName string) (ImportResult, error) {
 	var res ImportResult
-	data, err := os.ReadFile(path)
+	data, release, err := readInput(path)
 	if err != nil {
 		return res, fmt.Errorf("importing %s: %w", path, err)
 	}
+	defer func() { _ = release() }()
 	sum := sha256.Sum256(data)
 	res.UnitFP = "import-" + hex.EncodeToString(sum[:])
 	if runName == "" {
