@@ -28,6 +28,8 @@ type Store struct {
 	cache cacheWriter
 
 	reserve reserve // disk space kept for recording a run's end
+
+	fresh bool // a Fresh database, filled before anyone can open it
 }
 
 // Open opens (creating if needed) the results database at path and migrates

@@ -111,6 +111,29 @@ const insertEpisodeSQL = `INSERT INTO episodes (unit_fp, run_id, idx, conv_id, i
 // InsertEpisode inserts an episode and its Turns, returning the episode id.
 // The metadata's system and dataset default to the episode's and back.
 func (t *Tx) InsertEpisode(e Episode) (int64, error) {
+	args, err := t.episodeArgs(&e)
+	if err != nil {
+		return 0, err
+	}
+	id, err := t.insert(insertEpisodeSQL, args...)
+	if err != nil {
+		return 0, fmt.Errorf("inserting episode %s: %w", e.ConvID, err)
+	}
+	t.noteEpisode(id, &e)
+	if len(e.Turns) > 0 {
+		for i := range e.Turns {
+			e.Turns[i].EpisodeID = id
+		}
+		if _, err := t.InsertTurns(e.Turns); err != nil {
+			return 0, err
+		}
+	}
+	return id, nil
+}
+
+// episodeArgs fills e's defaults and returns the values of
+// insertEpisodeSQL's columns.
+func (t *Tx) episodeArgs(e *Episode) ([]any, error) {
 	if e.System == "" {
 		e.System = e.Metadata.System
 	}
@@ -128,41 +151,34 @@ func (t *Tx) InsertEpisode(e Episode) (int64, error) {
 	}
 	meta, err := jsonl.EncodeMetadata(e.Metadata)
 	if err != nil {
-		return 0, fmt.Errorf("encoding metadata of %s: %w", e.ConvID, err)
+		return nil, fmt.Errorf("encoding metadata of %s: %w", e.ConvID, err)
 	}
 	var spoken any
 	if e.AgentsSpoken != nil {
 		b, err := json.Marshal(e.AgentsSpoken)
 		if err != nil {
-			return 0, fmt.Errorf("encoding agents_spoken of %s: %w", e.ConvID, err)
+			return nil, fmt.Errorf("encoding agents_spoken of %s: %w", e.ConvID, err)
 		}
 		spoken = string(b)
 	}
 	extra, err := mustJSON(e.Extra, "{}")
 	if err != nil {
-		return 0, fmt.Errorf("encoding extra fields of %s: %w", e.ConvID, err)
+		return nil, fmt.Errorf("encoding extra fields of %s: %w", e.ConvID, err)
 	}
-	id, err := t.insert(insertEpisodeSQL, t.fp(e.UnitFP), t.run(e.RunID), e.Idx, e.ConvID,
+	return []any{t.fp(e.UnitFP), t.run(e.RunID), e.Idx, e.ConvID,
 		orDefault(e.IDField, "conv_id"), nullRaw(e.IDRaw), e.SampleIdx, e.System, e.Dataset, e.Valence, e.Domain,
 		e.Meeting, e.StartIdx, e.Mode, string(meta), spoken, e.InitialEmotion, e.FinalEmotion,
-		nullRaw(e.EmotionTrajectory), nullRaw(e.UserBigFive), extra, toMS(e.CreatedAt))
-	if err != nil {
-		return 0, fmt.Errorf("inserting episode %s: %w", e.ConvID, err)
-	}
+		nullRaw(e.EmotionTrajectory), nullRaw(e.UserBigFive), extra, toMS(e.CreatedAt)}, nil
+}
+
+// noteEpisode keeps what the unit's report blocks need of an inserted
+// episode.
+func (t *Tx) noteEpisode(id int64, e *Episode) {
 	if t.fp(e.UnitFP) == t.unit.Fingerprint {
 		t.episodes = append(t.episodes, unitEpisode{id, int64(e.SampleIdx), e.Mode, e.System, e.Valence, e.Domain, e.ConvID})
 	} else {
 		t.raw = true // a row of another unit: read back what each holds
 	}
-	if len(e.Turns) > 0 {
-		for i := range e.Turns {
-			e.Turns[i].EpisodeID = id
-		}
-		if _, err := t.InsertTurns(e.Turns); err != nil {
-			return 0, err
-		}
-	}
-	return id, nil
 }
 
 const insertTurnSQL = `INSERT INTO turns (episode_id, turn_idx, round_id, turn_type, agent_name, response,
@@ -172,20 +188,29 @@ const insertTurnSQL = `INSERT INTO turns (episode_id, turn_idx, round_id, turn_t
 func (t *Tx) InsertTurns(turns []Turn) ([]int64, error) {
 	ids := make([]int64, len(turns))
 	for i, tu := range turns {
-		var dir any
-		if tu.Directive != nil {
-			dir = string(jsonl.AppendDirective(nil, *tu.Directive)) // json.Marshal's bytes
-		}
-		extra, err := mustJSON(tu.Extra, "{}")
+		args, err := turnArgs(&tu)
 		if err != nil {
-			return nil, fmt.Errorf("encoding extra fields of turn %d: %w", tu.TurnIdx, err)
+			return nil, err
 		}
-		id, err := t.insert(insertTurnSQL, tu.EpisodeID, tu.TurnIdx, tu.RoundID, tu.TurnType, tu.AgentName,
-			tu.Response, dir, tu.DirectiveOutput, extra)
+		id, err := t.insert(insertTurnSQL, args...)
 		if err != nil {
 			return nil, fmt.Errorf("inserting turn %d of episode %d: %w", tu.TurnIdx, tu.EpisodeID, err)
 		}
 		ids[i] = id
 	}
 	return ids, nil
+}
+
+// turnArgs returns the values of insertTurnSQL's columns.
+func turnArgs(tu *Turn) ([]any, error) {
+	var dir any
+	if tu.Directive != nil {
+		dir = string(jsonl.AppendDirective(nil, *tu.Directive)) // json.Marshal's bytes
+	}
+	extra, err := mustJSON(tu.Extra, "{}")
+	if err != nil {
+		return nil, fmt.Errorf("encoding extra fields of turn %d: %w", tu.TurnIdx, err)
+	}
+	return []any{tu.EpisodeID, tu.TurnIdx, tu.RoundID, tu.TurnType, tu.AgentName,
+		tu.Response, dir, tu.DirectiveOutput, extra}, nil
 }
