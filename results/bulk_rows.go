@@ -74,21 +74,21 @@ func (t *Tx) BulkEpisodes() (*Bulk, error) {
 // a later Insert, or Close, naming the batch.
 func (b *Bulk) Insert(e Episode) (int64, error) {
 	t := b.tx
-	args, err := t.episodeArgs(&e)
+	id := b.nextEpisode + 1
+	args, err := t.appendEpisodeArgs(append(b.episodes.args, id), &e)
 	if err != nil {
 		return 0, err
 	}
-	b.nextEpisode++
-	id := b.nextEpisode
+	b.nextEpisode = id
 	if b.episodes.rows == 0 {
 		b.episodes.first = "episode " + e.ConvID
 	}
-	b.episodes.args = append(append(b.episodes.args, id), args...)
+	b.episodes.args = args
 	b.episodes.rows++
 	for i := range e.Turns {
 		tu := &e.Turns[i]
 		tu.EpisodeID = id
-		args, err := turnArgs(tu)
+		args, err := appendTurnArgs(append(b.turns.args, b.nextTurn+1), tu)
 		if err != nil {
 			return 0, err
 		}
@@ -96,7 +96,7 @@ func (b *Bulk) Insert(e Episode) (int64, error) {
 		if b.turns.rows == 0 {
 			b.turns.first = fmt.Sprintf("turn %d of episode %s", tu.TurnIdx, e.ConvID)
 		}
-		b.turns.args = append(append(b.turns.args, b.nextTurn), args...)
+		b.turns.args = args
 		b.turns.rows++
 	}
 	t.rows += 1 + len(e.Turns)

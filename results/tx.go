@@ -111,7 +111,7 @@ const insertEpisodeSQL = `INSERT INTO episodes (unit_fp, run_id, idx, conv_id, i
 // InsertEpisode inserts an episode and its Turns, returning the episode id.
 // The metadata's system and dataset default to the episode's and back.
 func (t *Tx) InsertEpisode(e Episode) (int64, error) {
-	args, err := t.episodeArgs(&e)
+	args, err := t.appendEpisodeArgs(nil, &e)
 	if err != nil {
 		return 0, err
 	}
@@ -131,9 +131,9 @@ func (t *Tx) InsertEpisode(e Episode) (int64, error) {
 	return id, nil
 }
 
-// episodeArgs fills e's defaults and returns the values of
-// insertEpisodeSQL's columns.
-func (t *Tx) episodeArgs(e *Episode) ([]any, error) {
+// appendEpisodeArgs fills e's defaults and appends the values of
+// insertEpisodeSQL's columns to dst.
+func (t *Tx) appendEpisodeArgs(dst []any, e *Episode) ([]any, error) {
 	if e.System == "" {
 		e.System = e.Metadata.System
 	}
@@ -161,14 +161,14 @@ func (t *Tx) episodeArgs(e *Episode) ([]any, error) {
 		}
 		spoken = string(b)
 	}
-	extra, err := mustJSON(e.Extra, "{}")
+	extra, err := extraJSON(e.Extra)
 	if err != nil {
 		return nil, fmt.Errorf("encoding extra fields of %s: %w", e.ConvID, err)
 	}
-	return []any{t.fp(e.UnitFP), t.run(e.RunID), e.Idx, e.ConvID,
+	return append(dst, t.fp(e.UnitFP), t.run(e.RunID), e.Idx, e.ConvID,
 		orDefault(e.IDField, "conv_id"), nullRaw(e.IDRaw), e.SampleIdx, e.System, e.Dataset, e.Valence, e.Domain,
 		e.Meeting, e.StartIdx, e.Mode, string(meta), spoken, e.InitialEmotion, e.FinalEmotion,
-		nullRaw(e.EmotionTrajectory), nullRaw(e.UserBigFive), extra, toMS(e.CreatedAt)}, nil
+		nullRaw(e.EmotionTrajectory), nullRaw(e.UserBigFive), extra, toMS(e.CreatedAt)), nil
 }
 
 // noteEpisode keeps what the unit's report blocks need of an inserted
@@ -187,9 +187,10 @@ const insertTurnSQL = `INSERT INTO turns (episode_id, turn_idx, round_id, turn_t
 // InsertTurns inserts turns (each with its EpisodeID) and returns their ids.
 func (t *Tx) InsertTurns(turns []Turn) ([]int64, error) {
 	ids := make([]int64, len(turns))
+	var args []any // reused: each Exec is done with it when it returns
 	for i, tu := range turns {
-		args, err := turnArgs(&tu)
-		if err != nil {
+		var err error
+		if args, err = appendTurnArgs(args[:0], &tu); err != nil {
 			return nil, err
 		}
 		id, err := t.insert(insertTurnSQL, args...)
@@ -201,16 +202,25 @@ func (t *Tx) InsertTurns(turns []Turn) ([]int64, error) {
 	return ids, nil
 }
 
-// turnArgs returns the values of insertTurnSQL's columns.
-func turnArgs(tu *Turn) ([]any, error) {
+// appendTurnArgs appends the values of insertTurnSQL's columns to dst.
+func appendTurnArgs(dst []any, tu *Turn) ([]any, error) {
 	var dir any
 	if tu.Directive != nil {
 		dir = string(jsonl.AppendDirective(nil, *tu.Directive)) // json.Marshal's bytes
 	}
-	extra, err := mustJSON(tu.Extra, "{}")
+	extra, err := extraJSON(tu.Extra)
 	if err != nil {
 		return nil, fmt.Errorf("encoding extra fields of turn %d: %w", tu.TurnIdx, err)
 	}
-	return []any{tu.EpisodeID, tu.TurnIdx, tu.RoundID, tu.TurnType, tu.AgentName,
-		tu.Response, dir, tu.DirectiveOutput, extra}, nil
+	return append(dst, tu.EpisodeID, tu.TurnIdx, tu.RoundID, tu.TurnType, tu.AgentName,
+		tu.Response, dir, tu.DirectiveOutput, extra), nil
+}
+
+// extraJSON is mustJSON(extra, "{}") without reflection for the usual
+// empty map.
+func extraJSON(extra map[string]json.RawMessage) (string, error) {
+	if len(extra) == 0 {
+		return "{}", nil
+	}
+	return mustJSON(extra, "{}")
 }
