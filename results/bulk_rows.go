@@ -24,6 +24,7 @@ type Bulk struct {
 
 	nextEpisode, nextTurn int64
 	episodes, turns       rowBatch
+	enc                   rowEncodings
 }
 
 // Rows per multi-row statement: 23 and 10 parameters a row stay well under
@@ -75,7 +76,7 @@ func (t *Tx) BulkEpisodes() (*Bulk, error) {
 func (b *Bulk) Insert(e Episode) (int64, error) {
 	t := b.tx
 	id := b.nextEpisode + 1
-	args, err := t.appendEpisodeArgs(append(b.episodes.args, id), &e)
+	args, err := t.appendEpisodeArgs(append(b.episodes.args, id), &e, &b.enc)
 	if err != nil {
 		return 0, err
 	}
@@ -88,7 +89,7 @@ func (b *Bulk) Insert(e Episode) (int64, error) {
 	for i := range e.Turns {
 		tu := &e.Turns[i]
 		tu.EpisodeID = id
-		args, err := appendTurnArgs(append(b.turns.args, b.nextTurn+1), tu)
+		args, err := appendTurnArgs(append(b.turns.args, b.nextTurn+1), tu, &b.enc)
 		if err != nil {
 			return 0, err
 		}

@@ -111,7 +111,7 @@ const insertEpisodeSQL = `INSERT INTO episodes (unit_fp, run_id, idx, conv_id, i
 // InsertEpisode inserts an episode and its Turns, returning the episode id.
 // The metadata's system and dataset default to the episode's and back.
 func (t *Tx) InsertEpisode(e Episode) (int64, error) {
-	args, err := t.appendEpisodeArgs(nil, &e)
+	args, err := t.appendEpisodeArgs(nil, &e, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -132,8 +132,9 @@ func (t *Tx) InsertEpisode(e Episode) (int64, error) {
 }
 
 // appendEpisodeArgs fills e's defaults and appends the values of
-// insertEpisodeSQL's columns to dst.
-func (t *Tx) appendEpisodeArgs(dst []any, e *Episode) ([]any, error) {
+// insertEpisodeSQL's columns to dst; enc (nil for none) remembers
+// encodings that repeat from row to row.
+func (t *Tx) appendEpisodeArgs(dst []any, e *Episode, enc *rowEncodings) ([]any, error) {
 	if e.System == "" {
 		e.System = e.Metadata.System
 	}
@@ -149,7 +150,7 @@ func (t *Tx) appendEpisodeArgs(dst []any, e *Episode) ([]any, error) {
 	if e.Metadata.SchemaVersion == "" {
 		e.Metadata.SchemaVersion = jsonl.SchemaVersion
 	}
-	meta, err := jsonl.EncodeMetadata(e.Metadata)
+	meta, err := enc.metadata(e.Metadata)
 	if err != nil {
 		return nil, fmt.Errorf("encoding metadata of %s: %w", e.ConvID, err)
 	}
@@ -165,9 +166,9 @@ func (t *Tx) appendEpisodeArgs(dst []any, e *Episode) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding extra fields of %s: %w", e.ConvID, err)
 	}
-	return append(dst, t.fp(e.UnitFP), t.run(e.RunID), e.Idx, e.ConvID,
-		orDefault(e.IDField, "conv_id"), nullRaw(e.IDRaw), e.SampleIdx, e.System, e.Dataset, e.Valence, e.Domain,
-		e.Meeting, e.StartIdx, e.Mode, string(meta), spoken, e.InitialEmotion, e.FinalEmotion,
+	return append(dst, t.fp(e.UnitFP), t.run(e.RunID), int64(e.Idx), e.ConvID,
+		orDefault(e.IDField, "conv_id"), nullRaw(e.IDRaw), int64(e.SampleIdx), e.System, e.Dataset, e.Valence, e.Domain,
+		value(e.Meeting), value(e.StartIdx), e.Mode, meta, spoken, value(e.InitialEmotion), value(e.FinalEmotion),
 		nullRaw(e.EmotionTrajectory), nullRaw(e.UserBigFive), extra, toMS(e.CreatedAt)), nil
 }
 
@@ -190,7 +191,7 @@ func (t *Tx) InsertTurns(turns []Turn) ([]int64, error) {
 	var args []any // reused: each Exec is done with it when it returns
 	for i, tu := range turns {
 		var err error
-		if args, err = appendTurnArgs(args[:0], &tu); err != nil {
+		if args, err = appendTurnArgs(args[:0], &tu, nil); err != nil {
 			return nil, err
 		}
 		id, err := t.insert(insertTurnSQL, args...)
@@ -202,18 +203,33 @@ func (t *Tx) InsertTurns(turns []Turn) ([]int64, error) {
 	return ids, nil
 }
 
-// appendTurnArgs appends the values of insertTurnSQL's columns to dst.
-func appendTurnArgs(dst []any, tu *Turn) ([]any, error) {
+// appendTurnArgs appends the values of insertTurnSQL's columns to dst
+// (enc as appendEpisodeArgs's).
+func appendTurnArgs(dst []any, tu *Turn, enc *rowEncodings) ([]any, error) {
 	var dir any
 	if tu.Directive != nil {
-		dir = string(jsonl.AppendDirective(nil, *tu.Directive)) // json.Marshal's bytes
+		dir = enc.directive(*tu.Directive)
 	}
 	extra, err := extraJSON(tu.Extra)
 	if err != nil {
 		return nil, fmt.Errorf("encoding extra fields of turn %d: %w", tu.TurnIdx, err)
 	}
-	return append(dst, tu.EpisodeID, tu.TurnIdx, tu.RoundID, tu.TurnType, tu.AgentName,
-		tu.Response, dir, tu.DirectiveOutput, extra), nil
+	return append(dst, tu.EpisodeID, int64(tu.TurnIdx), value(tu.RoundID), tu.TurnType, tu.AgentName,
+		tu.Response, dir, value(tu.DirectiveOutput), extra), nil
+}
+
+// value is what database/sql would make of a *string or *int (NULL or
+// the value, as string or int64) without its reflection.
+func value[T string | int](p *T) any {
+	if p == nil {
+		return nil
+	}
+	switch v := any(*p).(type) {
+	case int:
+		return int64(v)
+	default:
+		return v
+	}
 }
 
 // extraJSON is mustJSON(extra, "{}") without reflection for the usual
