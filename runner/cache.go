@@ -16,13 +16,20 @@ import (
 
 // Write-behind of the response cache: responses are written in batches,
 // every cacheFlushEvery or as soon as cacheFlushAt are pending, so that
-// requests do not queue one by one for SQLite's single writer. A crash
-// loses at most the responses of the last interval (their units are not
+// requests do not queue one by one for SQLite's single writer.
+//
+// A reply of a unit still in flight waits up to cacheHoldInFlight for its
+// unit's commit, which writes it counted with the unit's rows: written
+// by the write-behind first, each reply was written twice (inserted
+// uncounted, then updated counted by the commit), and the candidates
+// stage spent about a tenth of its writer's CPU on that. A crash loses
+// at most the replies of the last cacheHoldInFlight (their units are not
 // committed either, and rerun them); their attempts stay recorded, open,
 // and the next run counts them as lost in flight.
 const (
-	cacheFlushEvery = 100 * time.Millisecond
-	cacheFlushAt    = 512
+	cacheFlushEvery   = 100 * time.Millisecond
+	cacheFlushAt      = 512
+	cacheHoldInFlight = time.Second
 )
 
 // storeCache keeps LLM responses in SQLite so reruns replay exactly, and
@@ -49,6 +56,7 @@ type storeCache struct {
 	flushMu sync.Mutex // held by a flush, so Forget does not race one
 	mu      sync.Mutex
 	pending map[string]pendingReply
+	held    int      // pending replies the last flush left to their units
 	settled []string // attempt ids whose failure is known, for the next flush
 	// open holds the attempts recorded and not yet settled in the store
 	// (by id): their outcome is pending, in flight, or being written.
@@ -67,6 +75,7 @@ type pendingReply struct {
 	raw     json.RawMessage
 	ids     []string
 	counted bool
+	at      time.Time // when it arrived (see cacheHoldInFlight)
 }
 
 func newStoreCache(ctx context.Context, s *results.Store, log *slog.Logger, runID string) *storeCache {
@@ -160,11 +169,11 @@ func (c *storeCache) Put(key string, resp llm.Response) error {
 		return err
 	}
 	c.mu.Lock()
-	c.pending[key] = pendingReply{raw: b, ids: resp.RequestIDs}
+	c.pending[key] = pendingReply{raw: b, ids: resp.RequestIDs, at: time.Now()}
 	if unit, ok := c.units[unitOf(key)]; ok {
 		unit[key] = results.CachedReply{JSON: b}
 	}
-	n := len(c.pending)
+	n := len(c.pending) - c.held
 	c.mu.Unlock()
 	if n >= cacheFlushAt {
 		c.kickFlush()

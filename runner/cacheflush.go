@@ -20,25 +20,34 @@ func (c *storeCache) loop() {
 	for {
 		select {
 		case <-c.quit:
-			c.flush()
+			c.flush(true)
 			return
 		case <-t.C:
 		case <-c.kick:
 		}
-		c.flush()
+		c.flush(false)
 	}
 }
 
 // flush writes the pending responses and settles the attempts they and the
 // failures answer, all or none, in the store's next group transaction (see
 // results.LLMCache.PutReplies); they stay readable from pending until
-// written.
-func (c *storeCache) flush() {
+// written. Unless all, it leaves the replies of units in flight younger
+// than cacheHoldInFlight to their units' commits.
+func (c *storeCache) flush(all bool) {
 	c.flushMu.Lock()
 	defer c.flushMu.Unlock()
 	c.mu.Lock()
 	batch := make([]results.Reply, 0, len(c.pending))
+	now := time.Now()
+	c.held = 0
 	for k, p := range c.pending {
+		if !all && !p.counted && now.Sub(p.at) < cacheHoldInFlight {
+			if _, inFlight := c.units[unitOf(k)]; inFlight {
+				c.held++
+				continue
+			}
+		}
 		batch = append(batch, results.Reply{Key: k, JSON: p.raw, Counted: p.counted, Settles: c.attempts(p.ids)})
 	}
 	ids := c.settled

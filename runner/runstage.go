@@ -144,7 +144,6 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 	var ran, failed atomic.Int64
 	var firstErr error
 	var once sync.Once
-	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
 	uctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -156,82 +155,94 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 		}
 		stored = r.cache.holding(ctx, fps)
 	}
+	do := func(u Unit) {
+		ref := results.Unit{Fingerprint: u.Fingerprint, Kind: r.kinds[key].Name, StageKey: key, RunID: r.env.RunID}
+		tctx, tally := withUnitTally(uctx, key, r.cache)
+		// Concurrent runs in this process (sweep variants) that reach the
+		// same unit share one execution; the others wait for it and then
+		// link the committed unit as cached.
+		executed := false
+		_, err, _ := inflight.Do(u.Fingerprint, func() (any, error) {
+			// Another process may be executing it: wait for that. The
+			// claim marks it running; the commit releases it. A unit
+			// another run committed since this stage listed its
+			// pending units is not claimed.
+			mine, waited, err := r.claim(uctx, key, ref)
+			if err != nil || !mine {
+				return nil, err
+			}
+			executed = true
+			if r.cache != nil {
+				// A unit another process held may have cached
+				// responses since the stage listed them.
+				r.cache.prefetch(uctx, u.Fingerprint, stored == nil || stored[u.Fingerprint] || waited)
+				defer r.cache.forget(u.Fingerprint)
+			}
+			commit, err := st.Run(tctx, u)
+			if err == nil {
+				if err = r.opts.Store.CommitUnit(uctx, ref, tally.commitWith(key, commit)); err == nil {
+					tally.committed()
+				}
+			}
+			if err != nil {
+				r.release(ctx, u.Fingerprint)
+			}
+			return nil, tally.withFirstFailure(err)
+		})
+		if !executed && err == nil {
+			err = r.opts.Store.CommitUnit(uctx, ref, nil) // links it, as cached
+			if err == nil {
+				r.env.Count(key, "units_shared", 1)
+				bar.inc()
+				return
+			}
+		}
+		if err != nil {
+			if uctx.Err() != nil {
+				return // interrupted: the unit stays pending for the rerun
+			}
+			failed.Add(1)
+			once.Do(func() { firstErr = fmt.Errorf("unit %s: %w", u.Key, err) })
+			if ferr := r.opts.Store.FailUnitWith(context.WithoutCancel(ctx), ref, err.Error(), func(tx *results.Tx) error {
+				return tally.commit(tx, key)
+			}); ferr != nil {
+				r.opts.Log.Error("recording failed unit", "stage", key, "unit", u.Key, "err", ferr)
+			} else {
+				tally.committed()
+			}
+			r.opts.Log.Warn("unit failed", "stage", key, "unit", u.Key, "err", err)
+			bar.fail()
+			if r.opts.Strict {
+				cancel()
+			}
+			return
+		}
+		ran.Add(1)
+		bar.inc()
+	}
+	// limit workers take the units in turn: a goroutine per unit started
+	// with a small stack and grew it again, copying, on its way through
+	// the HTTP client and SQLite; a worker keeps its grown stack.
+	units := make(chan Unit)
+	for range min(limit, len(pending)) {
+		wg.Go(func() {
+			for u := range units {
+				if uctx.Err() == nil {
+					do(u)
+				}
+			}
+		})
+	}
 	for _, u := range pending {
 		select {
-		case sem <- struct{}{}:
+		case units <- u:
 		case <-uctx.Done():
 		}
 		if uctx.Err() != nil {
 			break
 		}
-		wg.Add(1)
-		go func(u Unit) {
-			defer func() { <-sem; wg.Done() }()
-			ref := results.Unit{Fingerprint: u.Fingerprint, Kind: r.kinds[key].Name, StageKey: key, RunID: r.env.RunID}
-			tctx, tally := withUnitTally(uctx, key, r.cache)
-			// Concurrent runs in this process (sweep variants) that reach the
-			// same unit share one execution; the others wait for it and then
-			// link the committed unit as cached.
-			executed := false
-			_, err, _ := inflight.Do(u.Fingerprint, func() (any, error) {
-				// Another process may be executing it: wait for that. The
-				// claim marks it running; the commit releases it. A unit
-				// another run committed since this stage listed its
-				// pending units is not claimed.
-				mine, waited, err := r.claim(uctx, key, ref)
-				if err != nil || !mine {
-					return nil, err
-				}
-				executed = true
-				if r.cache != nil {
-					// A unit another process held may have cached
-					// responses since the stage listed them.
-					r.cache.prefetch(uctx, u.Fingerprint, stored == nil || stored[u.Fingerprint] || waited)
-					defer r.cache.forget(u.Fingerprint)
-				}
-				commit, err := st.Run(tctx, u)
-				if err == nil {
-					if err = r.opts.Store.CommitUnit(uctx, ref, tally.commitWith(key, commit)); err == nil {
-						tally.committed()
-					}
-				}
-				if err != nil {
-					r.release(ctx, u.Fingerprint)
-				}
-				return nil, tally.withFirstFailure(err)
-			})
-			if !executed && err == nil {
-				err = r.opts.Store.CommitUnit(uctx, ref, nil) // links it, as cached
-				if err == nil {
-					r.env.Count(key, "units_shared", 1)
-					bar.inc()
-					return
-				}
-			}
-			if err != nil {
-				if uctx.Err() != nil {
-					return // interrupted: the unit stays pending for the rerun
-				}
-				failed.Add(1)
-				once.Do(func() { firstErr = fmt.Errorf("unit %s: %w", u.Key, err) })
-				if ferr := r.opts.Store.FailUnitWith(context.WithoutCancel(ctx), ref, err.Error(), func(tx *results.Tx) error {
-					return tally.commit(tx, key)
-				}); ferr != nil {
-					r.opts.Log.Error("recording failed unit", "stage", key, "unit", u.Key, "err", ferr)
-				} else {
-					tally.committed()
-				}
-				r.opts.Log.Warn("unit failed", "stage", key, "unit", u.Key, "err", err)
-				bar.fail()
-				if r.opts.Strict {
-					cancel()
-				}
-				return
-			}
-			ran.Add(1)
-			bar.inc()
-		}(u)
 	}
+	close(units)
 	wg.Wait()
 	return int(ran.Load()), int(failed.Load()), firstErr
 }
