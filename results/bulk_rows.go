@@ -9,12 +9,11 @@ import (
 //
 // Rows go in by multi-row INSERTs of bulkEpisodes episodes and bulkTurns
 // turns: a statement's fixed work (the driver's call, step, reset, the
-// statement journal) is then shared by many rows (70,000 turns of the
-// 10,000-episode benchmark run: 0.46 CPU-s one by one, 0.33–0.37 in
-// statements of 50 rows, SQLite alone). The ids are given, following the largest ones stored as
-// SQLite's own choice would (it takes max(id)+1 for each row), so a turn's
-// episode id is known before its episode is written; episodes are written
-// before their turns, which the foreign key needs.
+// statement journal) is then shared by many rows. The ids are given,
+// following the largest ones stored as SQLite's own choice would (it takes
+// max(id)+1 for each row), so a turn's episode id is known before its
+// episode is written; episodes are written before their turns, which the
+// foreign key needs.
 type Bulk struct {
 	tx      *Tx
 	n       int
@@ -61,8 +60,7 @@ func (t *Tx) BulkEpisodes() (*Bulk, error) {
 	}
 	if b.nextEpisode == 0 {
 		// Into an empty table (a new database's import), the indexes are
-		// built once by sorting at Close rather than row by row: at
-		// 100,000 episodes about 1 CPU-s less.
+		// built once by sorting at Close rather than row by row.
 		if b.indexes, err = suspendIndexes(t.ctx, t.tx, "episodes"); err != nil {
 			return nil, err
 		}

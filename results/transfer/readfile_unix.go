@@ -11,8 +11,7 @@ import (
 // readInput returns an imported file's bytes and what releases them. A
 // regular file is mapped read-only: its pages are the file system's cache
 // itself, where reading it into the heap cost a fresh zeroed page and a
-// copy per 4 KiB (about a tenth of an import's CPU at 10,000 episodes,
-// 32 MB). Nothing decoded from the bytes refers to them (the decoders
+// copy per 4 KiB. Nothing decoded from the bytes refers to them (the decoders
 // copy what they keep), so release runs once the import is done. A file
 // cut short while mapped stops the process (SIGBUS) instead of importing
 // part of it.
