@@ -69,6 +69,7 @@ func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, erro
 	w.TopP = cmp.Or(req.TopP, s.TopP)
 	w.TopK = cmp.Or(req.TopK, s.TopK)
 	w.RepetitionPenalty = cmp.Or(req.RepetitionPenalty, s.RepetitionPenalty)
+	w.TruncatePromptTokens = cmp.Or(req.TruncatePromptTokens, s.TruncatePromptTokens)
 	if err := openai.NewReasoningValidator().Validate(o); err != nil {
 		return chatRequest{}, err
 	}

@@ -17,8 +17,10 @@ type Sampling struct {
 	TopK              *int     `json:"top_k,omitempty"`
 	MaxTokens         int      `json:"max_tokens,omitempty"`
 	RepetitionPenalty *float64 `json:"repetition_penalty,omitempty"`
-	Seed              *int     `json:"seed,omitempty"`
-	Stop              []string `json:"stop,omitempty"`
+	// TruncatePromptTokens: see Request.TruncatePromptTokens.
+	TruncatePromptTokens *int     `json:"truncate_prompt_tokens,omitempty"`
+	Seed                 *int     `json:"seed,omitempty"`
+	Stop                 []string `json:"stop,omitempty"`
 }
 
 // Endpoint is one logical model server: a model behind one or more replica

@@ -152,6 +152,7 @@ type gatewayBody struct {
 	N           int       `json:"n"`
 	Stop        []string  `json:"stop"`
 	RepPenalty  *float64  `json:"repetition_penalty"`
+	Truncate    *int      `json:"truncate_prompt_tokens"`
 	Kwargs      struct {
 		EnableThinking *bool `json:"enable_thinking"`
 	} `json:"chat_template_kwargs"`
@@ -190,7 +191,8 @@ func (g *Gateway) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	req := Request{Role: role, Endpoint: endpoint, Messages: b.Messages, Temperature: b.Temperature, TopP: b.TopP,
 		TopK: b.TopK, MaxTokens: b.MaxTokens, Seed: b.Seed, N: b.N, Stop: b.Stop, RepetitionPenalty: b.RepPenalty,
-		EnableThinking: b.Kwargs.EnableThinking}
+		TruncatePromptTokens: b.Truncate,
+		EnableThinking:       b.Kwargs.EnableThinking}
 	if ep, ok := g.c.eps[endpoint]; ok && b.Model != "" && b.Model != ep.ep.Model {
 		req.Model = b.Model
 	}

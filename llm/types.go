@@ -30,7 +30,10 @@ type Request struct {
 	N                 int      `json:"n,omitempty"` // 0 or 1 = one choice
 	Stop              []string `json:"stop,omitempty"`
 	RepetitionPenalty *float64 `json:"repetition_penalty,omitempty"`
-	EnableThinking    *bool    `json:"enable_thinking,omitempty"`
+	// TruncatePromptTokens is vLLM's truncate_prompt_tokens: the server
+	// keeps the prompt's last k tokens (-1: the model's context length).
+	TruncatePromptTokens *int  `json:"truncate_prompt_tokens,omitempty"`
+	EnableThinking       *bool `json:"enable_thinking,omitempty"`
 
 	// JSONSchema, when set, asks for structured output through
 	// response_format {type: json_schema}.

@@ -19,7 +19,7 @@ import (
 // wireRequest is the body sent: go-openai's members (with its omitempty
 // rules and its "stream": false), and the sampling members go-openai
 // drops when zero (temperature 0, top_p 0) or lacks (top_k,
-// repetition_penalty).
+// repetition_penalty, truncate_prompt_tokens).
 type wireRequest struct {
 	Model              string                               `json:"model"`
 	Messages           []wireMessage                        `json:"messages"`
@@ -34,6 +34,8 @@ type wireRequest struct {
 	TopP               *float64                             `json:"top_p,omitempty"`
 	TopK               *int                                 `json:"top_k,omitempty"`
 	RepetitionPenalty  *float64                             `json:"repetition_penalty,omitempty"`
+	// TruncatePromptTokens is vLLM's extension (the built-in engine's too).
+	TruncatePromptTokens *int `json:"truncate_prompt_tokens,omitempty"`
 }
 
 // wireMessage is a message as go-openai sends one without parts: an empty

@@ -18,7 +18,7 @@ func TestWireBodyIsGoOpenAIsPlusSampling(t *testing.T) {
 		{Role: "assistant", Content: ""}, {Role: "user", Content: "Score ünïcode \u2028 text"}},
 		Temperature: fp(0), TopK: ip(20), N: 3, Stop: []string{"</s>"}, Seed: ip(7), EnableThinking: bp(false),
 		JSONSchema: schema, SchemaName: "score"}
-	ep := Endpoint{Name: "e", Sampling: Sampling{MaxTokens: 64, TopP: fp(0.9), RepetitionPenalty: fp(1.05)}}
+	ep := Endpoint{Name: "e", Sampling: Sampling{MaxTokens: 64, TopP: fp(0.9), RepetitionPenalty: fp(1.05), TruncatePromptTokens: ip(100)}}
 	creq, err := buildChatRequest(ep, req, "Qwen/Qwen3-8B")
 	if err != nil {
 		t.Fatal(err)
@@ -35,10 +35,11 @@ func TestWireBodyIsGoOpenAIsPlusSampling(t *testing.T) {
 	if err := json.Unmarshal(theirs, &want); err != nil {
 		t.Fatal(err)
 	}
-	// go-openai drops temperature 0 and has no top_k or repetition
-	// penalty; it sends top_p as float32.
+	// go-openai drops temperature 0 and has no top_k, repetition penalty
+	// or vLLM's truncate_prompt_tokens; it sends top_p as float32.
 	delete(want, "top_p")
-	for k, v := range map[string]any{"temperature": 0.0, "top_p": 0.9, "top_k": 20.0, "repetition_penalty": 1.05} {
+	for k, v := range map[string]any{"temperature": 0.0, "top_p": 0.9, "top_k": 20.0, "repetition_penalty": 1.05,
+		"truncate_prompt_tokens": 100.0} {
 		if got[k] != v {
 			t.Errorf("%s: %v, want %v", k, got[k], v)
 		}

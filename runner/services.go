@@ -171,6 +171,9 @@ func llmEndpoint(name string, ep schema.Endpoint) llm.Endpoint {
 	t, p, k := ep.Sampling.Temperature, ep.Sampling.TopP, ep.Sampling.TopK
 	rp := ep.Sampling.RepetitionPenalty
 	e.Sampling = llm.Sampling{Temperature: &t, TopP: &p, TopK: &k, MaxTokens: ep.Sampling.MaxTokens, RepetitionPenalty: &rp}
+	if n := ep.Sampling.TruncatePromptTokens; n != 0 {
+		e.Sampling.TruncatePromptTokens = &n
+	}
 	return e
 }
 

@@ -115,6 +115,8 @@ type Sampling struct {
 	TopK              int     `json:"top_k"`
 	MaxTokens         int     `json:"max_tokens"`
 	RepetitionPenalty float64 `json:"repetition_penalty"`
+	// TruncatePromptTokens: 0 sends nothing; see #Sampling.
+	TruncatePromptTokens int `json:"truncate_prompt_tokens"`
 }
 
 // Judge is #Judge.

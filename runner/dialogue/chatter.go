@@ -33,6 +33,9 @@ type Sampling struct {
 	TopK           *int     `json:"top_k,omitempty"`
 	MaxTokens      int      `json:"max_tokens,omitempty"`
 	EnableThinking *bool    `json:"enable_thinking,omitempty"`
+	// TruncatePromptTokens asks the server to keep the prompt's last k
+	// tokens (vLLM's truncate_prompt_tokens); nil sends nothing.
+	TruncatePromptTokens *int `json:"truncate_prompt_tokens,omitempty"`
 }
 
 // Pos locates one call inside a unit. Together with the unit key it makes
@@ -74,7 +77,7 @@ func (c *caller) call(ctx context.Context, role string, s Sampling, pos Pos, msg
 	req := llm.Request{
 		Role: role, Model: s.Model, Messages: msgs,
 		Temperature: s.Temperature, TopP: s.TopP, TopK: s.TopK, MaxTokens: s.MaxTokens,
-		EnableThinking: s.EnableThinking, Seed: &seed,
+		EnableThinking: s.EnableThinking, Seed: &seed, TruncatePromptTokens: s.TruncatePromptTokens,
 		JSONSchema: schema, SchemaName: schemaName,
 		CacheKey: pos.key(c.unit, role),
 	}

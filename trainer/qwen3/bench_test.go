@@ -89,9 +89,20 @@ func benchDecode(b *testing.B, cfg Config, batch int) {
 
 func BenchmarkDecodeTiny(b *testing.B)        { benchDecode(b, Tiny(), 1) }
 func BenchmarkDecodeTinyBatch8(b *testing.B)  { benchDecode(b, Tiny(), 8) }
+func BenchmarkDecode63M(b *testing.B)         { benchDecode(b, qwen3_63M(), 1) }
+func BenchmarkDecode63MBatch8(b *testing.B)   { benchDecode(b, qwen3_63M(), 8) }
 func BenchmarkDecode0_6B(b *testing.B)        { benchDecode(b, Qwen3_0_6B(), 1) }
 func BenchmarkDecode0_6BBatch4(b *testing.B)  { benchDecode(b, Qwen3_0_6B(), 4) }
 func BenchmarkDecode0_6BBatch16(b *testing.B) { benchDecode(b, Qwen3_0_6B(), 16) }
+
+// qwen3_63M is the engine suite's model (trainer/serve/enginesuite):
+// Qwen3-0.6B's proportions at half the width, a 49,152-token vocabulary.
+func qwen3_63M() Config {
+	c := Tiny()
+	c.VocabSize, c.HiddenSize, c.IntermediateSize, c.NumHiddenLayers = 49152, 512, 1536, 12
+	c.NumAttentionHeads, c.NumKeyValueHeads, c.HeadDim = 8, 4, 64
+	return c
+}
 
 // BenchmarkMatmulSkinny compares matmulT with gonum's Sgemm on a Qwen3-0.6B
 // gate_proj [3072,1024] for 1, 4, 8 and 64 input rows.

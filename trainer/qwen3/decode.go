@@ -3,9 +3,6 @@ package qwen3
 import (
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
 )
 
 // Chunk is one sequence's share of a batched pass (Extend): Tokens are
@@ -254,17 +251,7 @@ func (m *Model) decodeRows(rows []row, want []bool) []float32 {
 			n := rw.pos + 1
 			kc, vc := rw.c.k[li], rw.c.v[li]
 			j := kvHead(i, H, K)
-			p := probs[:n]
-			blas32.Gemv(blas.NoTrans, scaling,
-				blas32.General{Rows: n, Cols: d, Stride: KV, Data: kc[j*d:]},
-				blas32.Vector{N: d, Inc: 1, Data: q[(r*H+i)*d:]}, 0,
-				blas32.Vector{N: n, Inc: 1, Data: p})
-			softmaxInPlace(p)
-			blas32.Gemv(blas.Trans, 1,
-				blas32.General{Rows: n, Cols: d, Stride: KV, Data: vc[j*d:]},
-				blas32.Vector{N: n, Inc: 1, Data: p}, 0,
-				// y capped at d: gonum zeroes all of y when beta is 0.
-				blas32.Vector{N: d, Inc: 1, Data: o[(r*H+i)*d : (r*H+i+1)*d]})
+			attendHead(q[(r*H+i)*d:], kc[j*d:], vc[j*d:], KV, n, d, scaling, probs, o[(r*H+i)*d:])
 		}, maxPos+1)
 		m.project(li, OProj, o, R, tmp, spans)
 		for i := range h {
@@ -273,9 +260,7 @@ func (m *Model) decodeRows(rows []row, want []bool) []float32 {
 		rmsNorm(h, l.postNorm, c.RMSNormEps, x)
 		m.project(li, GateProj, x, R, gate, spans)
 		m.project(li, UpProj, x, R, up, spans)
-		for i := range gate {
-			gate[i] = silu(gate[i]) * up[i]
-		}
+		swiGLU(gate, up)
 		m.project(li, DownProj, gate, R, tmp, spans)
 		for i := range h {
 			h[i] += tmp[i]

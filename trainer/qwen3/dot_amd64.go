@@ -45,3 +45,15 @@ func dot1x8z(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bo
 //
 //go:noescape
 func dot1x1z(x *float32, w *float32, n int, y *float32, acc bool)
+
+// wsumz sets o[c] = Σ_{t<n} p[t]·v[t·ldv+c] for c < d, a multiple of 16
+// (attend_amd64.s): attention's weighted sum of values.
+//
+//go:noescape
+func wsumz(o *float32, p *float32, v *float32, ldv int, n int, d int)
+
+// swiglu8 is swiGLU's last loop over n values, a positive multiple of 8,
+// in AVX-512 with the Go loop's bits (swiglu_amd64.s).
+//
+//go:noescape
+func swiglu8(gate *float32, ex *float64, up *float32, n int)

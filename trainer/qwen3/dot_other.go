@@ -28,3 +28,11 @@ func dot1x8z(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bo
 func dot1x1z(x *float32, w *float32, n int, y *float32, acc bool) {
 	panic("qwen3: dot1x1z without the amd64 kernels")
 }
+
+func wsumz(o *float32, p *float32, v *float32, ldv int, n int, d int) {
+	panic("qwen3: wsumz without the amd64 kernels")
+}
+
+func swiglu8(gate *float32, ex *float64, up *float32, n int) {
+	panic("qwen3: swiglu8 without the amd64 kernels")
+}

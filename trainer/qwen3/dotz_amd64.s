@@ -37,7 +37,10 @@
 // func dot4x4z(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, ycs int, acc bool)
 //
 // Four input rows against four weight rows ldw apart (long streams, as
-// dot4x3's, each prefetched 1 KiB ahead): y[r·ldy + j·ycs], r, j < 4.
+// dot4x3's): y[r·ldy + j·ycs], r, j < 4. Each stream is prefetched 2 KiB
+// ahead, twice dot4x3's distance: a batch of eight works through a
+// stream at the pace of its multiply-adds, and at 1 KiB the weights
+// arrived too late to overlap the arithmetic (docs/benchmarks.md).
 TEXT ·dot4x4z(SB), NOSPLIT, $0-65
 	MOVQ x+0(FP), R8
 	MOVQ ldx+8(FP), AX
@@ -72,10 +75,10 @@ TEXT ·dot4x4z(SB), NOSPLIT, $0-65
 	XORQ AX, AX
 
 loop44z:
-	PREFETCHT0  1024(BX)(AX*1)
-	PREFETCHT0  1024(DX)(AX*1)
-	PREFETCHT0  1024(DI)(AX*1)
-	PREFETCHT0  1024(SI)(AX*1)
+	PREFETCHT0  2048(BX)(AX*1)
+	PREFETCHT0  2048(DX)(AX*1)
+	PREFETCHT0  2048(DI)(AX*1)
+	PREFETCHT0  2048(SI)(AX*1)
 	VMOVUPS     (BX)(AX*1), Z16
 	VMOVUPS     (DX)(AX*1), Z17
 	VMOVUPS     (DI)(AX*1), Z18

@@ -69,11 +69,15 @@ func dotsT(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy 
 			// Outputs lo+k, lo+k+g, lo+k+2g together: three long streams
 			// through the range (see dot4x3).
 			g := (hi - lo) / 3
-			for k := range g {
+			kb := blockLen(3, in)
+			for k0 := 0; k0 < g; k0 += kb {
+				k1 := min(k0+kb, g)
 				for r := r0; r < quad; r += 4 {
-					dot4x3(&x[r*in], in, &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], ldy, g, acc)
+					for k := k0; k < k1; k++ {
+						dot4x3(&x[r*in], in, &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], ldy, g, acc)
+					}
 				}
-				if over >= 0 {
+				for k := k0; over >= 0 && k < k1; k++ {
 					dot4x3(&x[over*in], in, &w[(lo+k)*in], g*in, in, &y[over*ldy+lo+k], ldy, g, acc)
 				}
 			}
@@ -111,11 +115,15 @@ func dotsTz(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy
 		over := overlapQuad(rows, r1, quad, acc)
 		if quad > r0 || over >= 0 {
 			g := (hi - lo) / 4
-			for k := range g {
+			kb := blockLen(4, in)
+			for k0 := 0; k0 < g; k0 += kb {
+				k1 := min(k0+kb, g)
 				for r := r0; r < quad; r += 4 {
-					dot4x4z(&x[r*in], in, &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], ldy, g, acc)
+					for k := k0; k < k1; k++ {
+						dot4x4z(&x[r*in], in, &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], ldy, g, acc)
+					}
 				}
-				if over >= 0 {
+				for k := k0; over >= 0 && k < k1; k++ {
 					dot4x4z(&x[over*in], in, &w[(lo+k)*in], g*in, in, &y[over*ldy+lo+k], ldy, g, acc)
 				}
 			}
@@ -141,6 +149,19 @@ func dotsTz(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy
 		}
 	}
 }
+
+// quadBlock is how many bytes of weights the first four rows of a tile go
+// over before the next four rows go over the same weights, from L2, which
+// holds the block. When the fours took turns on every weight row instead,
+// a decoding step of eight sequences read the weights from memory in
+// short bursts between passes that computed from L1, and its products
+// took longer (docs/benchmarks.md). Only the order of the kernel calls
+// changes, not any output's arithmetic.
+const quadBlock = 128 << 10
+
+// blockLen is how many steps of a kernel reading streams weight rows of in
+// floats each cover quadBlock bytes (at least one).
+func blockLen(streams, in int) int { return max(1, quadBlock/(4*streams*in)) }
 
 // overlapQuad is where a row tile ending at r1, whose rows from quad on are
 // not a whole four, gets them from one more four-row kernel call: over the

@@ -43,24 +43,8 @@ func Choose(logits []float32, p Params, r *rand.Rand) (int, float32, []float32, 
 		return 0, 0, nil, ErrNoToken
 	}
 	if !(p.TopK > 0 && p.TopK < len(lp)) && !(p.TopP > 0 && p.TopP < 1) {
-		// Every token is a candidate; a masked one has probability 0 and
-		// changes neither the total nor the draw.
-		var total float64
-		for _, v := range e {
-			total += v
-		}
-		u := r.Float64() * total
-		last := 0
-		for i, v := range e {
-			if v == 0 {
-				continue
-			}
-			last = i
-			if u -= v; u < 0 {
-				return i, lp[i], lp, nil
-			}
-		}
-		return last, lp[last], lp, nil
+		i := drawAny(e, r)
+		return i, lp[i], lp, nil
 	}
 	idx := make([]int, 0, len(lp))
 	for i, v := range lp {
@@ -187,4 +171,27 @@ func nucleusOfAll(lp []float32, e []float64, idx []int, topP float32) []int {
 			return above
 		}
 	}
+}
+
+// drawAny draws an index with probability e[i] / Σe, every token a
+// candidate: a masked one has probability 0 and changes neither the total
+// nor the draw. Choose and ChooseToken share it, so that they draw the
+// same token from the same stream.
+func drawAny(e []float64, r *rand.Rand) int {
+	var total float64
+	for _, v := range e {
+		total += v
+	}
+	u := r.Float64() * total
+	last := 0
+	for i, v := range e {
+		if v == 0 {
+			continue
+		}
+		last = i
+		if u -= v; u < 0 {
+			return i
+		}
+	}
+	return last
 }

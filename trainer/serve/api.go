@@ -37,6 +37,9 @@ type samplingFields struct {
 	Stream                 bool            `json:"stream"`
 	StreamOptions          *streamOptions  `json:"stream_options"`
 	ResponseFormat         *responseFormat `json:"response_format"`
+	// TruncatePromptTokens is vLLM's: keep the prompt's last k tokens
+	// (-1: the context length).
+	TruncatePromptTokens *int `json:"truncate_prompt_tokens"`
 }
 
 type streamOptions struct {

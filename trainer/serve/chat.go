@@ -81,7 +81,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		choices[i] = c
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"id": meta.id, "object": "chat.completion", "created": meta.created,
-		"model": meta.model, "choices": choices, "usage": usage{len(prompt), completion, len(prompt) + completion}})
+		"model": meta.model, "choices": choices, "usage": usage{len(j.prompt), completion, len(j.prompt) + completion}})
 }
 
 type respMeta struct {
@@ -123,8 +123,12 @@ func chatPrompt(b *bundle, req *chatRequest) ([]int, *apiError) {
 	if err != nil {
 		return nil, badParam("messages", err.Error())
 	}
-	if aerr := b.checkPromptBytes(len(text)); aerr != nil {
-		return nil, aerr
+	// A prompt the request asks to truncate may be longer than the
+	// context; the body limit bounds it.
+	if req.TruncatePromptTokens == nil {
+		if aerr := b.checkPromptBytes(len(text)); aerr != nil {
+			return nil, aerr
+		}
 	}
 	return b.tok.Encode(text), nil
 }

@@ -27,6 +27,10 @@ func (s *Server) newJob(ctx context.Context, spec jobSpec, b *bundle, view *qwen
 	if len(prompt) == 0 {
 		return nil, badParam("prompt", "The prompt is empty.")
 	}
+	prompt, aerr := truncatePrompt(f.TruncatePromptTokens, b, prompt)
+	if aerr != nil {
+		return nil, aerr
+	}
 	for _, id := range prompt {
 		if id < 0 || id >= b.model.Config.VocabSize {
 			return nil, badParam("prompt", fmt.Sprintf("Token id %d is out of vocabulary (size %d).", id, b.model.Config.VocabSize))
@@ -165,4 +169,27 @@ func collect(ctx context.Context, j *job) ([]choiceOut, error) {
 // tokenText is how a token is shown in log-probs.
 func (b *bundle) tokenText(id int) string {
 	return string(b.tok.DecodeBytes([]int{id}))
+}
+
+// truncatePrompt applies truncate_prompt_tokens as vLLM does: the prompt's
+// last k tokens are kept (the latest turns and the generation prompt, for
+// a chat), -1 stands for the context length, and a k over the context
+// length is refused.
+func truncatePrompt(k *int, b *bundle, prompt []int) ([]int, *apiError) {
+	if k == nil {
+		return prompt, nil
+	}
+	n := *k
+	switch {
+	case n == -1:
+		n = b.maxLen
+	case n < 1:
+		return nil, badParam("truncate_prompt_tokens", fmt.Sprintf("truncate_prompt_tokens must be -1 (the model's context length) or at least 1, not %d.", n))
+	case n > b.maxLen:
+		return nil, badParam("truncate_prompt_tokens", fmt.Sprintf("truncate_prompt_tokens value (%d) is greater than max_model_len (%d). Please, select a smaller truncation size.", n, b.maxLen))
+	}
+	if len(prompt) > n {
+		prompt = prompt[len(prompt)-n:]
+	}
+	return prompt, nil
 }

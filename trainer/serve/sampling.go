@@ -65,7 +65,17 @@ func drawAll(seqs []*seq) []draw {
 		if s.machine != nil {
 			j.b.jsonVocab().Mask(s.machine, j.params.MaxTokens-s.ntok, j.b.stops, s.logits)
 		}
-		tok, lp, dist, err := choose(s.logits, j.params, s.rng)
+		var tok int
+		var lp float32
+		var dist []float32
+		var err error
+		if j.topLogprobs > 0 {
+			tok, lp, dist, err = choose(s.logits, j.params, s.rng)
+		} else {
+			// The same token and log-prob without the vocabulary's
+			// log-probs, which only top_logprobs shows.
+			tok, lp, err = sample.ChooseToken(s.logits, j.params, s.rng)
+		}
 		if err != nil {
 			out[i].err = fmt.Errorf("sampling: %w", err)
 			return

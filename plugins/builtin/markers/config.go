@@ -19,6 +19,11 @@ type Config struct {
 	// Criteria restricts the criteria scored (ids); empty = all of the
 	// item's level.
 	Criteria []string `json:"criteria"`
+	// StageOrder lists companions in the order of the support stages
+	// they serve (ESConv's exploration and comforting before action: a
+	// validator, then a reframer, then an action coach); support_order is
+	// scored only when it is given.
+	StageOrder []string `json:"stage_order"`
 }
 
 // Validate implements sdk.Validator and fills defaults.
@@ -39,6 +44,13 @@ func (c *Config) Validate() []spec.Diagnostic {
 			ds = append(ds, spec.AttrError([]string{"criteria", strconv.Itoa(i)}, "unknown criterion",
 				fmt.Sprintf("%q is not a criterion of the markers judge", id)))
 		}
+	}
+	seen := map[string]bool{}
+	for i, a := range c.StageOrder {
+		if a == "" || seen[a] {
+			ds = append(ds, spec.AttrError([]string{"stage_order", strconv.Itoa(i)}, "stage_order names each companion once", fmt.Sprintf("%q", a)))
+		}
+		seen[a] = true
 	}
 	for agent, ws := range c.Markers {
 		if len(words(joinWords(ws))) == 0 {

@@ -14,11 +14,12 @@ const (
 	GroupNonRedundancy       = "group_non_redundancy"
 	GroupWellFormed          = "group_well_formed"
 	Participation            = "participation"
+	SupportOrder             = "support_order"
 )
 
 // Version names the criteria and their formulas; it changes when a score
 // would.
-const Version = "markers_v1"
+const Version = "markers_v2"
 
 // Criteria returns the per-agent and collective criteria, in order.
 func Criteria() []spec.Criterion {
@@ -38,6 +39,7 @@ func Criteria() []spec.Criterion {
 		group(GroupNonRedundancy, "Non-redundancy (group)", "Mean non_redundancy over the agent turns, each against the turns before it."),
 		group(GroupWellFormed, "Well-formed words (group)", "Mean well_formed over the agent turns."),
 		group(Participation, "Participation", "Distinct companions who spoke over the most who could (the roster, or the agent turns if fewer): 1 + 4 x share."),
+		group(SupportOrder, "Support order", "Agent turns that keep the support stages in order (stage_order): the first by the first stage's companion, none by an earlier stage's companion than the turn before it: 1 + 4 x share. Scored only with stage_order."),
 	}
 }
 

@@ -111,6 +111,7 @@ func (j *Judge) episodeItem(it spec.Item) ([]spec.Score, error) {
 	var sum turnScores
 	var agents, directed int
 	spoke := map[string]bool{}
+	var order []string // the agent turns' speakers, in turn order
 	earlier := make([]string, 0, len(it.Turns))
 	for _, t := range it.Turns {
 		if t.Role != "agent" {
@@ -121,6 +122,7 @@ func (j *Judge) episodeItem(it spec.Item) ([]spec.Score, error) {
 		earlier = append(earlier, t.Text)
 		agents++
 		spoke[t.Speaker] = true
+		order = append(order, t.Speaker)
 		sum.persona += ts.persona
 		sum.nonRedundancy += ts.nonRedundancy
 		sum.wellFormed += ts.wellFormed
@@ -146,5 +148,33 @@ func (j *Judge) episodeItem(it spec.Item) ([]spec.Score, error) {
 	}
 	out = j.add(out, Participation, scale(float64(len(spoke))/float64(most)),
 		fmt.Sprintf("%d distinct companions spoke in %d agent turns (at most %d could)", len(spoke), agents, most))
+	if len(j.cfg.StageOrder) > 0 {
+		kept := supportOrderKept(order, j.cfg.StageOrder)
+		out = j.add(out, SupportOrder, scale(float64(kept)/float64(agents)),
+			fmt.Sprintf("%d of %d agent turns keep the support stages in order", kept, agents))
+	}
 	return out, nil
+}
+
+// supportOrderKept counts the turns that keep the stages in order: the
+// first turn by the first stage's companion, every later one by a
+// companion of the same stage as the turn before it or a later one. A
+// companion stage_order does not name breaks the order.
+func supportOrderKept(speakers, stages []string) int {
+	rank := map[string]int{}
+	for i, a := range stages {
+		rank[a] = i
+	}
+	kept, prev := 0, 0
+	for i, s := range speakers {
+		r, ok := rank[s]
+		if !ok {
+			continue
+		}
+		if (i == 0 && r == 0) || (i > 0 && r >= prev) {
+			kept++
+		}
+		prev = r
+	}
+	return kept
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"mascot.dev/mascot/plugins/spec"
@@ -136,5 +137,47 @@ func TestBadInput(t *testing.T) {
 		if !spec.HasErrors(r.Diagnostics) || len(r.Scores) > 0 {
 			t.Errorf("item %s: scores %v, diagnostics %v; want an error and no scores", r.ItemID, r.Scores, r.Diagnostics)
 		}
+	}
+}
+
+// TestSupportOrder: with stage_order, a conversation's agent turns count
+// as kept when the first is the first stage's companion and none goes
+// back to an earlier stage; without stage_order it is not scored.
+func TestSupportOrder(t *testing.T) {
+	j := New()
+	if _, err := j.Configure(context.Background(), json.RawMessage(`{"criteria": ["support_order"], "stage_order": ["A", "B", "C"]}`)); err != nil {
+		t.Fatal(err)
+	}
+	episode := func(speakers ...string) spec.Item {
+		it := spec.Item{ID: "e", Kind: spec.KindEpisode, Turns: []spec.Turn{{Role: "user", Speaker: "user", Text: "I lost my job."}}}
+		for _, s := range speakers {
+			it.Turns = append(it.Turns, spec.Turn{Role: "agent", Speaker: s, Text: "that sounds hard"},
+				spec.Turn{Role: "user", Speaker: "user", Text: "yes"})
+		}
+		return it
+	}
+	for _, c := range []struct {
+		speakers []string
+		kept     int
+	}{
+		{[]string{"A", "A", "B", "C"}, 4}, // in order, a stage may repeat
+		{[]string{"B", "C"}, 1},           // not opened by the first stage
+		{[]string{"A", "C", "B"}, 2},      // back from action to reframing
+		{[]string{"A", "X", "B"}, 2},      // a companion stage_order does not name
+		{[]string{"C"}, 0},
+	} {
+		got := scores(t, j, episode(c.speakers...))
+		near(t, "support_order of "+strings.Join(c.speakers, ","), got[SupportOrder], 1+4*float64(c.kept)/float64(len(c.speakers)))
+	}
+	j = New()
+	if got := scores(t, j, episode("A", "B")); func() bool { _, ok := got[SupportOrder]; return ok }() {
+		t.Errorf("support_order scored without stage_order: %v", got)
+	}
+	ds, err := j.Configure(context.Background(), json.RawMessage(`{"stage_order": ["A", "A", ""]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 2 || !spec.HasErrors(ds) {
+		t.Errorf("diagnostics %v, want two errors (a repeated and an empty companion)", ds)
 	}
 }

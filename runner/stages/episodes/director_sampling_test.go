@@ -14,13 +14,14 @@ import (
 // every role's request, but director_sampling, when written, replaces it
 // for the Director alone, so a JSON directive can get the budget it needs
 // while the turns stay short (the demo asks 32 tokens for turns, 48 for
-// directives).
+// directives), and each role's truncate_prompt_tokens reaches the server.
 func TestDirectorSamplingIsTheDirectors(t *testing.T) {
 	srv := fakevllm.Start(t, fakevllm.Options{Seed: 3, Record: true})
 	h := newHarness(t)
 	spec := writeSpec(t, srv.URL(), `concurrency: 4`,
 		`ep: {kind: "episodes", dataset: "es", roster: "support", turns: 2, user_response_probability: 1,
-		sampling: max_tokens: 32, director_sampling: {max_tokens: 48, temperature: 1.0}}`)
+		sampling: {max_tokens: 32, truncate_prompt_tokens: 100},
+		director_sampling: {max_tokens: 48, temperature: 1.0, truncate_prompt_tokens: 170}}`)
 	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +37,7 @@ func TestDirectorSamplingIsTheDirectors(t *testing.T) {
 		var body struct {
 			MaxTokens      int     `json:"max_tokens"`
 			Temperature    float64 `json:"temperature"`
+			Truncate       int     `json:"truncate_prompt_tokens"`
 			ResponseFormat struct {
 				JSONSchema struct {
 					Name string `json:"name"`
@@ -51,6 +53,9 @@ func TestDirectorSamplingIsTheDirectors(t *testing.T) {
 			if body.Temperature != 1.0 {
 				t.Errorf("directive request at temperature %v, want director_sampling's 1.0", body.Temperature)
 			}
+		}
+		if want := map[string]int{"turn": 100, "directive": 170}[role]; body.Truncate != want {
+			t.Errorf("%s request truncate_prompt_tokens %d, want %d", role, body.Truncate, want)
 		}
 		if seen[role] == nil {
 			seen[role] = map[int]bool{}

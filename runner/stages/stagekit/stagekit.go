@@ -165,7 +165,11 @@ func (r Router) Chat(ctx context.Context, req llm.Request) (llm.Response, error)
 // so temperature 0 is really sent).
 func Sampling(s schema.Sampling) dialogue.Sampling {
 	t, p, k := s.Temperature, s.TopP, s.TopK
-	return dialogue.Sampling{Temperature: &t, TopP: &p, TopK: &k, MaxTokens: s.MaxTokens}
+	d := dialogue.Sampling{Temperature: &t, TopP: &p, TopK: &k, MaxTokens: s.MaxTokens}
+	if n := s.TruncatePromptTokens; n != 0 {
+		d.TruncatePromptTokens = &n
+	}
+	return d
 }
 
 // ModelID is the model an endpoint serves.

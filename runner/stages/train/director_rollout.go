@@ -200,8 +200,11 @@ func (r *rollouts) episode(chat *policyChat, prompt []llm.Message, x dialogue.Ro
 		ep.IDs = append(ep.IDs, r.tok.EOS())
 	}
 	ep.Trainable = make([]bool, len(ep.IDs))
-	for j := len(dt.prompt); j < len(dt.prompt)+len(dt.completion); j++ {
-		ep.Trainable[j] = true
+	for k := range dt.completion {
+		// A token the schema forced was not the policy's choice: its
+		// advantage-weighted gradient is noise that, on a directive of ~45
+		// tokens with a handful of free ones, drowned the agent's choice.
+		ep.Trainable[len(dt.prompt)+k] = k >= len(dt.forced) || !dt.forced[k]
 	}
 	if !math.IsNaN(v) {
 		ep.Reward = &v
@@ -221,6 +224,7 @@ func (r *rollouts) chatter(ctx context.Context, pol *train.Policy, tag string) (
 		return c, nil
 	}
 	c.think, c.client, c.endpoint = r.env.Exp.Endpoints[r.endpoint].EnableThinking, r.env.LLM, r.endpoint
+	c.grammar = r.gram // only to tell the tokens the schema forced
 	if pol.Adapter == nil {
 		return c, nil
 	}

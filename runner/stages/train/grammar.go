@@ -3,6 +3,7 @@ package train
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sync"
 
 	"mascot.dev/mascot/trainer/sample"
@@ -73,4 +74,34 @@ func (g *grammar) processor(raw json.RawMessage, maxTokens int) (sample.LogitsPr
 		}
 		g.vocab.Mask(m, maxTokens-len(generated), stops, logits)
 	}, nil
+}
+
+// forced marks the completion tokens the schema forced: at their step the
+// mask of processor left that token alone (the JSON around a directive's
+// fields, the rest of an agent's name once its first letters tell it
+// apart, the end token of a complete directive). They are not choices of
+// the policy, and the GRPO loss leaves them out (director.go).
+func (g *grammar) forced(raw json.RawMessage, maxTokens int, completion []int) ([]bool, error) {
+	sch, err := g.schema(raw)
+	if err != nil {
+		return nil, err
+	}
+	g.once.Do(func() { g.vocab = constrain.NewVocab(g.size, g.spell) })
+	stops := []int{g.tok.EOS()}
+	out := make([]bool, len(completion))
+	logits := make([]float32, g.size)
+	m := sch.Start()
+	for k, t := range completion {
+		clear(logits)
+		g.vocab.Mask(m, maxTokens-k, stops, logits)
+		allowed := 0
+		for _, l := range logits {
+			if !math.IsInf(float64(l), -1) {
+				allowed++
+			}
+		}
+		out[k] = allowed == 1
+		m.FeedBytes(g.spell(t))
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -48,6 +49,9 @@ type policyChat struct {
 // drawnTokens are one Director choice as the trainer sees it.
 type drawnTokens struct {
 	prompt, completion []int // completion ends with EOS when the policy stopped
+	// forced marks the completion tokens the directive's JSON schema
+	// forced (grammar.forced); nil when no schema constrained the draw.
+	forced []bool
 }
 
 func (c *policyChat) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
@@ -57,6 +61,13 @@ func (c *policyChat) Chat(ctx context.Context, req llm.Request) (llm.Response, e
 	prompt, err := c.encode(req.Messages, req.EnableThinking)
 	if err != nil {
 		return llm.Response{}, err
+	}
+	// The Director sees what its endpoint would show it: a request that
+	// asks for truncate_prompt_tokens (the episodes stage's
+	// director_sampling) keeps the prompt's last tokens, and the loss
+	// trains on those.
+	if k := req.TruncatePromptTokens; k != nil && *k > 0 && len(prompt) > *k {
+		prompt = prompt[len(prompt)-*k:]
 	}
 	if c.policy != nil {
 		return c.sample(ctx, req, prompt)
@@ -113,7 +124,9 @@ func (c *policyChat) sample(ctx context.Context, req llm.Request, prompt []int) 
 		resp.Choices = append(resp.Choices, c.tok.Decode(out))
 		resp.FinishReasons = append(resp.FinishReasons, reason)
 		resp.CompletionTokens += len(r.Tokens)
-		c.keep(dialogue.Draw{Key: req.CacheKey, Choice: i}, prompt, r.Tokens)
+		if err := c.keep(dialogue.Draw{Key: req.CacheKey, Choice: i}, prompt, r.Tokens, req.JSONSchema); err != nil {
+			return llm.Response{}, err
+		}
 	}
 	llm.TallyFrom(ctx).Merge(map[string]llm.RoleTally{dialogue.RoleDirector: {Requests: 1,
 		TokensIn: int64(resp.PromptTokens), TokensOut: int64(resp.CompletionTokens)}})
@@ -136,18 +149,28 @@ func (c *policyChat) remote(ctx context.Context, req llm.Request, prompt []int) 
 		if i < len(resp.FinishReasons) && resp.FinishReasons[i] == "stop" {
 			toks = append(toks, c.tok.EOS())
 		}
-		c.keep(dialogue.Draw{Key: req.CacheKey, Choice: i}, prompt, toks)
+		if err := c.keep(dialogue.Draw{Key: req.CacheKey, Choice: i}, prompt, toks, req.JSONSchema); err != nil {
+			return llm.Response{}, err
+		}
 	}
 	return resp, nil
 }
 
-func (c *policyChat) keep(d dialogue.Draw, prompt, completion []int) {
+func (c *policyChat) keep(d dialogue.Draw, prompt, completion []int, schema json.RawMessage) error {
+	t := drawnTokens{prompt: prompt, completion: append([]int(nil), completion...)}
+	if len(schema) > 0 && c.grammar != nil {
+		var err error
+		if t.forced, err = c.grammar.forced(schema, c.maxTokens, t.completion); err != nil {
+			return err
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.drawn == nil {
 		c.drawn = map[dialogue.Draw]drawnTokens{}
 	}
-	c.drawn[d] = drawnTokens{prompt: prompt, completion: append([]int(nil), completion...)}
+	c.drawn[d] = t
+	return nil
 }
 
 // tokens returns what choice d drew.
