@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/report"
 )
 
 // manyLines writes a file of n records cycling through the sample's
@@ -103,6 +105,36 @@ func TestImportNewEqualsImport(t *testing.T) {
 	}
 	if !strings.Contains(a, "turn_text_segments (") || !strings.Contains(a, "episodes (1500 rows)") {
 		t.Fatalf("the dump lacks the tables it compares:\n%.2000s", a)
+	}
+	// The same report, computed afresh (an import holds no judgments yet:
+	// the report says so), and the same search results.
+	render := func(st *results.Store, runID string) string {
+		rep, err := report.Build(ctx, st, []string{runID}, report.Options{NoCache: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := report.Render(&b, rep, report.FormatText); err != nil {
+			t.Fatal(err)
+		}
+		return strings.ReplaceAll(b.String(), runID, "RUN")
+	}
+	if ra, rb := render(s, want.RunID), render(n, got.RunID); ra != rb || ra == "" {
+		t.Fatalf("reports differ:\nImport:\n%s\nImportNew:\n%s", ra, rb)
+	}
+	search := func(st *results.Store, runID string) []string {
+		p, err := st.EpisodesPage(ctx, results.EpisodeQuery{RunID: runID, Text: "feel", Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, e := range p.Episodes {
+			ids = append(ids, fmt.Sprint(e.ID, e.ConvID, e.NumTurns))
+		}
+		return ids
+	}
+	if sa, sb := search(s, want.RunID), search(n, got.RunID); len(sa) == 0 || strings.Join(sa, ",") != strings.Join(sb, ",") {
+		t.Fatalf("search results differ: %d and %d episodes", len(sa), len(sb))
 	}
 }
 
