@@ -19,6 +19,10 @@ import (
 //     index: FTS4 flushes its pending terms into a new segment at the end
 //     of every statement, so one INSERT … SELECT of the new turns indexes
 //     them about five times faster than the per-turn trigger.
+//
+// Into an empty episodes table (a new database), its indexes are dropped
+// too and built again from their stored definitions at the end, by one
+// sort each.
 const (
 	episodeTallyTrigger = "run_stage_units_episode_add"
 	turnIndexTrigger    = "turn_text_add"
@@ -90,45 +94,37 @@ func suspendTurnIndex(ctx context.Context, tx *sql.Tx) (resume func() error, err
 	}, nil
 }
 
-// Bulk inserts the episodes of one large unit (Tx.BulkEpisodes).
-type Bulk struct {
-	tx     *Tx
-	n      int
-	resume func(fp string, n int) error
-	index  func() error
-}
-
-// BulkEpisodes starts a bulk insertion of episodes into the unit's
-// transaction: the per-row tally and full-text triggers are suspended
-// until Close, which does their work once. Insert episodes with
-// Bulk.Insert, then call Close before the callback returns; a unit whose
-// callback fails rolls everything back, the triggers included.
-func (t *Tx) BulkEpisodes() (*Bulk, error) {
-	resume, err := suspendEpisodeTally(t.ctx, t.tx)
+// suspendIndexes drops table's indexes (those of CREATE INDEX, not of its
+// constraints) for the rest of tx and returns what creates them again
+// from their stored definitions.
+func suspendIndexes(ctx context.Context, tx *sql.Tx, table string) (restore func() error, err error) {
+	rows, err := tx.QueryContext(ctx, `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY rowid`, table)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the indexes of %s: %w", table, err)
 	}
-	index, err := suspendTurnIndex(t.ctx, t.tx)
-	if err != nil {
-		return nil, err
+	var names, ddls []string
+	for rows.Next() {
+		var n, d string
+		if err := rows.Scan(&n, &d); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("reading the indexes of %s: %w", table, err)
+		}
+		names, ddls = append(names, n), append(ddls, d)
 	}
-	return &Bulk{tx: t, resume: resume, index: index}, nil
-}
-
-// Insert inserts one episode with its turns (as Tx.InsertEpisode).
-func (b *Bulk) Insert(e Episode) (int64, error) {
-	id, err := b.tx.InsertEpisode(e)
-	if err == nil {
-		b.n++
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, fmt.Errorf("reading the indexes of %s: %w", table, err)
 	}
-	return id, err
-}
-
-// Close indexes the inserted turns and counts the episodes in the tallies,
-// restoring the triggers.
-func (b *Bulk) Close() error {
-	if err := b.index(); err != nil {
-		return err
+	for _, n := range names {
+		if _, err := tx.ExecContext(ctx, `DROP INDEX "`+n+`"`); err != nil {
+			return nil, fmt.Errorf("suspending index %s: %w", n, err)
+		}
 	}
-	return b.resume(b.tx.unit.Fingerprint, b.n)
+	return func() error {
+		for i, d := range ddls {
+			if _, err := tx.ExecContext(ctx, d); err != nil {
+				return fmt.Errorf("building index %s: %w", names[i], err)
+			}
+		}
+		return nil
+	}, nil
 }

@@ -48,6 +48,11 @@
 //   - What a stage holds can be digested without ids or times
 //     (StageDigest), and the rows stages read come in content order, so
 //     two databases with the same results compare equal.
+//   - A unit of many episodes (an import) goes through Tx.BulkEpisodes:
+//     multi-row INSERTs with the ids SQLite would give, the per-row tally
+//     and full-text triggers suspended and their work done once at the
+//     end (bulk.go, bulk_rows.go). A database that does not exist yet can
+//     be filled aside and published whole (Fresh, fresh.go).
 //   - Times are stored as unix milliseconds. JSON columns are checked with
 //     json_valid. API keys are never stored: request JSON passed to the LLM
 //     trace is scrubbed of api_key / authorization fields.

@@ -102,21 +102,10 @@ func create(ctx context.Context, path string) error {
 	if _, err := os.Lstat(path); err == nil || !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	prefix := "." + filepath.Base(path) + ".new-"
-	if stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), prefix+"*")); len(stale) > 0 {
-		for _, f := range stale {
-			pid, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(f), prefix), "-")
-			if n, err := strconv.Atoi(pid); err == nil && !processAlive(n) {
-				os.Remove(f)
-			}
-		}
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), fmt.Sprintf("%s%d-*", prefix, os.Getpid()))
+	tmp, err := newTempBeside(path)
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", path, err)
 	}
-	tmp := f.Name()
-	f.Close()
 	defer func() {
 		for _, sfx := range []string{"", "-wal", "-shm", "-journal"} {
 			os.Remove(tmp + sfx)
@@ -141,6 +130,27 @@ func create(ctx context.Context, path string) error {
 		}
 	}
 	return nil
+}
+
+// newTempBeside creates an empty file in path's directory whose name
+// (".NAME.new-PID-…") says which process fills it, after removing those
+// of such files whose process has died (a database being created or
+// filled by a process that was killed).
+func newTempBeside(path string) (string, error) {
+	prefix := "." + filepath.Base(path) + ".new-"
+	if stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), prefix+"*")); len(stale) > 0 {
+		for _, f := range stale {
+			pid, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(f), prefix), "-")
+			if n, err := strconv.Atoi(pid); err == nil && !processAlive(n) {
+				os.Remove(f)
+			}
+		}
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), fmt.Sprintf("%s%d-*", prefix, os.Getpid()))
+	if err != nil {
+		return "", err
+	}
+	return f.Name(), f.Close()
 }
 
 // isFull reports whether SQLite failed for want of space: a full disk, or

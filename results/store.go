@@ -28,6 +28,8 @@ type Store struct {
 	cache cacheWriter
 
 	reserve reserve // disk space kept for recording a run's end
+
+	fresh bool // a Fresh database, filled before anyone can open it
 }
 
 // Open opens (creating if needed) the results database at path and migrates
@@ -52,7 +54,13 @@ func OpenContext(ctx context.Context, path string) (*Store, error) {
 	if err := create(ctx, path); err != nil {
 		return nil, err
 	}
-	w, err := sql.Open("sqlite3", dsn(path, false))
+	return openWith(ctx, path, dsn)
+}
+
+// openWith opens the database at path through connections made by dsnOf
+// (the writer's with readOnly false) and migrates it.
+func openWith(ctx context.Context, path string, dsnOf func(path string, readOnly bool) string) (*Store, error) {
+	w, err := sql.Open("sqlite3", dsnOf(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
@@ -81,7 +89,7 @@ func OpenContext(ctx context.Context, path string) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("configuring the writer of %s: %w", path, err)
 	}
-	r, err := sql.Open("sqlite3", dsn(path, true))
+	r, err := sql.Open("sqlite3", dsnOf(path, true))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("opening readers on %s: %w", path, err)
@@ -95,11 +103,17 @@ func dsn(path string, readOnly bool) string { return dsnWaiting(path, readOnly, 
 
 // dsnWaiting is dsn with a busy timeout of busyMS milliseconds.
 func dsnWaiting(path string, readOnly bool, busyMS int) string {
+	return dsnJournal(path, readOnly, busyMS, "WAL", "NORMAL")
+}
+
+// dsnJournal is dsnWaiting with the given journal mode and synchronous
+// setting.
+func dsnJournal(path string, readOnly bool, busyMS int, journal, synchronous string) string {
 	q := url.Values{}
-	q.Set("_journal_mode", "WAL")
+	q.Set("_journal_mode", journal)
 	q.Set("_busy_timeout", strconv.Itoa(busyMS))
 	q.Set("_foreign_keys", "on")
-	q.Set("_synchronous", "NORMAL")
+	q.Set("_synchronous", synchronous)
 	// Keep each connection's prepared statements: the unit transactions
 	// run the same dozen statements over and over, and preparing them
 	// anew cost more CPU than running them.

@@ -111,6 +111,30 @@ const insertEpisodeSQL = `INSERT INTO episodes (unit_fp, run_id, idx, conv_id, i
 // InsertEpisode inserts an episode and its Turns, returning the episode id.
 // The metadata's system and dataset default to the episode's and back.
 func (t *Tx) InsertEpisode(e Episode) (int64, error) {
+	args, err := t.appendEpisodeArgs(nil, &e, nil)
+	if err != nil {
+		return 0, err
+	}
+	id, err := t.insert(insertEpisodeSQL, args...)
+	if err != nil {
+		return 0, fmt.Errorf("inserting episode %s: %w", e.ConvID, err)
+	}
+	t.noteEpisode(id, &e)
+	if len(e.Turns) > 0 {
+		for i := range e.Turns {
+			e.Turns[i].EpisodeID = id
+		}
+		if _, err := t.InsertTurns(e.Turns); err != nil {
+			return 0, err
+		}
+	}
+	return id, nil
+}
+
+// appendEpisodeArgs fills e's defaults and appends the values of
+// insertEpisodeSQL's columns to dst; enc (nil for none) remembers
+// encodings that repeat from row to row.
+func (t *Tx) appendEpisodeArgs(dst []any, e *Episode, enc *rowEncodings) ([]any, error) {
 	if e.System == "" {
 		e.System = e.Metadata.System
 	}
@@ -126,43 +150,36 @@ func (t *Tx) InsertEpisode(e Episode) (int64, error) {
 	if e.Metadata.SchemaVersion == "" {
 		e.Metadata.SchemaVersion = jsonl.SchemaVersion
 	}
-	meta, err := jsonl.EncodeMetadata(e.Metadata)
+	meta, err := enc.metadata(e.Metadata)
 	if err != nil {
-		return 0, fmt.Errorf("encoding metadata of %s: %w", e.ConvID, err)
+		return nil, fmt.Errorf("encoding metadata of %s: %w", e.ConvID, err)
 	}
 	var spoken any
 	if e.AgentsSpoken != nil {
 		b, err := json.Marshal(e.AgentsSpoken)
 		if err != nil {
-			return 0, fmt.Errorf("encoding agents_spoken of %s: %w", e.ConvID, err)
+			return nil, fmt.Errorf("encoding agents_spoken of %s: %w", e.ConvID, err)
 		}
 		spoken = string(b)
 	}
-	extra, err := mustJSON(e.Extra, "{}")
+	extra, err := extraJSON(e.Extra)
 	if err != nil {
-		return 0, fmt.Errorf("encoding extra fields of %s: %w", e.ConvID, err)
+		return nil, fmt.Errorf("encoding extra fields of %s: %w", e.ConvID, err)
 	}
-	id, err := t.insert(insertEpisodeSQL, t.fp(e.UnitFP), t.run(e.RunID), e.Idx, e.ConvID,
-		orDefault(e.IDField, "conv_id"), nullRaw(e.IDRaw), e.SampleIdx, e.System, e.Dataset, e.Valence, e.Domain,
-		e.Meeting, e.StartIdx, e.Mode, string(meta), spoken, e.InitialEmotion, e.FinalEmotion,
-		nullRaw(e.EmotionTrajectory), nullRaw(e.UserBigFive), extra, toMS(e.CreatedAt))
-	if err != nil {
-		return 0, fmt.Errorf("inserting episode %s: %w", e.ConvID, err)
-	}
+	return append(dst, t.fp(e.UnitFP), t.run(e.RunID), int64(e.Idx), e.ConvID,
+		orDefault(e.IDField, "conv_id"), nullRaw(e.IDRaw), int64(e.SampleIdx), e.System, e.Dataset, e.Valence, e.Domain,
+		value(e.Meeting), value(e.StartIdx), e.Mode, meta, spoken, value(e.InitialEmotion), value(e.FinalEmotion),
+		nullRaw(e.EmotionTrajectory), nullRaw(e.UserBigFive), extra, toMS(e.CreatedAt)), nil
+}
+
+// noteEpisode keeps what the unit's report blocks need of an inserted
+// episode.
+func (t *Tx) noteEpisode(id int64, e *Episode) {
 	if t.fp(e.UnitFP) == t.unit.Fingerprint {
 		t.episodes = append(t.episodes, unitEpisode{id, int64(e.SampleIdx), e.Mode, e.System, e.Valence, e.Domain, e.ConvID})
 	} else {
 		t.raw = true // a row of another unit: read back what each holds
 	}
-	if len(e.Turns) > 0 {
-		for i := range e.Turns {
-			e.Turns[i].EpisodeID = id
-		}
-		if _, err := t.InsertTurns(e.Turns); err != nil {
-			return 0, err
-		}
-	}
-	return id, nil
 }
 
 const insertTurnSQL = `INSERT INTO turns (episode_id, turn_idx, round_id, turn_type, agent_name, response,
@@ -171,21 +188,55 @@ const insertTurnSQL = `INSERT INTO turns (episode_id, turn_idx, round_id, turn_t
 // InsertTurns inserts turns (each with its EpisodeID) and returns their ids.
 func (t *Tx) InsertTurns(turns []Turn) ([]int64, error) {
 	ids := make([]int64, len(turns))
+	var args []any // reused: each Exec is done with it when it returns
 	for i, tu := range turns {
-		var dir any
-		if tu.Directive != nil {
-			dir = string(jsonl.AppendDirective(nil, *tu.Directive)) // json.Marshal's bytes
+		var err error
+		if args, err = appendTurnArgs(args[:0], &tu, nil); err != nil {
+			return nil, err
 		}
-		extra, err := mustJSON(tu.Extra, "{}")
-		if err != nil {
-			return nil, fmt.Errorf("encoding extra fields of turn %d: %w", tu.TurnIdx, err)
-		}
-		id, err := t.insert(insertTurnSQL, tu.EpisodeID, tu.TurnIdx, tu.RoundID, tu.TurnType, tu.AgentName,
-			tu.Response, dir, tu.DirectiveOutput, extra)
+		id, err := t.insert(insertTurnSQL, args...)
 		if err != nil {
 			return nil, fmt.Errorf("inserting turn %d of episode %d: %w", tu.TurnIdx, tu.EpisodeID, err)
 		}
 		ids[i] = id
 	}
 	return ids, nil
+}
+
+// appendTurnArgs appends the values of insertTurnSQL's columns to dst
+// (enc as appendEpisodeArgs's).
+func appendTurnArgs(dst []any, tu *Turn, enc *rowEncodings) ([]any, error) {
+	var dir any
+	if tu.Directive != nil {
+		dir = enc.directive(*tu.Directive)
+	}
+	extra, err := extraJSON(tu.Extra)
+	if err != nil {
+		return nil, fmt.Errorf("encoding extra fields of turn %d: %w", tu.TurnIdx, err)
+	}
+	return append(dst, tu.EpisodeID, int64(tu.TurnIdx), value(tu.RoundID), tu.TurnType, tu.AgentName,
+		tu.Response, dir, value(tu.DirectiveOutput), extra), nil
+}
+
+// value is what database/sql would make of a *string or *int (NULL or
+// the value, as string or int64) without its reflection.
+func value[T string | int](p *T) any {
+	if p == nil {
+		return nil
+	}
+	switch v := any(*p).(type) {
+	case int:
+		return int64(v)
+	default:
+		return v
+	}
+}
+
+// extraJSON is mustJSON(extra, "{}") without reflection for the usual
+// empty map.
+func extraJSON(extra map[string]json.RawMessage) (string, error) {
+	if len(extra) == 0 {
+		return "{}", nil
+	}
+	return mustJSON(extra, "{}")
 }

@@ -112,12 +112,7 @@ func storeRows(ctx context.Context, dir string, n, rounds int) ([]Row, error) {
 					os.Remove(db + suf)
 				}
 			}()
-			dst, err := results.Open(db)
-			if err != nil {
-				return err
-			}
-			defer dst.Close()
-			res, err := transfer.Import(ctx, dst, exported, "imported")
+			res, err := transfer.ImportNew(ctx, db, exported, "imported") // as `mascot import` does
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"mascot.dev/mascot/internal/benchdb"
-	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/transfer"
 )
 
@@ -32,16 +31,9 @@ func BenchmarkExportImport100k(b *testing.B) {
 	b.Run("import", func(b *testing.B) {
 		defer benchdb.ReportCPU(b)()
 		for i := 0; b.Loop(); i++ {
-			dst, err := results.Open(filepath.Join(b.TempDir(), fmt.Sprintf("import-%d.db", i)))
-			if err != nil {
-				b.Fatal(err)
-			}
-			res, err := transfer.Import(ctx, dst, file, "imported")
+			res, err := transfer.ImportNew(ctx, filepath.Join(b.TempDir(), fmt.Sprintf("import-%d.db", i)), file, "imported")
 			if err != nil || res.Episodes != 100_000 {
 				b.Fatal(res, err)
-			}
-			if err := dst.Close(); err != nil {
-				b.Fatal(err)
 			}
 		}
 	})

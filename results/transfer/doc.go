@@ -15,6 +15,12 @@
 //     chunks of lines into records while one goroutine inserts them in
 //     file order. A bad line stops it with the line number
 //     (ErrBadRecord) and leaves the database as it was.
+//   - ImportNew (`mascot import` into a database that does not exist yet)
+//     fills the database aside (results.Fresh: no write-ahead log, no
+//     syncing, a small page cache, the episode indexes built once at the
+//     end) and links it into place only when complete: a failed or killed
+//     import leaves no database.
+//   - The imported file is mapped, not read into the heap.
 //
 // Layer: above results (the store) and results/jsonl (the record and its
 // codec); used by the CLI (`mascot export`, `mascot import`) and the

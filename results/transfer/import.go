@@ -40,10 +40,11 @@ var ErrBadRecord = errors.New("bad record")
 // exporting the imported run writes them back unchanged.
 func Import(ctx context.Context, s *results.Store, path, runName string) (ImportResult, error) {
 	var res ImportResult
-	data, err := os.ReadFile(path)
+	data, release, err := readInput(path)
 	if err != nil {
 		return res, fmt.Errorf("importing %s: %w", path, err)
 	}
+	defer func() { _ = release() }()
 	sum := sha256.Sum256(data)
 	res.UnitFP = "import-" + hex.EncodeToString(sum[:])
 	if runName == "" {
@@ -114,4 +115,20 @@ func readJSONIfExists(path string) json.RawMessage {
 		return nil
 	}
 	return c.Bytes()
+}
+
+// ImportNew is Import into a database that does not exist yet at dbPath:
+// the database is filled in a temporary file (results.Fresh) and appears
+// at dbPath only once the import is complete; a failed or killed import
+// leaves none.
+func ImportNew(ctx context.Context, dbPath, path, runName string) (ImportResult, error) {
+	f, err := results.CreateFresh(ctx, dbPath)
+	if err != nil {
+		return ImportResult{}, fmt.Errorf("importing %s: %w", path, err)
+	}
+	res, err := Import(ctx, f.Store, path, runName)
+	if err != nil {
+		return res, errors.Join(err, f.Discard())
+	}
+	return res, f.Publish(ctx)
 }

@@ -39,7 +39,10 @@ func importLines(ctx context.Context, data []byte, tx *results.Tx) (int, error) 
 	if err != nil {
 		return n, err
 	}
-	return n, bulk.Close()
+	if err := bulk.Close(); err != nil {
+		return n, fmt.Errorf("storing the records: %w", err)
+	}
+	return n, nil
 }
 
 // insertLines is importLines's insertion through bulk.
@@ -79,7 +82,8 @@ func insertLines(ctx context.Context, data []byte, bulk *results.Bulk) (int, err
 				continue
 			}
 			if _, err := bulk.Insert(*e); err != nil {
-				return n, fmt.Errorf("line %d: %w", c.first+i, err)
+				// Rows are written in batches: the failed one ends here.
+				return n, fmt.Errorf("storing the records up to line %d: %w", c.first+i, err)
 			}
 			n++
 		}

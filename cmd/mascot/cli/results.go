@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -322,6 +324,31 @@ it offline, anywhere.`,
 	return c
 }
 
+// importFile imports file into the database at db: a database that does
+// not exist yet is filled aside and appears whole once the import is done
+// (transfer.ImportNew), an existing one takes the run in one transaction.
+func importFile(ctx context.Context, db, file, name string) (transfer.ImportResult, error) {
+	if db == "" {
+		db = results.DefaultPath
+	}
+	if _, err := os.Lstat(db); errors.Is(err, os.ErrNotExist) {
+		if err := checkDBDir(db); err != nil {
+			return transfer.ImportResult{}, err
+		}
+		res, err := transfer.ImportNew(ctx, db, file, name)
+		if !errors.Is(err, os.ErrExist) {
+			return res, err
+		}
+		// Another process created the database meanwhile: import into it.
+	}
+	s, err := openDB(ctx, db)
+	if err != nil {
+		return transfer.ImportResult{}, err
+	}
+	defer s.Close()
+	return transfer.Import(ctx, s, file, name)
+}
+
 func newImport() *cobra.Command {
 	var f storeFlags
 	var name string
@@ -332,15 +359,10 @@ func newImport() *cobra.Command {
   mascot report latest`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := openDB(c.Context(), f.db)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
 			if !fileExists(args[0]) {
 				return invalid("no file %s", args[0])
 			}
-			res, err := transfer.Import(c.Context(), s, args[0], name)
+			res, err := importFile(c.Context(), f.db, args[0], name)
 			if errors.Is(err, transfer.ErrBadRecord) {
 				return usageError{err}
 			}
