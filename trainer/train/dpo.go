@@ -28,6 +28,11 @@ type DPOJob struct {
 	// chosen completion (strictly: an untrained adapter, equal to the
 	// reference, ranks none), the loss DPO's sigmoid loss.
 	EvalPairs []Pair
+	// MaxPromptLength > 0 keeps each prompt's last MaxPromptLength tokens
+	// (TRL's max_prompt_length, which cuts prompts from the start) before
+	// the first max_length tokens of prompt and completion are kept: a
+	// long conversation prompt then leaves room for the completions.
+	MaxPromptLength int
 }
 
 // TrainDPO runs DPO and saves the adapter.
@@ -42,7 +47,7 @@ func TrainDPO(ctx context.Context, job DPOJob) (Result, error) {
 	if job.Base == nil && job.BaseDir == "" {
 		return Result{}, fmt.Errorf("training dpo: no base model")
 	}
-	pairs := encodePairs(job.Tokenizer, job.Pairs, 0, o.MaxLength, keepStart)
+	pairs := encodePairs(job.Tokenizer, job.Pairs, job.MaxPromptLength, o.MaxLength, keepStart)
 	if len(pairs) == 0 {
 		return Result{}, fmt.Errorf("training dpo: no pair with a non-empty prompt")
 	}
@@ -58,7 +63,7 @@ func TrainDPO(ctx context.Context, job DPOJob) (Result, error) {
 	defer m.Close()
 	// The held-out pairs' reference log-probs, and the policy's figures
 	// on them before a checkpoint is restored.
-	eval := encodePairs(job.Tokenizer, job.EvalPairs, 0, o.MaxLength, keepStart)
+	eval := encodePairs(job.Tokenizer, job.EvalPairs, job.MaxPromptLength, o.MaxLength, keepStart)
 	var evRefC, evRefR []float64
 	var before dpoEval
 	if len(eval) > 0 {

@@ -135,3 +135,38 @@ func TestDPORaisesMargin(t *testing.T) {
 		t.Errorf("held-out after training: accuracy %.2f, loss %.4f; want ≥ 0.8 and below ln 2 − 0.1", ev["accuracy"], ev["loss"])
 	}
 }
+
+// TestDPOMaxPromptLengthLeavesRoomForTheCompletions: with prompts longer
+// than max_length, keeping the sequence's first tokens leaves the
+// completions nothing and DPO cannot move (held-out loss stays ln 2);
+// max_prompt_length keeps the prompts' last tokens first, and DPO learns.
+func TestDPOMaxPromptLengthLeavesRoomForTheCompletions(t *testing.T) {
+	heldout := func(maxPrompt int) map[string]float64 {
+		rng := rand.New(rand.NewPCG(2, 2))
+		long := func(ps []Pair) []Pair {
+			for i := range ps {
+				ps[i].Prompt = strings.Repeat("an earlier turn of the conversation. ", 4) + ps[i].Prompt
+			}
+			return ps
+		}
+		res, err := TrainDPO(context.Background(), DPOJob{
+			Options: Options{Steps: 25, BatchSize: 8, Seed: 3, MaxLength: 64, Optim: optim.Config{LR: 1e-2},
+				LoRA: &pass.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(t.TempDir(), "dpo")},
+			Base: pretrainedBase(t), Tokenizer: charTok{}, Pairs: long(syntheticPairs(rng, 32)), Beta: 0.1,
+			EvalPairs: long(syntheticPairs(rng, 16)), MaxPromptLength: maxPrompt,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Eval
+	}
+	cut := heldout(0)
+	if math.Abs(cut["loss"]-math.Ln2) > 1e-9 {
+		t.Errorf("prompts of 150 characters under max_length 64 left the completions tokens: held-out loss %.4f, want ln 2", cut["loss"])
+	}
+	kept := heldout(8)
+	t.Logf("held-out loss %.4f (no max_prompt_length), %.4f (8)", cut["loss"], kept["loss"])
+	if !(kept["loss"] < math.Ln2-0.1) || kept["accuracy"] < 0.8 {
+		t.Errorf("with max_prompt_length 8: held-out accuracy %.2f, loss %.4f; want ≥ 0.8 and below ln 2 − 0.1", kept["accuracy"], kept["loss"])
+	}
+}

@@ -17,6 +17,7 @@ type DPOConfig struct {
 	LoRA  LoRA    `json:"lora"`
 	// HeldoutFraction of the pairs' queries are held out.
 	HeldoutFraction float64 `json:"heldout_fraction"`
+	MaxPromptLength int     `json:"max_prompt_length"`
 }
 
 type dpoStage struct {
@@ -53,7 +54,7 @@ func (s *dpoStage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error
 	p.base.describe(&opts)
 	opts.OnStep = reportSteps(ctx, s.env, s.key, "train-dpo", u, opts.Steps, 0)
 	res, err := train.TrainDPO(ctx, train.DPOJob{Options: opts, BaseDir: job.baseDir, Tokenizer: tok{job.tok}, Pairs: pairs, Beta: s.cfg.Beta,
-		EvalPairs: heldout})
+		EvalPairs: heldout, MaxPromptLength: s.cfg.MaxPromptLength})
 	if err != nil {
 		return nil, err
 	}
