@@ -1,6 +1,11 @@
 package results
 
-import "mascot.dev/mascot/results/jsonl"
+import (
+	"bytes"
+	"encoding/json"
+
+	"mascot.dev/mascot/results/jsonl"
+)
 
 // rowEncodings remembers the JSON of values that repeat from row to row
 // in a bulk insertion: an import's episodes share their metadata, and its
@@ -8,6 +13,7 @@ import "mascot.dev/mascot/results/jsonl"
 // every value afresh.
 type rowEncodings struct {
 	metaKey    [8]string
+	metaExtra  map[string]json.RawMessage // metaKey's extras, a copy
 	metaJSON   string
 	directives map[jsonl.Directive]string
 }
@@ -19,17 +25,45 @@ const maxDirectives = 4096
 func (r *rowEncodings) metadata(m jsonl.Metadata) (string, error) {
 	key := [8]string{m.SchemaVersion, m.System, m.Dataset, m.PersonaSet, m.DirectorModel, m.SpeakerModel,
 		m.UserModel, m.RubricVersion}
-	if r != nil && len(m.Extra) == 0 && r.metaJSON != "" && key == r.metaKey {
+	if r != nil && r.metaJSON != "" && key == r.metaKey && sameExtra(m.Extra, r.metaExtra) {
 		return r.metaJSON, nil
 	}
 	b, err := jsonl.EncodeMetadata(m)
 	if err != nil {
 		return "", err
 	}
-	if r != nil && len(m.Extra) == 0 {
-		r.metaKey, r.metaJSON = key, string(b)
+	if r != nil {
+		r.metaKey, r.metaExtra, r.metaJSON = key, cloneExtra(m.Extra), string(b)
 	}
 	return string(b), nil
+}
+
+// cloneExtra copies extra keys, their bytes included (the caller may
+// change its map or slices later).
+func cloneExtra(m map[string]json.RawMessage) map[string]json.RawMessage {
+	if len(m) == 0 {
+		return nil
+	}
+	c := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		c[k] = bytes.Clone(v)
+	}
+	return c
+}
+
+// sameExtra says two sets of extra keys hold the same keys with the same
+// bytes (so they encode the same).
+func sameExtra(a, b map[string]json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || !bytes.Equal(v, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // directive returns a directive's JSON, json.Marshal's bytes.
