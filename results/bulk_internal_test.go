@@ -160,10 +160,17 @@ func TestBulkEqualsInsertEpisode(t *testing.T) {
 func TestRowEncodingsMetadataExtras(t *testing.T) {
 	var enc rowEncodings
 	base := jsonl.Metadata{SchemaVersion: "1", System: "s", Dataset: "d"}
-	a, b, c := base, base, base
+	a, b, c, d := base, base, base, base
 	a.Extra = map[string]json.RawMessage{"k": json.RawMessage(`1`)}
 	b.Extra = map[string]json.RawMessage{"k": json.RawMessage(`2`)}
-	for i, m := range []jsonl.Metadata{a, a, b, c, c, a} {
+	d.System = "other"
+	seq := []jsonl.Metadata{a, a, b, c, d, c, b}
+	for i := range maxMetas + 2 { // more blocks than are remembered
+		m := base
+		m.Dataset = fmt.Sprint("d", i)
+		seq = append(seq, m, d)
+	}
+	for i, m := range append(seq, a) {
 		got, err := enc.metadata(m)
 		if err != nil {
 			t.Fatal(err)

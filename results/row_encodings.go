@@ -12,28 +12,49 @@ import (
 // directives come from few agents, actions and tones. A nil one encodes
 // every value afresh.
 type rowEncodings struct {
-	metaKey    [8]string
-	metaExtra  map[string]json.RawMessage // metaKey's extras, a copy
-	metaJSON   string
+	metas      []metaEncoding // the last maxMetas distinct metadata blocks
+	nextMeta   int            // the entry the next new block replaces
 	directives map[jsonl.Directive]string
 }
 
-// maxDirectives bounds rowEncodings.directives.
-const maxDirectives = 4096
+// metaEncoding is a metadata block's JSON, by its fields and extras.
+type metaEncoding struct {
+	key   [8]string
+	extra map[string]json.RawMessage // a copy
+	json  string
+}
+
+// maxDirectives bounds rowEncodings.directives; maxMetas the metadata
+// blocks remembered (an import's episodes alternate between a few
+// systems, each with its own block).
+const (
+	maxDirectives = 4096
+	maxMetas      = 16
+)
 
 // metadata returns jsonl.EncodeMetadata(m) as a string.
 func (r *rowEncodings) metadata(m jsonl.Metadata) (string, error) {
 	key := [8]string{m.SchemaVersion, m.System, m.Dataset, m.PersonaSet, m.DirectorModel, m.SpeakerModel,
 		m.UserModel, m.RubricVersion}
-	if r != nil && r.metaJSON != "" && key == r.metaKey && sameExtra(m.Extra, r.metaExtra) {
-		return r.metaJSON, nil
+	if r != nil {
+		for i := range r.metas {
+			if e := &r.metas[i]; e.key == key && sameExtra(m.Extra, e.extra) {
+				return e.json, nil
+			}
+		}
 	}
 	b, err := jsonl.EncodeMetadata(m)
 	if err != nil {
 		return "", err
 	}
 	if r != nil {
-		r.metaKey, r.metaExtra, r.metaJSON = key, cloneExtra(m.Extra), string(b)
+		e := metaEncoding{key, cloneExtra(m.Extra), string(b)}
+		if len(r.metas) < maxMetas {
+			r.metas = append(r.metas, e)
+		} else {
+			r.metas[r.nextMeta] = e
+			r.nextMeta = (r.nextMeta + 1) % maxMetas
+		}
 	}
 	return string(b), nil
 }
