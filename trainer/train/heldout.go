@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"mascot.dev/mascot/trainer/loss"
@@ -65,9 +66,12 @@ func evalNLL(ctx context.Context, m Network, set nllSet, batch int) (float64, in
 }
 
 // nllEval runs evalNLL before (into eval["loss_before"]) or after
-// training (eval["loss"], with the counts). It does nothing for an empty
-// set.
+// training (eval["loss"], with the counts) on the rows that have a token
+// to score: max_length may cut an example's completion away (a long
+// meeting transcript as an SFT prompt), and such an example is not
+// scored. It does nothing when no row is left.
 func nllEval(ctx context.Context, m Network, set nllSet, batch int, eval map[string]float64, key string) error {
+	set = scorable(set)
 	if len(set.rows) == 0 {
 		return nil
 	}
@@ -151,4 +155,15 @@ func dpoBatches(ctx context.Context, m Network, pairs []encodedPair, batch int, 
 		}
 	}
 	return nil
+}
+
+// scorable is set without the rows that have no scored position.
+func scorable(set nllSet) nllSet {
+	var out nllSet
+	for i, mk := range set.masks {
+		if slices.ContainsFunc(mk, func(v float64) bool { return v != 0 }) {
+			out.rows, out.masks = append(out.rows, set.rows[i]), append(out.masks, mk)
+		}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"mascot.dev/mascot/trainer/lora"
@@ -159,5 +160,35 @@ func assertWorldReadable(t *testing.T, paths ...string) {
 		if st.Mode().Perm()&0o644 != 0o644 {
 			t.Errorf("%s is %v, want 0644", p, st.Mode().Perm())
 		}
+	}
+}
+
+// TestSFTHeldoutSkipsCompletionsCutAway: a held-out example whose
+// completion max_length cuts away has nothing to score; SFT trains and
+// reports the examples it could score (none here: no held-out figures),
+// instead of failing (the QMSum SFT baseline's transcripts as prompts).
+func TestSFTHeldoutSkipsCompletionsCutAway(t *testing.T) {
+	long := sftHeldout()
+	for i := range long {
+		long[i].Prompt = strings.Repeat("an earlier line of the transcript. ", 4) + long[i].Prompt
+	}
+	res, err := TrainSFT(context.Background(), SFTJob{Options: Options{Steps: 3, BatchSize: 2, Seed: 5, MaxLength: 64,
+		Optim: optim.Config{LR: 1e-2}, LoRA: &pass.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(t.TempDir(), "sft")},
+		Base: pretrainedBase(t), Tokenizer: charTok{}, Examples: sftExamples(), EvalExamples: long})
+	if err != nil {
+		t.Fatalf("SFT with held-out completions cut away: %v", err)
+	}
+	if _, ok := res.Eval["loss"]; ok {
+		t.Errorf("held-out figures %v from examples with nothing to score", res.Eval)
+	}
+	both := append(sftHeldout()[:1], long...)
+	res, err = TrainSFT(context.Background(), SFTJob{Options: Options{Steps: 3, BatchSize: 2, Seed: 5, MaxLength: 64,
+		Optim: optim.Config{LR: 1e-2}, LoRA: &pass.LoRAConfig{R: 4, Alpha: 8}, OutputDir: filepath.Join(t.TempDir(), "sft2")},
+		Base: pretrainedBase(t), Tokenizer: charTok{}, Examples: sftExamples(), EvalExamples: both})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Eval["examples"] != 1 || !(res.Eval["loss"] > 0) {
+		t.Errorf("held-out %v, want the one scorable example scored", res.Eval)
 	}
 }
