@@ -179,7 +179,9 @@ func (s *Store) writeTx(ctx context.Context, fn func(*sql.Tx) error) (err error)
 	s.wc = c
 	defer func() {
 		s.wc = nil
-		err = errors.Join(err, c.Close())
+		if cerr := c.Close(); cerr != nil { // err itself stays comparable (remove.go's dry run)
+			err = errors.Join(err, cerr)
+		}
 	}()
 	tx, err := c.BeginTx(ctx, nil)
 	if err != nil {
