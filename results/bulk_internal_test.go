@@ -154,3 +154,37 @@ func TestBulkEqualsInsertEpisode(t *testing.T) {
 		t.Errorf("search: %d episodes, want %d the same", len(got), len(want))
 	}
 }
+
+// TestRowEncodingsMetadataExtras: the remembered metadata JSON is reused
+// only for the same extras; each answer is what EncodeMetadata writes.
+func TestRowEncodingsMetadataExtras(t *testing.T) {
+	var enc rowEncodings
+	base := jsonl.Metadata{SchemaVersion: "1", System: "s", Dataset: "d"}
+	a, b, c, d := base, base, base, base
+	a.Extra = map[string]json.RawMessage{"k": json.RawMessage(`1`)}
+	b.Extra = map[string]json.RawMessage{"k": json.RawMessage(`2`)}
+	d.System = "other"
+	seq := []jsonl.Metadata{a, a, b, c, d, c, b}
+	for i := range maxMetas + 2 { // more blocks than are remembered
+		m := base
+		m.Dataset = fmt.Sprint("d", i)
+		seq = append(seq, m, d)
+	}
+	for i, m := range append(seq, a) {
+		got, err := enc.metadata(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := jsonl.EncodeMetadata(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != string(want) {
+			t.Errorf("metadata %d: %s, want %s", i, got, want)
+		}
+	}
+	a.Extra["k"] = json.RawMessage(`3`) // the caller's map changes after
+	if got, _ := enc.metadata(a); !strings.Contains(got, `"k":3`) {
+		t.Errorf("changed extras: %s", got)
+	}
+}

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"database/sql/driver"
 	"fmt"
 	"strings"
 )
@@ -24,6 +25,8 @@ type Bulk struct {
 	nextEpisode, nextTurn int64
 	episodes, turns       rowBatch
 	enc                   rowEncodings
+	named                 []driver.NamedValue // bulkExec's, reused
+	sql                   map[int]string      // multi-row statements by table width and rows
 }
 
 // Rows per multi-row statement (23 and 10 parameters a row). database/sql
@@ -133,7 +136,16 @@ func (b *Bulk) write(batch *rowBatch, what, query string, n int) error {
 		return nil
 	}
 	width := len(batch.args) / batch.rows
-	if _, err := b.tx.exec(multiRowSQL(query, n), batch.args[:n*width]...); err != nil {
+	key := width<<20 | n
+	q, ok := b.sql[key]
+	if !ok {
+		q = multiRowSQL(query, n)
+		if b.sql == nil {
+			b.sql = make(map[int]string)
+		}
+		b.sql[key] = q
+	}
+	if err := b.bulkExec(q, batch.args[:n*width]); err != nil {
 		return fmt.Errorf("inserting %d %s from %s on: %w", n, what, batch.first, err)
 	}
 	rest := copy(batch.args, batch.args[n*width:])

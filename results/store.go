@@ -30,6 +30,11 @@ type Store struct {
 	reserve reserve // disk space kept for recording a run's end
 
 	fresh bool // a Fresh database, filled before anyone can open it
+	// wc is the writer's connection while writeTx holds it (nil
+	// otherwise): a bulk load binds its rows through the driver
+	// (bulk_exec.go). Only the holder of the one writer connection sets,
+	// reads and clears it.
+	wc *sql.Conn
 }
 
 // Open opens (creating if needed) the results database at path and migrates
@@ -166,8 +171,19 @@ func nullMS(v sql.NullInt64) time.Time {
 }
 
 // writeTx runs fn in one write transaction on the writer connection.
-func (s *Store) writeTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
+func (s *Store) writeTx(ctx context.Context, fn func(*sql.Tx) error) (err error) {
+	c, err := s.w.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("beginning write transaction: %w", err)
+	}
+	s.wc = c
+	defer func() {
+		s.wc = nil
+		if cerr := c.Close(); cerr != nil { // err itself stays comparable (remove.go's dry run)
+			err = errors.Join(err, cerr)
+		}
+	}()
+	tx, err := c.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("beginning write transaction: %w", err)
 	}

@@ -57,8 +57,12 @@ type fastMetadata struct {
 // decodeRecordFast returns the record of a line in the exporter's form,
 // or nil when the line must be decoded the general way.
 func decodeRecordFast(line []byte) *Record {
-	var r fastRecord
-	if jsonv2.Unmarshal(line, &r) != nil || r.ConvID == nil || r.Metadata == nil {
+	r := fastRecords.Get().(*fastRecord)
+	defer fastRecords.Put(r)
+	// A record from the pool keeps its turns' array (json v2 appends into
+	// it, zeroing each element it fills) and nothing else.
+	*r = fastRecord{Turns: r.Turns[:0]}
+	if jsonv2.Unmarshal(line, r) != nil || r.ConvID == nil || r.Metadata == nil {
 		return nil
 	}
 	e := &Record{IDField: "conv_id", ConvID: *r.ConvID, StartIdx: r.StartIdx, Meeting: r.Meeting,
@@ -81,6 +85,11 @@ func decodeRecordFast(line []byte) *Record {
 	}
 	return e
 }
+
+// fastRecords holds decodeRecordFast's decoding targets, so that the
+// array of a line's turns is not grown afresh, by reflection, for every
+// line.
+var fastRecords = sync.Pool{New: func() any { return new(fastRecord) }}
 
 // encodeBuffers holds the buffers decodeRecordFast re-encodes lines into.
 var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
