@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 )
 
 // The stage-level metrics (episode_id NULL, system = the stage key) in
@@ -12,20 +13,18 @@ import (
 // policies on prompts they did not train on, pretraining on lines and SFT
 // on contexts it did not train on.
 const (
-	MetricHeldoutAccuracy         = "heldout_accuracy"
-	MetricHeldoutAccuracyBefore   = "heldout_accuracy_before"
-	MetricHeldoutLoss             = "heldout_loss"
-	MetricHeldoutLossBefore       = "heldout_loss_before"
-	MetricHeldoutPerplexity       = "heldout_perplexity"
-	MetricHeldoutPerplexityBefore = "heldout_perplexity_before"
-	MetricHeldoutExamples         = "heldout_examples"
-	MetricHeldoutTokens           = "heldout_tokens"
-	MetricHeldoutPairs            = "heldout_pairs"
-	MetricHeldoutRewardBefore     = "heldout_reward_before"
-	MetricHeldoutRewardAfter      = "heldout_reward_after"
-	MetricHeldoutDeltaCILow       = "heldout_reward_delta_ci_low"
-	MetricHeldoutDeltaCIHigh      = "heldout_reward_delta_ci_high"
-	MetricHeldoutPrompts          = "heldout_prompts"
+	MetricHeldoutAccuracy       = "heldout_accuracy"
+	MetricHeldoutAccuracyBefore = "heldout_accuracy_before"
+	MetricHeldoutLoss           = "heldout_loss"
+	MetricHeldoutLossBefore     = "heldout_loss_before"
+	MetricHeldoutExamples       = "heldout_examples"
+	MetricHeldoutTokens         = "heldout_tokens"
+	MetricHeldoutPairs          = "heldout_pairs"
+	MetricHeldoutRewardBefore   = "heldout_reward_before"
+	MetricHeldoutRewardAfter    = "heldout_reward_after"
+	MetricHeldoutDeltaCILow     = "heldout_reward_delta_ci_low"
+	MetricHeldoutDeltaCIHigh    = "heldout_reward_delta_ci_high"
+	MetricHeldoutPrompts        = "heldout_prompts"
 )
 
 // Heldout is one training stage's held-out evaluation, as `mascot
@@ -42,7 +41,8 @@ type Heldout struct {
 	Pairs    int      `json:"pairs,omitempty"`
 	// AccuracyBefore and LossBefore are the same figures before training
 	// (pretrain, train-sft and train-dpo); Perplexity and
-	// PerplexityBefore are exp of a language model's loss; Examples and
+	// PerplexityBefore are exp of a language model's loss, computed when
+	// it is read (a stage that counted Tokens), not stored; Examples and
 	// Tokens count its held-out windows (pretrain) or examples (train-sft)
 	// and the tokens scored.
 	AccuracyBefore   *float64 `json:"accuracy_before,omitempty"`
@@ -107,10 +107,6 @@ func (s *Store) Heldout(ctx context.Context, runID string) (map[string]*Heldout,
 			h.AccuracyBefore = p
 		case MetricHeldoutLossBefore:
 			h.LossBefore = p
-		case MetricHeldoutPerplexity:
-			h.Perplexity = p
-		case MetricHeldoutPerplexityBefore:
-			h.PerplexityBefore = p
 		case MetricHeldoutExamples:
 			h.Examples = int(v)
 		case MetricHeldoutTokens:
@@ -140,6 +136,11 @@ func (s *Store) Heldout(ctx context.Context, runID string) (map[string]*Heldout,
 	for stage, c := range ci {
 		if c[0] != nil && c[1] != nil {
 			get(stage).RewardDeltaCI = []float64{*c[0], *c[1]}
+		}
+	}
+	for _, h := range out {
+		if h.Tokens > 0 { // a language model's loss per token
+			h.Perplexity, h.PerplexityBefore = expOf(h.Loss), expOf(h.LossBefore)
 		}
 	}
 	if err := s.heldoutEpochs(ctx, runID, get); err != nil {
@@ -172,4 +173,13 @@ func (s *Store) heldoutEpochs(ctx context.Context, runID string, get func(string
 		h.Epochs = append(h.Epochs, e)
 	}
 	return rows.Err()
+}
+
+// expOf is exp(*v), nil for nil.
+func expOf(v *float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	e := math.Exp(*v)
+	return &e
 }

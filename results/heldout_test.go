@@ -3,6 +3,7 @@ package results
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"reflect"
 	"testing"
 )
@@ -62,8 +63,6 @@ func TestHeldoutUnderItsStage(t *testing.T) {
 		_, err := tx.InsertMetrics([]Metric{
 			{System: "pre", Name: MetricHeldoutLossBefore, Value: 5.5},
 			{System: "pre", Name: MetricHeldoutLoss, Value: 2},
-			{System: "pre", Name: MetricHeldoutPerplexityBefore, Value: 244.7},
-			{System: "pre", Name: MetricHeldoutPerplexity, Value: 7.39},
 			{System: "pre", Name: MetricHeldoutExamples, Value: 3},
 			{System: "pre", Name: MetricHeldoutTokens, Value: 189},
 		})
@@ -82,7 +81,8 @@ func TestHeldoutUnderItsStage(t *testing.T) {
 			{Step: 2, Epoch: 1, Accuracy: 0.6, Loss: 0.65}, {Step: 4, Epoch: 2, Accuracy: 0.85, Loss: 0.4}}},
 		"speaker_grpo": {RewardBefore: f(0.1), RewardAfter: f(0.4), RewardDeltaCI: []float64{0.05, 0.6}, Prompts: 6},
 		"dpo":          {AccuracyBefore: f(0), Accuracy: f(0.75), LossBefore: f(0.693), Loss: f(0.5), Pairs: 8},
-		"pre": {LossBefore: f(5.5), Loss: f(2), PerplexityBefore: f(244.7), Perplexity: f(7.39),
+		// perplexity: exp of a language model's loss, derived on reading
+		"pre": {LossBefore: f(5.5), Loss: f(2), PerplexityBefore: f(math.Exp(5.5)), Perplexity: f(math.Exp(2)),
 			Examples: 3, Tokens: 189},
 	}
 	if !reflect.DeepEqual(got, want) {

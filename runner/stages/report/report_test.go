@@ -85,7 +85,6 @@ func judgeEpisodes(env *runner.Env, key string, tx *results.Tx) error {
 		{System: "dpo", Name: results.MetricHeldoutLossBefore, Value: 0.6931}, {System: "dpo", Name: results.MetricHeldoutLoss, Value: 0.5},
 		{System: "dpo", Name: results.MetricHeldoutPairs, Value: 4},
 		{System: "pre", Name: results.MetricHeldoutLossBefore, Value: 5.5}, {System: "pre", Name: results.MetricHeldoutLoss, Value: 2.5},
-		{System: "pre", Name: results.MetricHeldoutPerplexityBefore, Value: 244.69}, {System: "pre", Name: results.MetricHeldoutPerplexity, Value: 12.18},
 		{System: "pre", Name: results.MetricHeldoutExamples, Value: 3}, {System: "pre", Name: results.MetricHeldoutTokens, Value: 90}})
 	return err
 }

@@ -189,7 +189,7 @@ func splitTexts[T any](items []T, keys []string, frac float64, seed uint64) (tr,
 
 // lmHeldoutMetrics are a language model's held-out figures (pretrain,
 // train-sft) as stage metrics: the mean NLL per token before and after
-// training, their perplexities, and the counts.
+// training and the counts (the store derives the perplexities).
 func lmHeldoutMetrics(stage string, eval map[string]float64) []results.Metric {
 	if eval == nil {
 		return nil
@@ -197,8 +197,6 @@ func lmHeldoutMetrics(stage string, eval map[string]float64) []results.Metric {
 	return []results.Metric{
 		{System: stage, Name: results.MetricHeldoutLossBefore, Value: eval["loss_before"]},
 		{System: stage, Name: results.MetricHeldoutLoss, Value: eval["loss"]},
-		{System: stage, Name: results.MetricHeldoutPerplexityBefore, Value: math.Exp(eval["loss_before"])},
-		{System: stage, Name: results.MetricHeldoutPerplexity, Value: math.Exp(eval["loss"])},
 		{System: stage, Name: results.MetricHeldoutExamples, Value: eval["examples"]},
 		{System: stage, Name: results.MetricHeldoutTokens, Value: eval["tokens"]},
 	}
