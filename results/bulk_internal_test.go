@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"mascot.dev/mascot/internal/sqlrows"
 	"mascot.dev/mascot/results/jsonl"
 )
 
@@ -109,25 +110,7 @@ func TestBulkEqualsInsertEpisode(t *testing.T) {
 	}
 	rowByRow, bulk := fill(false), fill(true)
 	dump := func(s *Store, q string) string {
-		rows, err := s.Reader().Query(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		cols, _ := rows.Columns()
-		var out strings.Builder
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(&out, "%q\n", vals)
-		}
-		return out.String()
+		return strings.Join(sqlrows.Lines(t, s.Reader(), q), "\n")
 	}
 	for _, q := range []string{
 		`SELECT * FROM episodes ORDER BY id`,

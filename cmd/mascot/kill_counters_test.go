@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"mascot.dev/mascot/internal/fakevllm"
+	"mascot.dev/mascot/internal/sqlrows"
 	"mascot.dev/mascot/internal/testspec"
 	"mascot.dev/mascot/results"
 )
@@ -203,23 +204,7 @@ func resultRows(t *testing.T, path string) []string {
 		`SELECT 'turn', e.unit_fp, e.idx || '#' || t.turn_idx || '#' || t.agent_name, t.response FROM turns t JOIN episodes e ON e.id = t.episode_id`,
 		`SELECT 'judgment', j.unit_fp, j.judge || '#' || j.criterion || '#' || COALESCE(t.turn_idx, -1), j.score FROM judgments j LEFT JOIN turns t ON t.id = j.turn_id`,
 	} {
-		rows, err := db.Query(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			vals := make([]any, 4)
-			ptrs := make([]any, 4)
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			cols, _ := rows.Columns()
-			if err := rows.Scan(ptrs[:len(cols)]...); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, fmt.Sprint(vals[:len(cols)]...))
-		}
-		rows.Close()
+		out = append(out, sqlrows.Lines(t, db, q)...)
 	}
 	sort.Strings(out)
 	return out

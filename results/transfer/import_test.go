@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"mascot.dev/mascot/internal/sqlrows"
 	"mascot.dev/mascot/results"
 )
 
@@ -34,24 +35,7 @@ func dumpDB(t *testing.T, s *results.Store) string {
 	names = append(names, "sqlite_master") // the schema, triggers included
 	var out strings.Builder
 	for _, n := range names {
-		rows, err := s.Reader().Query(`SELECT * FROM "` + n + `"`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		var lines []string
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, fmt.Sprintf("%q", vals))
-		}
-		rows.Close()
+		lines := sqlrows.Lines(t, s.Reader(), `SELECT * FROM "`+n+`"`)
 		slices.Sort(lines)
 		fmt.Fprintf(&out, "%s (%d rows)\n%s\n", n, len(lines), strings.Join(lines, "\n"))
 	}
