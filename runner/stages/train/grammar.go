@@ -65,35 +65,40 @@ func (g *grammar) processor(raw json.RawMessage, maxTokens int) (sample.LogitsPr
 	if sch.MinBytes()+1 > maxTokens {
 		return nil, fmt.Errorf("max_completion_length %d is too small for the Director's JSON schema: its shortest directive takes %d tokens plus the end token", maxTokens, sch.MinBytes())
 	}
+	mask := g.masker(sch, maxTokens)
+	return func(_ int, generated []int, logits []float32) { mask(generated, logits) }, nil
+}
+
+// masker is the mask of the step after generated: -Inf on every logit
+// whose token cannot continue a valid document within maxTokens.
+func (g *grammar) masker(sch *constrain.Schema, maxTokens int) func(generated []int, logits []float32) {
 	g.once.Do(func() { g.vocab = constrain.NewVocab(g.size, g.spell) })
 	stops := []int{g.tok.EOS()}
-	return func(_ int, generated []int, logits []float32) {
+	return func(generated []int, logits []float32) {
 		m := sch.Start()
 		for _, t := range generated {
 			m.FeedBytes(g.spell(t))
 		}
 		g.vocab.Mask(m, maxTokens-len(generated), stops, logits)
-	}, nil
+	}
 }
 
 // forced marks the completion tokens the schema forced: at their step the
-// mask of processor left that token alone (the JSON around a directive's
+// processor's mask left that token alone (the JSON around a directive's
 // fields, the rest of an agent's name once its first letters tell it
 // apart, the end token of a complete directive). They are not choices of
-// the policy, and the GRPO loss leaves them out (director.go).
+// the policy, and the GRPO loss leaves them out (rollouts.episode).
 func (g *grammar) forced(raw json.RawMessage, maxTokens int, completion []int) ([]bool, error) {
 	sch, err := g.schema(raw)
 	if err != nil {
 		return nil, err
 	}
-	g.once.Do(func() { g.vocab = constrain.NewVocab(g.size, g.spell) })
-	stops := []int{g.tok.EOS()}
+	mask := g.masker(sch, maxTokens)
 	out := make([]bool, len(completion))
 	logits := make([]float32, g.size)
-	m := sch.Start()
-	for k, t := range completion {
+	for k := range completion {
 		clear(logits)
-		g.vocab.Mask(m, maxTokens-k, stops, logits)
+		mask(completion[:k], logits)
 		allowed := 0
 		for _, l := range logits {
 			if !math.IsInf(float64(l), -1) {
@@ -101,7 +106,6 @@ func (g *grammar) forced(raw json.RawMessage, maxTokens int, completion []int) (
 			}
 		}
 		out[k] = allowed == 1
-		m.FeedBytes(g.spell(t))
 	}
 	return out, nil
 }
