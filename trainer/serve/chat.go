@@ -123,12 +123,8 @@ func chatPrompt(b *bundle, req *chatRequest) ([]int, *apiError) {
 	if err != nil {
 		return nil, badParam("messages", err.Error())
 	}
-	// A prompt the request asks to truncate may be longer than the
-	// context; the body limit bounds it.
-	if req.TruncatePromptTokens == nil {
-		if aerr := b.checkPromptBytes(len(text)); aerr != nil {
-			return nil, aerr
-		}
+	if aerr := b.checkPromptBytes(len(text), req.TruncatePromptTokens); aerr != nil {
+		return nil, aerr
 	}
 	return b.tok.Encode(text), nil
 }

@@ -22,7 +22,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, badParam("prompt", fmt.Sprintf("The prompt holds %d token ids, more than this server's per-request limit of %d tokens (mascot serve --max-request-tokens).", n, s.requestBudget(b))))
 		return
 	}
-	prompts, aerr := parsePrompts(req.Prompt, b)
+	prompts, aerr := parsePrompts(req.Prompt, b, req.TruncatePromptTokens)
 	if aerr != nil {
 		writeError(w, aerr)
 		return
@@ -111,11 +111,12 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 }
 
 // parsePrompts accepts a string, a list of strings, a list of token ids or
-// a list of lists of token ids.
-func parsePrompts(raw json.RawMessage, b *bundle) ([][]int, *apiError) {
+// a list of lists of token ids; truncate is the request's
+// truncate_prompt_tokens (checkPromptBytes).
+func parsePrompts(raw json.RawMessage, b *bundle, truncate *int) ([][]int, *apiError) {
 	var one string
 	if json.Unmarshal(raw, &one) == nil {
-		if aerr := b.checkPromptBytes(len(one)); aerr != nil {
+		if aerr := b.checkPromptBytes(len(one), truncate); aerr != nil {
 			return nil, aerr
 		}
 		return [][]int{b.tok.Encode(one)}, nil
@@ -128,7 +129,7 @@ func parsePrompts(raw json.RawMessage, b *bundle) ([][]int, *apiError) {
 	if json.Unmarshal(raw, &many) == nil && len(many) > 0 {
 		out := make([][]int, len(many))
 		for _, s := range many {
-			if aerr := b.checkPromptBytes(len(s)); aerr != nil {
+			if aerr := b.checkPromptBytes(len(s), truncate); aerr != nil {
 				return nil, aerr
 			}
 		}

@@ -78,10 +78,12 @@ func (s *Server) admitJobs(r *http.Request, b *bundle, jobs []*job) (release fun
 // checkPromptBytes refuses, before tokenizing, a prompt of n bytes that
 // cannot fit the context whatever its tokens: each token stands for at
 // most MaxBytesPerToken bytes. A 4 MiB prompt is so refused without the
-// tens of megabytes its token ids would take.
-func (b *bundle) checkPromptBytes(n int) *apiError {
+// tens of megabytes its token ids would take. A request that asks for
+// truncate_prompt_tokens may send a longer prompt (the body limit bounds
+// it): only its last tokens are kept.
+func (b *bundle) checkPromptBytes(n int, truncate *int) *apiError {
 	per := b.tok.MaxBytesPerToken()
-	if per <= 0 || n <= b.maxLen*per {
+	if truncate != nil || per <= 0 || n <= b.maxLen*per {
 		return nil
 	}
 	return badParam("prompt", fmt.Sprintf("This model's maximum context length is %d tokens. However, your prompt is %d bytes, more than %d tokens can hold. Please reduce the length of the prompt.",

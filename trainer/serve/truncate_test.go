@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -45,7 +46,9 @@ func TestTruncatePromptTokensKeepsTheLastTokens(t *testing.T) {
 // name the field.
 func TestTruncatePromptTokensServesAPromptLongerThanTheContext(t *testing.T) {
 	_, url := startServer(t, Options{MaxModelLen: 128})
-	long := strings.Repeat("a long story ", 40) // 520 bytes, 4x the context
+	// 2,600 bytes: more than 128 tokens could hold whatever their
+	// spelling, so the size check before tokenizing refuses it untruncated.
+	long := strings.Repeat("a long story ", 200)
 	body := map[string]any{"model": "tiny", "messages": msgs(long), "seed": 1, "max_tokens": 8}
 	if code, out := post(t, url+"/chat/completions", body); code != http.StatusBadRequest {
 		t.Fatalf("untruncated: %d %s, want 400", code, out)
@@ -53,6 +56,19 @@ func TestTruncatePromptTokensServesAPromptLongerThanTheContext(t *testing.T) {
 	body["truncate_prompt_tokens"] = 100
 	if r := chat(t, url, body); r.Usage.PromptTokens != 100 || r.Usage.CompletionTokens == 0 {
 		t.Fatalf("truncated to 100: usage %+v", r.Usage)
+	}
+	// The same for /v1/completions with a text prompt.
+	comp := map[string]any{"model": "tiny", "prompt": long, "seed": 1, "max_tokens": 8}
+	if code, out := post(t, url+"/completions", comp); code != http.StatusBadRequest {
+		t.Fatalf("completions, untruncated: %d %s, want 400", code, out)
+	}
+	comp["truncate_prompt_tokens"] = 100
+	code, out := post(t, url+"/completions", comp)
+	var cr struct {
+		Usage usage `json:"usage"`
+	}
+	if err := json.Unmarshal(out, &cr); code != http.StatusOK || err != nil || cr.Usage.PromptTokens != 100 {
+		t.Fatalf("completions truncated to 100: %d %s", code, out)
 	}
 	for _, bad := range []any{0, -2, 129} {
 		body["truncate_prompt_tokens"] = bad
