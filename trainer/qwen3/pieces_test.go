@@ -234,3 +234,41 @@ func checkRowInvariant(t *testing.T, fma string, in, out int) {
 		}
 	}
 }
+
+// TestMatmulPaddedRows checks the five-to-seven-row path (matmulT8): the
+// outputs of each row have the bits of that row alone, and nothing past
+// the rows' outputs is written.
+func TestMatmulPaddedRows(t *testing.T) {
+	for _, fma := range kernelFamilies(t) {
+		useKernels(fma)
+		const in, out = 64, 53
+		w, x := make([]float32, out*in), make([]float32, 7*in)
+		for i := range w {
+			w[i] = float32((i*7919)%1013)/1013 - 0.5
+		}
+		for i := range x {
+			x[i] = float32((i*104729)%997)/997 - 0.5
+		}
+		for rows := 5; rows <= 7; rows++ {
+			y := make([]float32, (rows+1)*out)
+			for i := range y {
+				y[i] = 42
+			}
+			matmulT(x[:rows*in], rows, in, w, out, y[:rows*out], false)
+			for r := range rows {
+				one := make([]float32, out)
+				matmulT(x[r*in:(r+1)*in], 1, in, w, out, one, false)
+				for j := range out {
+					if math.Float32bits(y[r*out+j]) != math.Float32bits(one[j]) {
+						t.Fatalf("%s: %d rows, row %d output %d: %v, alone %v", fma, rows, r, j, y[r*out+j], one[j])
+					}
+				}
+			}
+			for i := rows * out; i < len(y); i++ {
+				if y[i] != 42 {
+					t.Fatalf("%s: %d rows wrote past its outputs at %d", fma, rows, i)
+				}
+			}
+		}
+	}
+}
