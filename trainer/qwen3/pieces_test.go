@@ -272,3 +272,39 @@ func TestMatmulPaddedRows(t *testing.T) {
 		}
 	}
 }
+
+// TestRMSNormRowsTogether checks rmsNorm, which sums four rows' squares in
+// one loop, against one plain loop per row, bit for bit, for one to nine
+// rows, in place and not.
+func TestRMSNormRowsTogether(t *testing.T) {
+	const n = 67
+	w := make([]float32, n)
+	for i := range w {
+		w[i] = float32((i*31)%19)/7 - 1
+	}
+	for rows := 1; rows <= 9; rows++ {
+		x := make([]float32, rows*n)
+		for i := range x {
+			x[i] = float32((i*104729)%997)/97 - 5
+		}
+		want := make([]float32, len(x))
+		for r := range rows {
+			var ss float64
+			for _, v := range x[r*n : (r+1)*n] {
+				ss += float64(v) * float64(v)
+			}
+			inv := float32(1 / math.Sqrt(ss/n+1e-6))
+			for i := range n {
+				want[r*n+i] = x[r*n+i] * inv * w[i]
+			}
+		}
+		y := make([]float32, len(x))
+		rmsNorm(x, w, 1e-6, y)
+		rmsNorm(x, w, 1e-6, x)
+		for i := range want {
+			if math.Float32bits(y[i]) != math.Float32bits(want[i]) || math.Float32bits(x[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%d rows, value %d: %v (in place %v), one loop per row %v", rows, i, y[i], x[i], want[i])
+			}
+		}
+	}
+}
