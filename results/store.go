@@ -123,6 +123,10 @@ func dsnJournal(path string, readOnly bool, busyMS int, journal, synchronous str
 	// run the same dozen statements over and over, and preparing them
 	// anew cost more CPU than running them.
 	q.Set("_stmt_cache_size", "64")
+	// database/sql hands a connection to one goroutine at a time, so
+	// SQLite's own per-connection mutex (taken by every bind, step and
+	// column call) only cost CPU.
+	q.Set("_mutex", "no")
 	if readOnly {
 		q.Set("_query_only", "true")
 	} else {
