@@ -18,35 +18,44 @@ import (
 // order they were appended. A unit's values stay encoded in the body
 // (accumulate reads them there): decoding them into a slice of their own
 // took as much memory again as the bodies, and the page faults and
-// collections that come with it.
+// collections that come with it. Units and episodes refer to the bodies
+// by offsets, not slices, so that the collector has no pointer to follow
+// in their hundreds of thousands.
 type blockSet struct {
-	units []blockUnit
-	eps   []blockEpisode
-	tags  []string    // the run's tags; a value's tag indexes it
-	kinds [][4]string // the run's episode kinds: mode, system, valence, domain
+	bodies [][]byte
+	units  []blockUnit
+	eps    []blockEpisode
+	tags   []string    // the run's tags; a value's tag indexes it
+	kinds  [][4]string // the run's episode kinds: mode, system, valence, domain
 }
 
+// span is bytes [off, end) of body bodies[body].
+type span struct{ body, off, end uint32 }
+
+func (bs *blockSet) bytes(s span) []byte { return bs.bodies[s.body][s.off:s.end] }
+
 type blockUnit struct {
-	fp    []byte // a view into the block's body, as conv below: hex-decoded when hexed
+	fp    span // hex-decoded when hexed
+	vals  span // the unit's values, valueWidth bytes each
 	hexed bool
-	vals  []byte // the unit's values, valueWidth bytes each, a view into the body
 }
 
 // valueWidth is the size of one encoded value: episode id (8), tag (2),
 // count (4), sum (8).
 const valueWidth = 8 + 2 + 4 + 8
 
-// name is the unit's fingerprint.
-func (u *blockUnit) name() string {
+// name is unit i's fingerprint.
+func (bs *blockSet) name(i int) string {
+	u := &bs.units[i]
 	if u.hexed {
-		return hex.EncodeToString(u.fp)
+		return hex.EncodeToString(bs.bytes(u.fp))
 	}
-	return string(u.fp)
+	return string(bs.bytes(u.fp))
 }
 
 type blockEpisode struct {
 	id, sample int64
-	conv       []byte
+	conv       span
 	kind       uint16 // indexes blockSet.kinds
 }
 
@@ -153,6 +162,7 @@ func readBlocksOn(ctx context.Context, dc any, runID string) (bs *blockSet, ok b
 	d := blockDecoder{set: bs}
 	decode := func(v []driver.Value) error {
 		body, _ := v[0].([]byte)
+		bs.bodies = append(bs.bodies, body)
 		return d.body(body)
 	}
 	for _, q := range []string{`SELECT body FROM report_blocks WHERE run_id = ?1 ORDER BY id`,
@@ -170,8 +180,16 @@ func readBlocksOn(ctx context.Context, dc any, runID string) (bs *blockSet, ok b
 // blockDecoder decodes bodies into a blockSet.
 type blockDecoder struct {
 	set *blockSet
+	cur []byte // the body being decoded, bodies[len(bodies)-1]
 	b   []byte
 	err bool
+}
+
+// span locates p, a part of the body being decoded (its capacity runs to
+// the body's end).
+func (d *blockDecoder) span(p []byte) span {
+	off := uint32(cap(d.cur) - cap(p))
+	return span{body: uint32(len(d.set.bodies) - 1), off: off, end: off + uint32(len(p))}
 }
 
 func (d *blockDecoder) uvarint() uint64 {
@@ -208,7 +226,10 @@ func (d *blockDecoder) bytes() []byte {
 
 // body decodes one block (or tail) body: entries with their lengths.
 func (d *blockDecoder) body(b []byte) error {
-	d.b = b
+	if uint64(len(b)) > math.MaxUint32 {
+		return errBadBlock
+	}
+	d.cur, d.b = b, b
 	for len(d.b) > 0 && !d.err {
 		entry := d.bytes()
 		rest := d.b
@@ -237,9 +258,9 @@ func (d *blockDecoder) entry() {
 	case k == nil:
 		return
 	case k[0] == 1:
-		u.fp, u.hexed = d.fixed(32), true
+		u.fp, u.hexed = d.span(d.fixed(32)), true
 	default:
-		u.fp = d.bytes()
+		u.fp = d.span(d.bytes())
 	}
 	for n := d.uvarint(); n > 0 && !d.err; n-- {
 		f := d.fixed(18)
@@ -252,15 +273,16 @@ func (d *blockDecoder) entry() {
 			return
 		}
 		bs.eps = append(bs.eps, blockEpisode{id: int64(binary.LittleEndian.Uint64(f)),
-			sample: int64(binary.LittleEndian.Uint64(f[8:])), kind: k, conv: d.bytes()})
+			sample: int64(binary.LittleEndian.Uint64(f[8:])), kind: k, conv: d.span(d.bytes())})
 	}
 	nvals := d.uvarint()
 	if nvals > uint64(len(d.b)/valueWidth) {
 		d.err = true
 		return
 	}
-	u.vals = d.fixed(int(nvals) * valueWidth)
-	for f := u.vals; len(f) >= valueWidth; f = f[valueWidth:] {
+	vals := d.fixed(int(nvals) * valueWidth)
+	u.vals = d.span(vals)
+	for f := vals; len(f) >= valueWidth; f = f[valueWidth:] {
 		if int(binary.LittleEndian.Uint16(f[8:])) >= len(bs.tags) {
 			d.err = true
 			return
@@ -278,7 +300,7 @@ func (bs *blockSet) covers(scope Scope) (in map[string]bool, missing []string) {
 	}
 	have := make(map[string]bool, len(bs.units))
 	for i := range bs.units {
-		have[bs.units[i].name()] = true
+		have[bs.name(i)] = true
 	}
 	in = make(map[string]bool, len(scope.Units))
 	for _, fp := range scope.Units {
@@ -312,7 +334,7 @@ func (bs *blockSet) scoreGroups(splitBy string, scope Scope, in map[string]bool)
 	}
 	units := make([]int, 0, len(bs.units))
 	for i := range bs.units {
-		if in == nil || in[bs.units[i].name()] {
+		if in == nil || in[bs.name(i)] {
 			units = append(units, i)
 		}
 	}
@@ -320,7 +342,7 @@ func (bs *blockSet) scoreGroups(splitBy string, scope Scope, in map[string]bool)
 	if !ok {
 		// Two units add to one cell: add them in fingerprint order, as
 		// the scan does, so the sums do not depend on the commit order.
-		slices.SortFunc(units, func(a, b int) int { return cmp.Compare(bs.units[a].name(), bs.units[b].name()) })
+		slices.SortFunc(units, func(a, b int) int { return cmp.Compare(bs.name(a), bs.name(b)) })
 		cols, _ = bs.accumulate(units, eg)
 	}
 	return assembleGroups(eg, cols, scope.Units != nil), nil
@@ -337,7 +359,7 @@ func (bs *blockSet) accumulate(units []int, eg *epGroups) (*columns, bool) {
 	byTag := make([]*column, len(bs.tags))
 	ok := true
 	for _, ui := range units {
-		for f := bs.units[ui].vals; len(f) >= valueWidth; f = f[valueWidth:] {
+		for f := bs.bytes(bs.units[ui].vals); len(f) >= valueWidth; f = f[valueWidth:] {
 			p, in := eg.position(int64(binary.LittleEndian.Uint64(f)))
 			if !in {
 				continue // an episode outside the run, or outside the population
@@ -438,7 +460,7 @@ func (bs *blockSet) episodeGroups(splitBy string, training bool) (*epGroups, err
 		g.keys = make([]string, len(m))
 		for k, i := range m {
 			e := &bs.eps[i]
-			g.ids[k], g.keys[k] = e.id, PairKey(string(e.conv), int(e.sample))
+			g.ids[k], g.keys[k] = e.id, PairKey(string(bs.bytes(e.conv)), int(e.sample))
 			lo, hi = min(lo, e.id), max(hi, e.id)
 			eg.n++
 		}
