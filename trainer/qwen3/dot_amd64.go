@@ -36,6 +36,12 @@ func dot1x1(x *float32, w *float32, n int, y *float32, acc bool)
 //go:noescape
 func dot4x4z(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, ycs int, acc bool)
 
+// dot8x3z is dot4x4z for eight input rows (x + r·ldx, r < 8) and three
+// weight rows: each weight is read once for eight rows (dot8z_amd64.s).
+//
+//go:noescape
+func dot8x3z(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, ycs int, acc bool)
+
 // dot1x8z is dot1x8 with sixteen lanes.
 //
 //go:noescape

@@ -21,6 +21,10 @@ func dot4x4z(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy in
 	panic("qwen3: dot4x4z without the amd64 kernels")
 }
 
+func dot8x3z(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, ycs int, acc bool) {
+	panic("qwen3: dot8x3z without the amd64 kernels")
+}
+
 func dot1x8z(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bool) {
 	panic("qwen3: dot1x8z without the amd64 kernels")
 }

@@ -27,24 +27,28 @@ func TestExpNegMatchesExp(t *testing.T) {
 }
 
 // ExpNegs gives every value the bits ExpNeg (the scalar loop) gives it,
-// wherever it sits in the slice: the vector code does the same operations
-// in the same order.
+// wherever it sits in the slice, with every kernel family this CPU runs
+// (AVX-512, AVX2): the vector code does the same operations in the same
+// order.
 func TestExpNegsVectorEqualsScalar(t *testing.T) {
 	xs := []float64{0, math.Copysign(0, -1), -1e-300, -0.3465, -0.34658, -1, -2.5, -707.9, -708, -708.1, -745, -1e6,
 		math.Inf(-1), math.NaN(), 0.3}
 	for x := 0.0; x > -720; x -= 0.00731 {
 		xs = append(xs, x)
 	}
-	for off := range 4 { // every value at every lane
-		v := append(make([]float64, off), xs...)
-		for i := range off {
-			v[i] = -1
-		}
-		ExpNegs(v)
-		for i, x := range xs {
-			want := ExpNeg(x)
-			if got := v[off+i]; math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
-				t.Fatalf("offset %d: ExpNegs(%g) = %v (%#x), ExpNeg %v (%#x)", off, x, got, math.Float64bits(got), want, math.Float64bits(want))
+	for _, fam := range kernelFamilies(t) {
+		useKernels(fam)
+		for off := range 8 { // every value at every lane
+			v := append(make([]float64, off), xs...)
+			for i := range off {
+				v[i] = -1
+			}
+			ExpNegs(v)
+			for i, x := range xs {
+				want := ExpNeg(x)
+				if got := v[off+i]; math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+					t.Fatalf("kernels %s offset %d: ExpNegs(%g) = %v (%#x), ExpNeg %v (%#x)", fam, off, x, got, math.Float64bits(got), want, math.Float64bits(want))
+				}
 			}
 		}
 	}

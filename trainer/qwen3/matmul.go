@@ -30,7 +30,7 @@ func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accum
 }
 
 // colAlign keeps the CPUs' column ranges whole blocks of the kernels'
-// eight (one row) and three (four rows) weight rows.
+// eight (one row), three (four or eight rows) and four weight rows.
 const colAlign = 24
 
 // rowTile is how many input rows are worked on while a block of three
@@ -64,7 +64,7 @@ func dotsT(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy 
 	for r0 := 0; r0 < rows; r0 += rowTile {
 		r1 := min(r0+rowTile, rows)
 		quad := r0 + (r1-r0)&^3
-		over := overlapQuad(rows, r1, quad, acc)
+		over := overlapRows(4, rows, r1, quad, acc)
 		if quad > r0 || over >= 0 {
 			// Outputs lo+k, lo+k+g, lo+k+2g together: three long streams
 			// through the range (see dot4x3).
@@ -106,46 +106,80 @@ func dotsT(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy 
 	}
 }
 
-// dotsTz is dotsT with the AVX-512 kernels (dotz_amd64.s): four input rows
-// against four weight rows, or one against eight.
+// dotsTz is dotsT with the AVX-512 kernels (dotz_amd64.s, dot8z_amd64.s):
+// eight input rows against three weight rows, four against four, or one
+// against eight.
 func dotsTz(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy int, acc bool) {
 	for r0 := 0; r0 < rows; r0 += rowTile {
 		r1 := min(r0+rowTile, rows)
-		quad := r0 + (r1-r0)&^3
-		over := overlapQuad(rows, r1, quad, acc)
-		if quad > r0 || over >= 0 {
-			g := (hi - lo) / 4
-			kb := blockLen(4, in)
+		oct := r0 + (r1-r0)&^7
+		over := overlapRows(8, rows, r1, oct, acc)
+		if oct > r0 || over >= 0 {
+			// Outputs lo+k, lo+k+g, lo+k+2g together, as dot4x3's.
+			g := (hi - lo) / 3
+			kb := blockLen(3, in)
 			for k0 := 0; k0 < g; k0 += kb {
 				k1 := min(k0+kb, g)
-				for r := r0; r < quad; r += 4 {
+				for r := r0; r < oct; r += 8 {
 					for k := k0; k < k1; k++ {
-						dot4x4z(&x[r*in], in, &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], ldy, g, acc)
+						dot8x3z(&x[r*in], in, &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], ldy, g, acc)
 					}
 				}
 				for k := k0; over >= 0 && k < k1; k++ {
-					dot4x4z(&x[over*in], in, &w[(lo+k)*in], g*in, in, &y[over*ldy+lo+k], ldy, g, acc)
+					dot8x3z(&x[over*in], in, &w[(lo+k)*in], g*in, in, &y[over*ldy+lo+k], ldy, g, acc)
 				}
 			}
-			for j := lo + 4*g; j < hi; j++ {
+			for j := lo + 3*g; j < hi; j++ {
 				for r := r0; r < r1; r++ {
-					if r < quad || over >= 0 {
+					if r < oct || over >= 0 {
 						dot1x1z(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
 					}
 				}
 			}
 		}
-		if over >= 0 {
-			continue
+		if over < 0 && oct < r1 {
+			dotsTz4(x, rows, in, w, lo, hi, y, ldy, acc, oct, r1)
 		}
-		for r := quad; r < r1; r++ {
-			g := (hi - lo) / 8
-			for k := range g {
-				dot1x8z(&x[r*in], &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], g, acc)
+	}
+}
+
+// dotsTz4 is dotsTz for rows r0 ≤ r < r1, fewer than eight: four input
+// rows against four weight rows, then one against eight.
+func dotsTz4(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy int, acc bool, r0, r1 int) {
+	quad := r0 + (r1-r0)&^3
+	over := overlapRows(4, rows, r1, quad, acc)
+	if quad > r0 || over >= 0 {
+		g := (hi - lo) / 4
+		kb := blockLen(4, in)
+		for k0 := 0; k0 < g; k0 += kb {
+			k1 := min(k0+kb, g)
+			for r := r0; r < quad; r += 4 {
+				for k := k0; k < k1; k++ {
+					dot4x4z(&x[r*in], in, &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], ldy, g, acc)
+				}
 			}
-			for j := lo + 8*g; j < hi; j++ {
-				dot1x1z(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
+			for k := k0; over >= 0 && k < k1; k++ {
+				dot4x4z(&x[over*in], in, &w[(lo+k)*in], g*in, in, &y[over*ldy+lo+k], ldy, g, acc)
 			}
+		}
+		for j := lo + 4*g; j < hi; j++ {
+			for r := r0; r < r1; r++ {
+				if r < quad || over >= 0 {
+					dot1x1z(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
+				}
+			}
+		}
+	}
+	if over >= 0 {
+		return
+	}
+	for r := quad; r < r1; r++ {
+		g := (hi - lo) / 8
+		for k := range g {
+			dot1x8z(&x[r*in], &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], g, acc)
+		}
+		for j := lo + 8*g; j < hi; j++ {
+			dot1x1z(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
 		}
 	}
 }
@@ -163,19 +197,20 @@ const quadBlock = 128 << 10
 // floats each cover quadBlock bytes (at least one).
 func blockLen(streams, in int) int { return max(1, quadBlock/(4*streams*in)) }
 
-// overlapQuad is where a row tile ending at r1, whose rows from quad on are
-// not a whole four, gets them from one more four-row kernel call: over the
-// last four rows of the product (some computed already). A row computed
-// twice gets the same bits again (one arithmetic per output, whatever the
-// kernel), and the weights are read once for the tile instead of once
-// more per leftover row (a step of 7 sequences read them four times). -1
-// when the leftover rows run one at a time: none, fewer than four rows in
-// all, or an accumulating product (a row added twice would be wrong).
-func overlapQuad(rows, r1, quad int, acc bool) int {
-	if quad == r1 || rows < 4 || acc {
+// overlapRows is where a row tile ending at r1, whose rows from whole on
+// are not a whole group of size rows (four or eight), gets them from one
+// more call of the size-row kernel: over the last size rows of the
+// product (some computed already). A row computed twice gets the same bits
+// again (one arithmetic per output, whatever the kernel), and the weights
+// are read once for the tile instead of once more per leftover row (a
+// step of 7 sequences read them four times). -1 when the leftover rows run
+// otherwise: none, fewer than size rows in all, or an accumulating product
+// (a row added twice would be wrong).
+func overlapRows(size, rows, r1, whole int, acc bool) int {
+	if whole == r1 || rows < size || acc {
 		return -1
 	}
-	return r1 - 4
+	return r1 - size
 }
 
 // dotPortable is the dot product where the FMA kernels do not run, with

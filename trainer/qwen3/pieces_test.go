@@ -171,12 +171,15 @@ func TestParseConfig(t *testing.T) {
 // whatever the number of rows in the call (one included), with and
 // without accumulation, with every kernel family this CPU runs (AVX-512,
 // AVX2/FMA, portable), for inner sizes each family takes (multiples of 16,
-// of 8) and ones they leave to the next, and that the products are right
+// of 8, odd and even multiples) and ones they leave to the next, for every
+// row count 1–9 and counts that leave one to seven rows beyond a multiple
+// of eight (the AVX-512 family's eight-row kernel, its overlapping last
+// call and its four-row and one-row kernels), and that the products are right
 // (against float64).
 func TestMatmulRowInvariant(t *testing.T) {
 	for _, fma := range kernelFamilies(t) {
 		useKernels(fma)
-		for _, in := range []int{192, 36, 8, 24} {
+		for _, in := range []int{192, 36, 8, 24, 48, 80} {
 			for _, out := range []int{8, 13, 64, 389} {
 				checkRowInvariant(t, fma, in, out)
 			}
@@ -199,7 +202,7 @@ func checkRowInvariant(t *testing.T, fma string, in, out int) {
 	}
 	for _, accumulate := range []bool{false, true} {
 		ref := map[int][]float32{}
-		for _, rows := range []int{maxRows, 1, 2, 3, 5, 8, 64, 65, 130} {
+		for _, rows := range []int{maxRows, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 64, 65, 71, 72, 130} {
 			y := slices.Clone(acc[:rows*out])
 			matmulT(x[:rows*in], rows, in, w, out, y, accumulate)
 			for r := range rows {

@@ -21,8 +21,13 @@ func SoftmaxLSE(logits []float32, temperature float32, probs []float64) (p []flo
 		probs = make([]float64, len(logits))
 	}
 	p = probs[:len(logits)]
-	top := float32(math.Inf(-1))
-	for _, v := range logits {
+	top, from := float32(math.Inf(-1)), 0
+	// The vector maximum is taken unless it is zero (of two zeros the
+	// loop keeps the first, whose sign the lanes lose) or a NaN came up.
+	if t, nan, n := maxFast(logits); n > 0 && !nan && t != 0 {
+		top, from = t, n
+	}
+	for _, v := range logits[from:] {
 		if v > top {
 			top = v
 		} else if v != v {
@@ -33,8 +38,8 @@ func SoftmaxLSE(logits []float32, temperature float32, probs []float64) (p []flo
 	if math.IsInf(mx, 0) {
 		return p, 0, false
 	}
-	for i, v := range logits {
-		p[i] = float64(v/temperature) - mx
+	for i := scaleShiftFast(p, logits, temperature, mx); i < len(logits); i++ {
+		p[i] = float64(logits[i]/temperature) - mx
 	}
 	ExpNegs(p)
 	var sum float64

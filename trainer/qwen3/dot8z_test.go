@@ -1,0 +1,60 @@
+//go:build amd64
+
+package qwen3
+
+import (
+	"math"
+	"testing"
+)
+
+// TestDot8x3zEqualsOneByOne checks the eight-row kernel against the
+// one-row, one-weight-row kernel (dot1x1z, the arithmetic of every
+// AVX-512 output) bit for bit: every input row position, every weight
+// row, inner sizes that are odd and even multiples of 16, setting and
+// accumulating, and input rows and weight rows spaced apart as matmulT
+// spaces them.
+func TestDot8x3zEqualsOneByOne(t *testing.T) {
+	if !zmmKernels {
+		t.Skip("this CPU has no AVX-512F: dot8x3z never runs here")
+	}
+	for _, n := range []int{16, 48, 64, 80, 512, 528, 1536} {
+		for _, gap := range []int{0, 1, 7} { // rows between the weight rows used
+			ldw, ldx := (gap+1)*n, n+16*gap
+			x := make([]float32, 8*ldx)
+			w := make([]float32, 3*ldw)
+			for i := range x {
+				x[i] = float32((i*104729)%997)/997 - 0.5
+			}
+			for i := range w {
+				w[i] = float32((i*7919)%1013)/1013 - 0.5
+			}
+			for _, acc := range []bool{false, true} {
+				const ldy, ycs = 5, 1
+				y := make([]float32, 8*ldy)
+				want := make([]float32, 8*ldy)
+				for i := range y {
+					y[i] = float32(i%13) / 13
+					want[i] = y[i]
+				}
+				dot8x3z(&x[0], ldx, &w[0], ldw, n, &y[0], ldy, ycs, acc)
+				for r := range 8 {
+					for j := range 3 {
+						dot1x1z(&x[r*ldx], &w[j*ldw], n, &want[r*ldy+j*ycs], acc)
+					}
+				}
+				for i := range y {
+					if math.Float32bits(y[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("n %d gap %d acc %v: output %d (row %d) is %v, one by one %v", n, gap, acc, i, i/ldy, y[i], want[i])
+					}
+				}
+				for r := range 8 {
+					for j := 3; j < ldy; j++ {
+						if y[r*ldy+j] != float32((r*ldy+j)%13)/13 {
+							t.Fatalf("n %d: row %d column %d outside the kernel's outputs was written", n, r, j)
+						}
+					}
+				}
+			}
+		}
+	}
+}
