@@ -188,6 +188,44 @@ func TestTotalDeadlineAndCancel(t *testing.T) {
 	}
 }
 
+// TestTotalDeadlineWhileWaitingForASlot: a request that waits for the
+// endpoint's only slot (held here) ends at its total deadline without
+// sending anything, as does one whose caller's deadline comes first or
+// whose caller gave up; once the slot is free, a request goes through.
+func TestTotalDeadlineWhileWaitingForASlot(t *testing.T) {
+	s := fakevllm.Start(t, fakevllm.Options{})
+	c := newTestClient(t, func(e *Endpoint, _ *Config) {
+		e.Concurrency, e.TotalTimeout = 1, 200*time.Millisecond
+	}, s.URL())
+	st, err := c.endpointFor(userReq("speaker", "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.sem <- struct{}{} // the slot is taken
+	_, err = c.Chat(context.Background(), userReq("speaker", "waits"))
+	var e *Error
+	if KindOf(err) != KindDeadline || !errors.As(err, &e) || e.Attempts != 0 {
+		t.Errorf("waiting for the slot: want a deadline after 0 attempts, got %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := c.Chat(ctx, userReq("speaker", "waits less")); KindOf(err) != KindDeadline {
+		t.Errorf("waiting under the caller's deadline: want a deadline, got %v", err)
+	}
+	gone, stop := context.WithCancel(context.Background())
+	stop()
+	if _, err := c.Chat(gone, userReq("speaker", "gave up")); KindOf(err) != KindCanceled {
+		t.Errorf("a canceled caller: want canceled, got %v", err)
+	}
+	if n := c.Stats().Attempts; n != 0 {
+		t.Errorf("%d attempts sent while the slot was taken, want 0", n)
+	}
+	<-st.sem
+	if _, err := c.Chat(context.Background(), userReq("speaker", "goes")); err != nil {
+		t.Errorf("with the slot free: %v", err)
+	}
+}
+
 func TestJudgeNeedsExplicitEndpoint(t *testing.T) {
 	s := fakevllm.Start(t, fakevllm.Options{})
 	c := newTestClient(t, func(_ *Endpoint, cfg *Config) { cfg.Roles = nil }, s.URL())

@@ -133,3 +133,41 @@ func TestAttemptLogFinish(t *testing.T) {
 		t.Fatal("Record after Finish succeeded")
 	}
 }
+
+// TestSettleCountsNewAttemptsOnly settles batches where some attempts are
+// settled already or appear twice, both as one counter's attempts (a
+// unit's requests: the rows inserted are the count) and mixed over roles
+// and stages (each row inserted is counted where it belongs).
+func TestSettleCountsNewAttemptsOnly(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	if err := s.CreateRun(ctx, Run{ID: "r1", Name: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	at := func(seq int64, stage, role string) Attempt {
+		return Attempt{ID: AttemptID("r1", seq), Seq: seq, RunID: "r1", StageKey: stage, Role: role, N: 1}
+	}
+	batches := [][]Attempt{
+		{at(1, "cand", "speaker"), at(2, "cand", "speaker")},
+		// 2 again, 3 twice: one new row
+		{at(2, "cand", "speaker"), at(3, "cand", "speaker"), at(3, "cand", "speaker")},
+		// mixed: 1 and 3 again, 4 and 5 new, in two counters
+		{at(1, "cand", "speaker"), at(4, "cand", "judge"), at(3, "cand", "speaker"), at(5, "pairs", "speaker")},
+	}
+	for _, b := range batches {
+		if err := s.LLMCache().PutReplies(ctx, nil, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := s.StageCounters(ctx, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := [3]int64{all["cand"]["llm.speaker.attempts"], all["cand"]["llm.judge.attempts"],
+		all["pairs"]["llm.speaker.attempts"]}; got != [3]int64{3, 1, 1} {
+		t.Fatalf("attempts counted (cand speaker, cand judge, pairs speaker): %v, want [3 1 1]", got)
+	}
+	if n := count(t, s, `SELECT COUNT(*) FROM llm_settled`); n != 5 {
+		t.Fatalf("%d llm_settled rows, want 5", n)
+	}
+}

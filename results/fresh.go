@@ -30,6 +30,15 @@ type Fresh struct {
 	final string
 }
 
+// freshPageSize is a Fresh database's page size (SQLite's default is 4
+// KiB). A bulk load into it spends less on each row with larger pages:
+// fewer pages to split, fetch and write, fewer overflow pages for the
+// full-text index's segments. 16 KiB took a 100k import from 9.5–10.7 to
+// 8.6–9.0 CPU-s, alternated at load 7–8, and beat 8 and 32 KiB
+// (docs/benchmarks.md, "Store"). A later write into the database writes
+// its 16 KiB pages to the log, which a unit's few changed pages afford.
+const freshPageSize = 16384
+
 // freshDSN is the connections' string while a Fresh database is filled.
 func freshDSN(path string, readOnly bool) string {
 	return dsnJournal(path, readOnly, 10000, "MEMORY", "OFF")
@@ -54,7 +63,7 @@ func CreateFresh(ctx context.Context, path string) (*Fresh, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", path, err)
 	}
-	s, err := openWith(ctx, tmp, freshDSN)
+	s, err := openWith(ctx, tmp, freshDSN, freshPageSize)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("creating %s: %w", path, err), removeDB(tmp))
 	}

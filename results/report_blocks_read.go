@@ -15,41 +15,52 @@ import (
 )
 
 // blockSet is a run's report blocks decoded: its units' entries in the
-// order they were appended.
+// order they were appended. A unit's values stay encoded in the body
+// (accumulate reads them there): decoding them into a slice of their own
+// took as much memory again as the bodies, and the page faults and
+// collections that come with it. Units and episodes refer to the bodies
+// by offsets, not slices, so that the collector has no pointer to follow
+// in their hundreds of thousands.
 type blockSet struct {
-	units []blockUnit
-	eps   []blockEpisode
-	vals  []blockValue
-	tags  []string    // the run's tags; blockValue.tag indexes it
-	kinds [][4]string // the run's episode kinds: mode, system, valence, domain
+	bodies [][]byte
+	units  []blockUnit
+	eps    []blockEpisode
+	tags   []string    // the run's tags; a value's tag indexes it
+	kinds  [][4]string // the run's episode kinds: mode, system, valence, domain
 }
+
+// span is bytes [off, end) of body bodies[body].
+type span struct{ body, off, end uint32 }
+
+func (bs *blockSet) bytes(s span) []byte { return bs.bodies[s.body][s.off:s.end] }
 
 type blockUnit struct {
-	fp        []byte // a view into the block's body, as conv below: hex-decoded when hexed
-	hexed     bool
-	vals, end int // the unit's values are vals[vals:end]
+	fp    span // hex-decoded when hexed
+	vals  span // the unit's values, valueWidth bytes each
+	hexed bool
 }
 
-// name is the unit's fingerprint.
-func (u *blockUnit) name() string {
+// valueWidth is the size of one encoded value: episode id (8), tag (2),
+// count (4), sum (8).
+const valueWidth = 8 + 2 + 4 + 8
+
+// name is unit i's fingerprint.
+func (bs *blockSet) name(i int) string {
+	u := &bs.units[i]
 	if u.hexed {
-		return hex.EncodeToString(u.fp)
+		return hex.EncodeToString(bs.bytes(u.fp))
 	}
-	return string(u.fp)
+	return string(bs.bytes(u.fp))
 }
 
 type blockEpisode struct {
-	id, sample                    int64
-	mode, system, valence, domain string
-	conv                          []byte
+	id, sample int64
+	conv       span
+	kind       uint16 // indexes blockSet.kinds
 }
 
-type blockValue struct {
-	eid int64
-	tag int32
-	n   int32
-	sum float64
-}
+// kind returns the episode's mode, system, valence and domain.
+func (bs *blockSet) kind(e *blockEpisode) *[4]string { return &bs.kinds[e.kind] }
 
 // errBadBlock is a block that does not decode (a bug, or a damaged file):
 // the report reads the per-unit rows instead.
@@ -136,9 +147,10 @@ func readBlocksOn(ctx context.Context, dc any, runID string) (bs *blockSet, ok b
 	if err != nil || !current {
 		return nil, false, err
 	}
-	// Room for the blocks' units and values (22 bytes each at most), so
-	// that decoding seldom grows the slices.
-	bs = &blockSet{units: make([]blockUnit, 0, units+blockTailMax), vals: make([]blockValue, 0, size/22+1024),
+	// Room for the blocks' units, and for their episodes (an episode
+	// takes 30 bytes at least, with the values of a unit that scores it),
+	// so that decoding seldom grows the slices.
+	bs = &blockSet{units: make([]blockUnit, 0, units+blockTailMax), eps: make([]blockEpisode, 0, min(units, size/30)+1024),
 		tags: splitJudges(tags)}
 	for _, k := range splitJudges(kinds) {
 		f := strings.SplitN(k, "\x1f", 4)
@@ -150,6 +162,7 @@ func readBlocksOn(ctx context.Context, dc any, runID string) (bs *blockSet, ok b
 	d := blockDecoder{set: bs}
 	decode := func(v []driver.Value) error {
 		body, _ := v[0].([]byte)
+		bs.bodies = append(bs.bodies, body)
 		return d.body(body)
 	}
 	for _, q := range []string{`SELECT body FROM report_blocks WHERE run_id = ?1 ORDER BY id`,
@@ -167,8 +180,16 @@ func readBlocksOn(ctx context.Context, dc any, runID string) (bs *blockSet, ok b
 // blockDecoder decodes bodies into a blockSet.
 type blockDecoder struct {
 	set *blockSet
+	cur []byte // the body being decoded, bodies[len(bodies)-1]
 	b   []byte
 	err bool
+}
+
+// span locates p, a part of the body being decoded (its capacity runs to
+// the body's end).
+func (d *blockDecoder) span(p []byte) span {
+	off := uint32(cap(d.cur) - cap(p))
+	return span{body: uint32(len(d.set.bodies) - 1), off: off, end: off + uint32(len(p))}
 }
 
 func (d *blockDecoder) uvarint() uint64 {
@@ -205,7 +226,10 @@ func (d *blockDecoder) bytes() []byte {
 
 // body decodes one block (or tail) body: entries with their lengths.
 func (d *blockDecoder) body(b []byte) error {
-	d.b = b
+	if uint64(len(b)) > math.MaxUint32 {
+		return errBadBlock
+	}
+	d.cur, d.b = b, b
 	for len(d.b) > 0 && !d.err {
 		entry := d.bytes()
 		rest := d.b
@@ -234,9 +258,9 @@ func (d *blockDecoder) entry() {
 	case k == nil:
 		return
 	case k[0] == 1:
-		u.fp, u.hexed = d.fixed(32), true
+		u.fp, u.hexed = d.span(d.fixed(32)), true
 	default:
-		u.fp = d.bytes()
+		u.fp = d.span(d.bytes())
 	}
 	for n := d.uvarint(); n > 0 && !d.err; n-- {
 		f := d.fixed(18)
@@ -248,29 +272,22 @@ func (d *blockDecoder) entry() {
 			d.err = true
 			return
 		}
-		kind := &bs.kinds[k]
 		bs.eps = append(bs.eps, blockEpisode{id: int64(binary.LittleEndian.Uint64(f)),
-			sample: int64(binary.LittleEndian.Uint64(f[8:])), mode: kind[0], system: kind[1], valence: kind[2],
-			domain: kind[3], conv: d.bytes()})
+			sample: int64(binary.LittleEndian.Uint64(f[8:])), kind: k, conv: d.span(d.bytes())})
 	}
 	nvals := d.uvarint()
-	const width = 8 + 2 + 4 + 8
-	if nvals > uint64(len(d.b)/width) {
+	if nvals > uint64(len(d.b)/valueWidth) {
 		d.err = true
 		return
 	}
-	f := d.fixed(int(nvals) * width)
-	u.vals = len(bs.vals)
-	for ; len(f) >= width; f = f[width:] {
-		tag := binary.LittleEndian.Uint16(f[8:])
-		if int(tag) >= len(bs.tags) {
+	vals := d.fixed(int(nvals) * valueWidth)
+	u.vals = d.span(vals)
+	for f := vals; len(f) >= valueWidth; f = f[valueWidth:] {
+		if int(binary.LittleEndian.Uint16(f[8:])) >= len(bs.tags) {
 			d.err = true
 			return
 		}
-		bs.vals = append(bs.vals, blockValue{eid: int64(binary.LittleEndian.Uint64(f)), tag: int32(tag),
-			n: int32(binary.LittleEndian.Uint32(f[10:])), sum: math.Float64frombits(binary.LittleEndian.Uint64(f[14:]))})
 	}
-	u.end = len(bs.vals)
 	bs.units = append(bs.units, u)
 }
 
@@ -283,7 +300,7 @@ func (bs *blockSet) covers(scope Scope) (in map[string]bool, missing []string) {
 	}
 	have := make(map[string]bool, len(bs.units))
 	for i := range bs.units {
-		have[bs.units[i].name()] = true
+		have[bs.name(i)] = true
 	}
 	in = make(map[string]bool, len(scope.Units))
 	for _, fp := range scope.Units {
@@ -298,8 +315,8 @@ func (bs *blockSet) covers(scope Scope) (in map[string]bool, missing []string) {
 // hasEvaluation reports whether the blocks hold an evaluation episode.
 func (bs *blockSet) hasEvaluation() bool {
 	out := outsideEvaluation()
-	for _, e := range bs.eps {
-		if !slices.Contains(out, e.mode) {
+	for i := range bs.eps {
+		if !slices.Contains(out, bs.kind(&bs.eps[i])[0]) {
 			return true
 		}
 	}
@@ -317,7 +334,7 @@ func (bs *blockSet) scoreGroups(splitBy string, scope Scope, in map[string]bool)
 	}
 	units := make([]int, 0, len(bs.units))
 	for i := range bs.units {
-		if in == nil || in[bs.units[i].name()] {
+		if in == nil || in[bs.name(i)] {
 			units = append(units, i)
 		}
 	}
@@ -325,7 +342,7 @@ func (bs *blockSet) scoreGroups(splitBy string, scope Scope, in map[string]bool)
 	if !ok {
 		// Two units add to one cell: add them in fingerprint order, as
 		// the scan does, so the sums do not depend on the commit order.
-		slices.SortFunc(units, func(a, b int) int { return cmp.Compare(bs.units[a].name(), bs.units[b].name()) })
+		slices.SortFunc(units, func(a, b int) int { return cmp.Compare(bs.name(a), bs.name(b)) })
 		cols, _ = bs.accumulate(units, eg)
 	}
 	return assembleGroups(eg, cols, scope.Units != nil), nil
@@ -342,41 +359,42 @@ func (bs *blockSet) accumulate(units []int, eg *epGroups) (*columns, bool) {
 	byTag := make([]*column, len(bs.tags))
 	ok := true
 	for _, ui := range units {
-		u := bs.units[ui]
-		for _, v := range bs.vals[u.vals:u.end] {
-			p, in := eg.position(v.eid)
+		for f := bs.bytes(bs.units[ui].vals); len(f) >= valueWidth; f = f[valueWidth:] {
+			p, in := eg.position(int64(binary.LittleEndian.Uint64(f)))
 			if !in {
 				continue // an episode outside the run, or outside the population
 			}
-			c := byTag[v.tag]
+			tag := binary.LittleEndian.Uint16(f[8:]) // below len(bs.tags): checked when decoded
+			c := byTag[tag]
 			if c == nil {
 				var err error
-				if c, err = cols.get(bs.tags[v.tag], eg.n); err != nil {
+				if c, err = cols.get(bs.tags[tag], eg.n); err != nil {
 					continue // a tag of no level: the scan fails on it; unreachable from sums it wrote
 				}
-				byTag[v.tag] = c
+				byTag[tag] = c
 			}
 			if c.cnt[p] != 0 {
 				ok = false
 			}
-			c.sum[p] += v.sum
-			c.cnt[p] += v.n
+			c.sum[p] += math.Float64frombits(binary.LittleEndian.Uint64(f[14:]))
+			c.cnt[p] += int32(binary.LittleEndian.Uint32(f[10:]))
 		}
 	}
 	return cols, ok
 }
 
 // splitOf is splitExpr's value for an episode.
-func splitOf(splitBy string, e *blockEpisode) string {
+func splitOf(splitBy string, kind *[4]string) string {
+	valence, domain := kind[2], kind[3]
 	switch splitBy {
 	case "valence":
-		return cmp.Or(e.valence, "unknown")
+		return cmp.Or(valence, "unknown")
 	case "domain":
-		return cmp.Or(e.domain, "unknown")
+		return cmp.Or(domain, "unknown")
 	case "none":
 		return "all"
 	}
-	return cmp.Or(e.valence, e.domain, "all")
+	return cmp.Or(valence, domain, "all")
 }
 
 // episodeGroups groups the blocks' episodes as the per-unit path does:
@@ -391,22 +409,35 @@ func (bs *blockSet) episodeGroups(splitBy string, training bool) (*epGroups, err
 	byKey := map[gkey]int{}
 	var groups []epGroup
 	var members [][]int // episode indexes per group
+	// An episode's group follows from its kind: found once per kind.
+	const unseen, skipped = -1, -2
+	byKind := make([]int, len(bs.kinds))
+	for k := range byKind {
+		byKind[k] = unseen
+	}
 	for i := range bs.eps {
-		e := &bs.eps[i]
-		pop := ""
-		if slices.Contains(out, e.mode) {
-			if !training {
-				continue
+		g := byKind[bs.eps[i].kind]
+		if g == unseen {
+			kind := bs.kind(&bs.eps[i])
+			pop := ""
+			if slices.Contains(out, kind[0]) {
+				pop = kind[0]
 			}
-			pop = e.mode
+			k := gkey{pop, kind[1], splitOf(splitBy, kind)}
+			var ok bool
+			switch g, ok = byKey[k]; {
+			case pop != "" && !training:
+				g = skipped
+			case !ok:
+				g = len(groups)
+				byKey[k] = g
+				groups = append(groups, epGroup{system: k.system, split: k.split, population: k.population})
+				members = append(members, nil)
+			}
+			byKind[bs.eps[i].kind] = g
 		}
-		k := gkey{pop, e.system, splitOf(splitBy, e)}
-		g, ok := byKey[k]
-		if !ok {
-			g = len(groups)
-			byKey[k] = g
-			groups = append(groups, epGroup{system: k.system, split: k.split, population: k.population})
-			members = append(members, nil)
+		if g == skipped {
+			continue
 		}
 		members[g] = append(members[g], i)
 	}
@@ -429,7 +460,7 @@ func (bs *blockSet) episodeGroups(splitBy string, training bool) (*epGroups, err
 		g.keys = make([]string, len(m))
 		for k, i := range m {
 			e := &bs.eps[i]
-			g.ids[k], g.keys[k] = e.id, PairKey(string(e.conv), int(e.sample))
+			g.ids[k], g.keys[k] = e.id, PairKey(string(bs.bytes(e.conv)), int(e.sample))
 			lo, hi = min(lo, e.id), max(hi, e.id)
 			eg.n++
 		}

@@ -480,20 +480,42 @@ func assembleGroups(eg *epGroups, cols *columns, scored bool) []ScoreGroup {
 			if len(sg.Criteria) == 0 {
 				continue
 			}
-			var idx []int
-			for i, k := range keep {
+			kept := 0
+			for _, k := range keep {
 				if k {
-					idx = append(idx, i)
-					sg.Episodes = append(sg.Episodes, g.ids[i])
-					sg.Keys = append(sg.Keys, g.keys[i])
+					kept++
 				}
 			}
+			var idx []int // nil: every episode of the group
+			switch {
+			case kept == 0: // no episode: the lists stay nil
+			case kept == len(keep):
+				// The levels' groups share the episode lists (read only,
+				// as groups decoded from the cache share them too).
+				sg.Episodes, sg.Keys = g.ids[:len(g.ids):len(g.ids)], g.keys[:len(g.keys):len(g.keys)]
+			default:
+				idx = make([]int, 0, kept)
+				sg.Episodes, sg.Keys = make([]int64, 0, kept), make([]string, 0, kept)
+				for i, k := range keep {
+					if k {
+						idx = append(idx, i)
+						sg.Episodes = append(sg.Episodes, g.ids[i])
+						sg.Keys = append(sg.Keys, g.keys[i])
+					}
+				}
+			}
+			sg.Values = make([][]float64, 0, len(used))
 			for _, c := range used {
-				vals := make([]float64, len(idx))
-				for k, i := range idx {
+				sum, cnt := c.sum[g.start:g.end], c.cnt[g.start:g.end]
+				vals := make([]float64, kept)
+				for k := range vals {
+					i := k
+					if idx != nil {
+						i = idx[k]
+					}
 					vals[k] = math.NaN()
-					if n := c.cnt[g.start+i]; n > 0 {
-						vals[k] = c.sum[g.start+i] / float64(n)
+					if n := cnt[i]; n > 0 {
+						vals[k] = sum[i] / float64(n)
 					}
 				}
 				sg.Values = append(sg.Values, vals)

@@ -59,12 +59,12 @@ func OpenContext(ctx context.Context, path string) (*Store, error) {
 	if err := create(ctx, path); err != nil {
 		return nil, err
 	}
-	return openWith(ctx, path, dsn)
+	return openWith(ctx, path, dsn, 0)
 }
 
 // openWith opens the database at path through connections made by dsnOf
 // (the writer's with readOnly false) and migrates it.
-func openWith(ctx context.Context, path string, dsnOf func(path string, readOnly bool) string) (*Store, error) {
+func openWith(ctx context.Context, path string, dsnOf func(path string, readOnly bool) string, pageSize int) (*Store, error) {
 	w, err := sql.Open("sqlite3", dsnOf(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
@@ -75,6 +75,12 @@ func openWith(ctx context.Context, path string, dsnOf func(path string, readOnly
 	if err := w.PingContext(ctx); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	if pageSize > 0 { // takes effect only in a database that has no table yet
+		if _, err := w.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size = %d`, pageSize)); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("opening %s: %w", path, err)
+		}
 	}
 	if err := migrate(ctx, w); err != nil {
 		w.Close()
@@ -123,6 +129,10 @@ func dsnJournal(path string, readOnly bool, busyMS int, journal, synchronous str
 	// run the same dozen statements over and over, and preparing them
 	// anew cost more CPU than running them.
 	q.Set("_stmt_cache_size", "64")
+	// database/sql hands a connection to one goroutine at a time, so
+	// SQLite's own per-connection mutex (taken by every bind, step and
+	// column call) only cost CPU.
+	q.Set("_mutex", "no")
 	if readOnly {
 		q.Set("_query_only", "true")
 	} else {

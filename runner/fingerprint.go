@@ -102,10 +102,18 @@ func unitFingerprint(stageFP string, inputs any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	enc, err := json.Marshal(map[string]any{"stage": stageFP, "inputs": json.RawMessage(b)})
+	// json.Marshal of map{"stage": stageFP, "inputs": b}: the keys in
+	// order, b as it is (compact already).
+	fp, err := json.Marshal(stageFP)
 	if err != nil {
 		return "", err
 	}
+	enc := make([]byte, 0, len(b)+len(fp)+20)
+	enc = append(enc, `{"inputs":`...)
+	enc = append(enc, b...)
+	enc = append(enc, `,"stage":`...)
+	enc = append(enc, fp...)
+	enc = append(enc, '}')
 	sum := sha256.Sum256(enc)
 	return hex.EncodeToString(sum[:]), nil
 }

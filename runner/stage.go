@@ -54,15 +54,12 @@ type Output struct {
 	Artifacts []results.Artifact
 }
 
-// hashInputs encodes unit inputs canonically.
+// hashInputs encodes unit inputs canonically: the bytes json.Marshal
+// writes for them decoded into any (canonjson.go).
 func hashInputs(v any) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	var x any
-	if err := json.Unmarshal(b, &x); err != nil {
-		return nil, err
-	}
-	return json.Marshal(x)
+	return canonicalJSON(b)
 }

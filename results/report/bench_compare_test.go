@@ -12,10 +12,11 @@ import (
 // BenchmarkCompare100k measures `mascot results compare` of the benchmark
 // pipeline run with its cached rerun: 100,000 paired evaluation episodes
 // per side, 1000 bootstrap resamples per cell, text rendering: computed
-// afresh (Options.NoCache), from both runs' cached score groups (a seed
-// not asked for before: the paired tables miss), and served from the
-// report cache; cold forgets both runs' stored results before each
-// iteration (outside the timer), so it also stores both runs' score groups.
+// afresh (Options.NoCache), with a seed not asked for before (the paired
+// tables miss; the runs' score groups come from the cache where a report
+// stored them, else from the report blocks: a comparison stores only its
+// tables), and served from the report cache; cold forgets both runs'
+// stored results before each iteration (outside the timer).
 func BenchmarkCompare100k(b *testing.B) {
 	s := benchdb.Open(b, 100_000)
 	for _, bc := range []struct {

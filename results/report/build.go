@@ -166,6 +166,11 @@ func runTables(ctx context.Context, st *results.Store, id string, opts Options) 
 // other options (seed, resamples, confidence) and comparisons with the run
 // start from them.
 func runGroups(ctx context.Context, st *results.Store, id string, opts Options) ([]results.ScoreGroup, error) {
+	return runGroupsKept(ctx, st, id, opts, true)
+}
+
+// runGroupsKept is runGroups, storing groups it computes only when keep.
+func runGroupsKept(ctx context.Context, st *results.Store, id string, opts Options, keep bool) ([]results.ScoreGroup, error) {
 	opts = opts.withDefaults()
 	scope := results.Scope{Units: opts.Units, IncludeTraining: opts.IncludeTraining}
 	compute := func() (storedGroups, error) { return st.ScoreGroupsIn(ctx, id, opts.SplitBy, scope) }
@@ -173,6 +178,9 @@ func runGroups(ctx context.Context, st *results.Store, id string, opts Options) 
 		return compute()
 	}
 	key := fmt.Sprintf("groups/2 runs=%q split=%q training=%t", []string{id}, opts.SplitBy, opts.IncludeTraining)
+	if !keep {
+		return cachedOr(ctx, st, key, []string{id}, compute)
+	}
 	return Cached(ctx, st, key, []string{id}, compute)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -17,6 +18,10 @@ import (
 )
 
 // dumpDB returns every row of every table, as text, to compare databases.
+// The full-text index's segments are listed by what they index (each
+// term's documents and occurrences, from fts4aux) instead of their bytes,
+// whose node size follows the database's page size (a new database's is
+// larger, results.CreateFresh).
 func dumpDB(t *testing.T, s *results.Store) string {
 	t.Helper()
 	tables, err := s.Reader().Query(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
@@ -35,9 +40,30 @@ func dumpDB(t *testing.T, s *results.Store) string {
 	names = append(names, "sqlite_master") // the schema, triggers included
 	var out strings.Builder
 	for _, n := range names {
-		lines := sqlrows.Lines(t, s.Reader(), `SELECT * FROM "`+n+`"`)
+		if n == "turn_text_segments" || n == "turn_text_segdir" {
+			continue // the index's terms below
+		}
+		q := `SELECT * FROM "` + n + `"`
+		if n == "sqlite_master" {
+			q = `SELECT type, name, tbl_name, sql FROM sqlite_master` // not rootpage: the file's layout
+		}
+		lines := sqlrows.Lines(t, s.Reader(), q)
 		slices.Sort(lines)
 		fmt.Fprintf(&out, "%s (%d rows)\n%s\n", n, len(lines), strings.Join(lines, "\n"))
+	}
+	if slices.Contains(names, "turn_text_segments") {
+		db, err := sql.Open("sqlite3", "file:"+s.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		db.SetMaxOpenConns(1) // the temporary table is the connection's
+		if _, err := db.Exec(`CREATE VIRTUAL TABLE temp.turn_terms USING fts4aux(main, turn_text)`); err != nil {
+			t.Fatal(err)
+		}
+		lines := sqlrows.Lines(t, db, `SELECT term, col, documents, occurrences FROM temp.turn_terms`)
+		slices.Sort(lines)
+		fmt.Fprintf(&out, "turn_text terms (%d rows)\n%s\n", len(lines), strings.Join(lines, "\n"))
 	}
 	return out.String()
 }

@@ -70,14 +70,31 @@ func mostChangedOf(a, b string, ga, gb []results.ScoreGroup, n int) []changedEpi
 		_, ok := mb[s]
 		shared = shared || ok
 	}
+	// The top n, best first, kept as the pairs arrive: sorting every
+	// matched episode (100,000 at paper scale) to keep ten took most of
+	// this function's time. The order is total, so the ten are those a
+	// full sort gives.
 	var out []changedEpisode
 	add := func(sys, key string, ea, eb *episodeMean) {
-		if ea.n == 0 || eb.n == 0 {
+		if ea.n == 0 || eb.n == 0 || n <= 0 {
 			return
 		}
 		sa, sb := ea.sum/float64(ea.n), eb.sum/float64(eb.n)
-		out = append(out, changedEpisode{Key: key, System: sys, A: ea.id, B: eb.id, ScoreA: sa, ScoreB: sb,
-			Delta: sa - sb, RunA: a, RunB: b})
+		c := changedEpisode{Key: key, System: sys, A: ea.id, B: eb.id, ScoreA: sa, ScoreB: sb,
+			Delta: sa - sb, RunA: a, RunB: b}
+		if n > keptTop {
+			out = append(out, c) // sorted at the end
+			return
+		}
+		if len(out) == n && !changedBefore(&c, &out[n-1]) {
+			return
+		}
+		i := sort.Search(len(out), func(i int) bool { return changedBefore(&c, &out[i]) })
+		if len(out) < n {
+			out = append(out, changedEpisode{})
+		}
+		copy(out[i+1:], out[i:len(out)-1])
+		out[i] = c
 	}
 	for sysA, eps := range ma {
 		for key, ea := range eps {
@@ -95,20 +112,28 @@ func mostChangedOf(a, b string, ga, gb []results.ScoreGroup, n int) []changedEpi
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		di, dj := math.Abs(out[i].Delta), math.Abs(out[j].Delta)
-		switch {
-		case di != dj:
-			return di > dj
-		case out[i].Key != out[j].Key:
-			return out[i].Key < out[j].Key
-		case out[i].System != out[j].System:
-			return out[i].System < out[j].System
-		}
-		return out[i].A < out[j].A
-	})
-	if len(out) > n {
-		out = out[:n]
+	if n > keptTop {
+		sort.Slice(out, func(i, j int) bool { return changedBefore(&out[i], &out[j]) })
+		out = out[:min(n, len(out))]
 	}
 	return out
+}
+
+// keptTop is the largest n whose top mostChangedOf keeps as the pairs
+// arrive; a larger one sorts them all.
+const keptTop = 64
+
+// changedBefore orders changed episodes: larger absolute change first,
+// then by key, system and A's episode id.
+func changedBefore(x, y *changedEpisode) bool {
+	dx, dy := math.Abs(x.Delta), math.Abs(y.Delta)
+	switch {
+	case dx != dy:
+		return dx > dy
+	case x.Key != y.Key:
+		return x.Key < y.Key
+	case x.System != y.System:
+		return x.System < y.System
+	}
+	return x.A < y.A
 }

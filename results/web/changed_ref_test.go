@@ -56,6 +56,13 @@ func TestMostChangedEqualsMapReference(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: %d pairs, the reference %d; first %+v, reference %+v", c.name, len(got), len(want), got[0], want[0])
 		}
+		// The top n kept as pairs arrive are the reference's first n.
+		for _, n := range []int{1, 10, 64, len(want) + 3} {
+			top := mostChangedOf("a", "b", ga, gb, n)
+			if !reflect.DeepEqual(top, want[:min(n, len(want))]) {
+				t.Fatalf("%s: top %d differ from the reference's first %d", c.name, n, n)
+			}
+		}
 	}
 }
 
