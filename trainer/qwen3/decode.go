@@ -238,8 +238,8 @@ func (m *Model) decodeRows(rows []row, want []bool) []float32 {
 			for j := 0; j < K; j++ {
 				rotateHalf(k[(r*K+j)*d:(r*K+j+1)*d], cs, sn)
 			}
-			rw.c.k[li] = append(rw.c.k[li], k[r*KV:(r+1)*KV]...)
-			rw.c.v[li] = append(rw.c.v[li], v[r*KV:(r+1)*KV]...)
+			rw.c.k[li] = appendKV(rw.c.k[li], k[r*KV:(r+1)*KV])
+			rw.c.v[li] = appendKV(rw.c.v[li], v[r*KV:(r+1)*KV])
 		}
 		// Rows only read their cache up to their own position (every row's
 		// key and value are appended above), so rows and heads attend in

@@ -32,19 +32,47 @@ func eachRow(n, work int, f func(r int, scratch []float32), scratchLen int) {
 // rmsNorm writes y = x / sqrt(mean(x²) + eps) · weight over each row of
 // width len(weight); the mean is accumulated in float64 (Qwen3RMSNorm
 // computes in float32; the difference is below float32 rounding).
+//
+// Each row's sum of squares is one chain of float64 additions in index
+// order, bound by the adder's latency; four rows go through one loop
+// together, their chains overlapping, each with the bits of its own loop.
 func rmsNorm(x, weight []float32, eps float64, y []float32) {
 	n := len(weight)
-	for r := 0; r+n <= len(x); r += n {
-		row := x[r : r+n]
+	if n == 0 {
+		return
+	}
+	rows := len(x) / n
+	r := 0
+	for ; r+4 <= rows; r += 4 {
+		a, b, c, d := x[r*n:(r+1)*n], x[(r+1)*n:(r+2)*n], x[(r+2)*n:(r+3)*n], x[(r+3)*n:(r+4)*n]
+		var sa, sb, sc, sd float64
+		for i := range n {
+			sa += float64(a[i]) * float64(a[i])
+			sb += float64(b[i]) * float64(b[i])
+			sc += float64(c[i]) * float64(c[i])
+			sd += float64(d[i]) * float64(d[i])
+		}
+		for k, ss := range [4]float64{sa, sb, sc, sd} {
+			normRow(x[(r+k)*n:(r+k+1)*n], weight, ss, eps, y[(r+k)*n:(r+k+1)*n])
+		}
+	}
+	for ; r < rows; r++ {
+		row := x[r*n : (r+1)*n]
 		var ss float64
 		for _, v := range row {
 			ss += float64(v) * float64(v)
 		}
-		inv := float32(1 / math.Sqrt(ss/float64(n)+eps))
-		out := y[r : r+n]
-		for i, v := range row {
-			out[i] = v * inv * weight[i]
-		}
+		normRow(row, weight, ss, eps, y[r*n:(r+1)*n])
+	}
+}
+
+// normRow writes out = row / sqrt(ss/n + eps) · weight, ss being row's
+// sum of squares (out may be row).
+func normRow(row, weight []float32, ss, eps float64, out []float32) {
+	inv := float32(1 / math.Sqrt(ss/float64(len(row))+eps))
+	out = out[:len(row)]
+	for i, v := range row {
+		out[i] = v * inv * weight[i]
 	}
 }
 

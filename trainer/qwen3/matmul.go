@@ -24,9 +24,30 @@ func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accum
 	if len(x) < rows*in || len(w) < out*in || len(y) < rows*out {
 		panic(fmt.Sprintf("qwen3: matmulT %d×%d by [%d,%d] with %d, %d and %d floats", rows, in, out, in, len(x), len(w), len(y)))
 	}
+	if rows > 4 && rows < 8 && !accumulate && zmmKernels && in%16 == 0 {
+		matmulT8(x, rows, in, w, out, y)
+		return
+	}
 	parallelFor(out, rows*out*in, colAlign, func(lo, hi int) {
 		dotsT(x, rows, in, w, lo, hi, y, out, accumulate)
 	})
+}
+
+// matmulT8 is matmulT for five to seven rows on the AVX-512 kernels: the
+// rows are padded with zero rows to eight and go through the eight-row
+// kernel in one read of the weights, where the four-row kernel took two
+// (rows 0–3, then the last four). Every output of a real row keeps its
+// bits (one arithmetic per output, whatever the kernel); the padding's
+// outputs are dropped. The server's steps of five to seven sequences, as
+// requests arrive and leave, take this path.
+func matmulT8(x []float32, rows, in int, w []float32, out int, y []float32) {
+	xp := make([]float32, 8*in)
+	copy(xp, x[:rows*in])
+	yp := make([]float32, 8*out)
+	parallelFor(out, 8*out*in, colAlign, func(lo, hi int) {
+		dotsT(xp, 8, in, w, lo, hi, yp, out, false)
+	})
+	copy(y[:rows*out], yp)
 }
 
 // colAlign keeps the CPUs' column ranges whole blocks of the kernels'

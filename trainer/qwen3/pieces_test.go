@@ -234,3 +234,77 @@ func checkRowInvariant(t *testing.T, fma string, in, out int) {
 		}
 	}
 }
+
+// TestMatmulPaddedRows checks the five-to-seven-row path (matmulT8): the
+// outputs of each row have the bits of that row alone, and nothing past
+// the rows' outputs is written.
+func TestMatmulPaddedRows(t *testing.T) {
+	for _, fma := range kernelFamilies(t) {
+		useKernels(fma)
+		const in, out = 64, 53
+		w, x := make([]float32, out*in), make([]float32, 7*in)
+		for i := range w {
+			w[i] = float32((i*7919)%1013)/1013 - 0.5
+		}
+		for i := range x {
+			x[i] = float32((i*104729)%997)/997 - 0.5
+		}
+		for rows := 5; rows <= 7; rows++ {
+			y := make([]float32, (rows+1)*out)
+			for i := range y {
+				y[i] = 42
+			}
+			matmulT(x[:rows*in], rows, in, w, out, y[:rows*out], false)
+			for r := range rows {
+				one := make([]float32, out)
+				matmulT(x[r*in:(r+1)*in], 1, in, w, out, one, false)
+				for j := range out {
+					if math.Float32bits(y[r*out+j]) != math.Float32bits(one[j]) {
+						t.Fatalf("%s: %d rows, row %d output %d: %v, alone %v", fma, rows, r, j, y[r*out+j], one[j])
+					}
+				}
+			}
+			for i := rows * out; i < len(y); i++ {
+				if y[i] != 42 {
+					t.Fatalf("%s: %d rows wrote past its outputs at %d", fma, rows, i)
+				}
+			}
+		}
+	}
+}
+
+// TestRMSNormRowsTogether checks rmsNorm, which sums four rows' squares in
+// one loop, against one plain loop per row, bit for bit, for one to nine
+// rows, in place and not.
+func TestRMSNormRowsTogether(t *testing.T) {
+	const n = 67
+	w := make([]float32, n)
+	for i := range w {
+		w[i] = float32((i*31)%19)/7 - 1
+	}
+	for rows := 1; rows <= 9; rows++ {
+		x := make([]float32, rows*n)
+		for i := range x {
+			x[i] = float32((i*104729)%997)/97 - 5
+		}
+		want := make([]float32, len(x))
+		for r := range rows {
+			var ss float64
+			for _, v := range x[r*n : (r+1)*n] {
+				ss += float64(v) * float64(v)
+			}
+			inv := float32(1 / math.Sqrt(ss/n+1e-6))
+			for i := range n {
+				want[r*n+i] = x[r*n+i] * inv * w[i]
+			}
+		}
+		y := make([]float32, len(x))
+		rmsNorm(x, w, 1e-6, y)
+		rmsNorm(x, w, 1e-6, x)
+		for i := range want {
+			if math.Float32bits(y[i]) != math.Float32bits(want[i]) || math.Float32bits(x[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%d rows, value %d: %v (in place %v), one loop per row %v", rows, i, y[i], x[i], want[i])
+			}
+		}
+	}
+}

@@ -14,6 +14,23 @@ import "math"
 // positive temperature keeps the order, and rounding keeps it too), and
 // each logit is divided where its exponential is prepared.
 func SoftmaxLSE(logits []float32, temperature float32, probs []float64) (p []float64, lse float64, ok bool) {
+	p, mx, ok := SoftmaxExps(logits, temperature, probs)
+	if !ok {
+		return p, 0, false
+	}
+	var sum [1]float64
+	SumsInOrder([][]float64{p}, sum[:])
+	Normalise([][]float64{p}, sum[:], nil)
+	return p, mx + math.Log(sum[0]), true
+}
+
+// SoftmaxExps is SoftmaxLSE's first part: p[i] = e^(logits[i]/t − mx),
+// not yet normalised, with mx the largest logits[i]/t. SoftmaxLSE is
+// SoftmaxExps, the sum of p in index order (SumsInOrder), Normalise by
+// it, and lse = mx + log(sum); a sampler drawing for several sequences
+// runs the two sums' passes for them together (each sum keeps its order
+// and bits, and the sequences' chains of additions overlap).
+func SoftmaxExps(logits []float32, temperature float32, probs []float64) (p []float64, mx float64, ok bool) {
 	if temperature <= 0 {
 		temperature = 1
 	}
@@ -34,7 +51,7 @@ func SoftmaxLSE(logits []float32, temperature float32, probs []float64) (p []flo
 			return p, 0, false
 		}
 	}
-	mx := float64(top / temperature)
+	mx = float64(top / temperature)
 	if math.IsInf(mx, 0) {
 		return p, 0, false
 	}
@@ -42,13 +59,83 @@ func SoftmaxLSE(logits []float32, temperature float32, probs []float64) (p []flo
 		p[i] = float64(logits[i]/temperature) - mx
 	}
 	ExpNegs(p)
-	var sum float64
-	for _, v := range p {
-		sum += v
+	return p, mx, true
+}
+
+// SumsInOrder sets sums[s] to the sum of ps[s] in index order, the bits
+// of a plain loop. A sum of a vocabulary's probabilities is a chain of
+// dependent additions, bound by the adder's latency: four vectors go
+// through one loop together, their chains overlapping.
+func SumsInOrder(ps [][]float64, sums []float64) {
+	s := 0
+	for ; s+4 <= len(ps) && sameLen(ps[s:s+4]); s += 4 {
+		a, b, c, d := ps[s], ps[s+1], ps[s+2], ps[s+3]
+		n := len(a)
+		b, c, d = b[:n], c[:n], d[:n]
+		var sa, sb, sc, sd float64
+		for i := range n {
+			sa += a[i]
+			sb += b[i]
+			sc += c[i]
+			sd += d[i]
+		}
+		sums[s], sums[s+1], sums[s+2], sums[s+3] = sa, sb, sc, sd
 	}
-	inv := 1 / sum
-	for i := range p {
-		p[i] *= inv
+	for ; s < len(ps); s++ {
+		var sum float64
+		for _, v := range ps[s] {
+			sum += v
+		}
+		sums[s] = sum
 	}
-	return p, mx + math.Log(sum), true
+}
+
+// Normalise divides each ps[s] by sums[s] (a multiply by 1/sum, as
+// SoftmaxLSE always did) and, when totals is not nil, sets totals[s] to
+// the sum of the normalised values in index order (what a draw over the
+// probabilities adds up first), four vectors at a time as SumsInOrder.
+func Normalise(ps [][]float64, sums, totals []float64) {
+	s := 0
+	for ; totals != nil && s+4 <= len(ps) && sameLen(ps[s:s+4]); s += 4 {
+		a, b, c, d := ps[s], ps[s+1], ps[s+2], ps[s+3]
+		n := len(a)
+		b, c, d = b[:n], c[:n], d[:n]
+		ia, ib, ic, id := 1/sums[s], 1/sums[s+1], 1/sums[s+2], 1/sums[s+3]
+		var ta, tb, tc, td float64
+		for i := range n {
+			a[i] *= ia
+			ta += a[i]
+			b[i] *= ib
+			tb += b[i]
+			c[i] *= ic
+			tc += c[i]
+			d[i] *= id
+			td += d[i]
+		}
+		totals[s], totals[s+1], totals[s+2], totals[s+3] = ta, tb, tc, td
+	}
+	for ; s < len(ps); s++ {
+		p, inv := ps[s], 1/sums[s]
+		if totals == nil {
+			for i := range p {
+				p[i] *= inv
+			}
+			continue
+		}
+		var total float64
+		for i := range p {
+			p[i] *= inv
+			total += p[i]
+		}
+		totals[s] = total
+	}
+}
+
+func sameLen(ps [][]float64) bool {
+	for _, p := range ps[1:] {
+		if len(p) != len(ps[0]) {
+			return false
+		}
+	}
+	return true
 }

@@ -182,6 +182,11 @@ func drawAny(e []float64, r *rand.Rand) int {
 	for _, v := range e {
 		total += v
 	}
+	return drawFrom(e, total, r)
+}
+
+// drawFrom is drawAny with e's total, summed in index order, given.
+func drawFrom(e []float64, total float64, r *rand.Rand) int {
 	u := r.Float64() * total
 	last := 0
 	for i, v := range e {

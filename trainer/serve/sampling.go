@@ -57,39 +57,53 @@ type draw struct {
 // own random stream and schema machine, so the draws are independent and
 // run in parallel: a step of eight sequences over a large vocabulary would
 // otherwise spend a large share of its time in eight serial softmaxes.
+// The sequences go in groups of drawGroup, whose softmaxes'
+// sums run together (sample.ChooseTokens).
 func drawAll(seqs []*seq) []draw {
 	out := make([]draw, len(seqs))
-	one := func(i int) {
-		s := seqs[i]
-		j := s.j
-		if s.machine != nil {
-			j.b.jsonVocab().Mask(s.machine, j.params.MaxTokens-s.ntok, j.b.stops, s.logits)
+	group := func(lo, hi int) {
+		var idx []int
+		var lgs [][]float32
+		var ps []sample.Params
+		var rs []*rand.Rand
+		for i := lo; i < hi; i++ {
+			s := seqs[i]
+			j := s.j
+			if s.machine != nil {
+				j.b.jsonVocab().Mask(s.machine, j.params.MaxTokens-s.ntok, j.b.stops, s.logits)
+			}
+			if j.topLogprobs == 0 {
+				idx, lgs, ps, rs = append(idx, i), append(lgs, s.logits), append(ps, j.params), append(rs, s.rng)
+				continue
+			}
+			tok, lp, dist, err := choose(s.logits, j.params, s.rng)
+			if err != nil {
+				out[i].err = fmt.Errorf("sampling: %w", err)
+				continue
+			}
+			d := tokenOut{ID: tok, LogProb: lp}
+			for _, id := range topK(dist, j.topLogprobs) {
+				d.Top = append(d.Top, idLP{id, dist[id]})
+			}
+			out[i] = draw{tok: tok, out: d}
 		}
-		var tok int
-		var lp float32
-		var dist []float32
-		var err error
-		if j.topLogprobs > 0 {
-			tok, lp, dist, err = choose(s.logits, j.params, s.rng)
-		} else {
-			// The same token and log-prob without the vocabulary's
-			// log-probs, which only top_logprobs shows.
-			tok, lp, err = sample.ChooseToken(s.logits, j.params, s.rng)
+		// The same tokens and log-probs without the vocabulary's
+		// log-probs, which only top_logprobs shows.
+		toks, lps, errs := make([]int, len(idx)), make([]float32, len(idx)), make([]error, len(idx))
+		sample.ChooseTokens(lgs, ps, rs, toks, lps, errs)
+		for k, i := range idx {
+			if errs[k] != nil {
+				out[i].err = fmt.Errorf("sampling: %w", errs[k])
+				continue
+			}
+			out[i] = draw{tok: toks[k], out: tokenOut{ID: toks[k], LogProb: lps[k]}}
 		}
-		if err != nil {
-			out[i].err = fmt.Errorf("sampling: %w", err)
-			return
-		}
-		d := tokenOut{ID: tok, LogProb: lp}
-		for _, id := range topK(dist, j.topLogprobs) {
-			d.Top = append(d.Top, idLP{id, dist[id]})
-		}
-		out[i] = draw{tok: tok, out: d}
 	}
-	p := min(len(seqs), runtime.GOMAXPROCS(0))
+	groups := (len(seqs) + drawGroup - 1) / drawGroup
+	p := min(groups, runtime.GOMAXPROCS(0))
 	if p <= 1 || len(seqs[0].logits)*len(seqs) < 1<<14 {
-		for i := range seqs {
-			one(i)
+		for lo := 0; lo < len(seqs); lo += drawGroup {
+			group(lo, min(lo+drawGroup, len(seqs)))
 		}
 		return out
 	}
@@ -97,14 +111,18 @@ func drawAll(seqs []*seq) []draw {
 	var wg sync.WaitGroup
 	for range p {
 		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < len(seqs); i = int(next.Add(1)) - 1 {
-				one(i)
+			for g := int(next.Add(1)) - 1; g < groups; g = int(next.Add(1)) - 1 {
+				group(g*drawGroup, min((g+1)*drawGroup, len(seqs)))
 			}
 		})
 	}
 	wg.Wait()
 	return out
 }
+
+// drawGroup is how many sequences one CPU samples together: the four
+// whose sums share a loop.
+const drawGroup = 4
 
 // emit records s's drawn token, reports it, and says whether s goes on
 // (then s.next is the token to feed).

@@ -89,7 +89,7 @@ func (e *engine) dropCancelled(b *batch) {
 		}
 	}
 	b.fills = slices.DeleteFunc(b.fills, func(f *fill) bool { return f.j.failed })
-	b.active = slices.DeleteFunc(b.active, func(s *seq) bool { return s.j.failed })
+	b.active = slices.DeleteFunc(b.active, releaseFailed)
 }
 
 // part is what one chunk of a pass belongs to: a decoding sequence or a
@@ -110,9 +110,11 @@ func (e *engine) step(b *batch) {
 	for i, s := range b.active {
 		if !s.j.failed && e.emit(s, draws[i]) {
 			keep = append(keep, s)
+		} else {
+			s.cache.Release()
 		}
 	}
-	b.active = slices.DeleteFunc(keep, func(s *seq) bool { return s.j.failed })
+	b.active = slices.DeleteFunc(keep, releaseFailed)
 
 	// Views of one base share a pass; a base replaced by LoadModel runs its
 	// remaining requests in a pass of its own.
@@ -160,7 +162,17 @@ func (e *engine) step(b *batch) {
 		}
 	}
 	b.fills = slices.DeleteFunc(b.fills, func(f *fill) bool { return f.j.failed || f.fed == len(f.j.prompt) })
-	b.active = slices.DeleteFunc(b.active, func(s *seq) bool { return s.j.failed })
+	b.active = slices.DeleteFunc(b.active, releaseFailed)
+}
+
+// releaseFailed says whether s's job failed, and then gives its cache's
+// memory back for other sequences (a sequence's cache is its own: the
+// prefix cache keeps copies).
+func releaseFailed(s *seq) bool {
+	if s.j.failed {
+		s.cache.Release()
+	}
+	return s.j.failed
 }
 
 // prefilled starts the choices of a job whose prompt is now in its cache,

@@ -1,0 +1,65 @@
+package qwen3
+
+import (
+	"math/bits"
+	"sync"
+)
+
+// A cache's keys and values grow one position per decoding step. With
+// append's growth (a quarter more each time for large slices) a sequence
+// decoding a hundred tokens reallocated each of its 2·layers slices about
+// a dozen times, and every new array was fresh memory for the collector
+// to clear and, when the runtime had returned it to the OS, to fault back
+// in: a cost that grows with the batch, so it came off the gain of
+// batching. The arrays now grow to powers of two and the ones a cache
+// gives up (when it grows, or on Release) are kept here for the next
+// cache. Only storage moves; no value and no arithmetic changes.
+
+// minKVClass is the smallest array kept (2¹⁰ floats).
+const minKVClass = 10
+
+// kvPools[c] holds arrays of exactly 2^c floats.
+var kvPools [40]sync.Pool
+
+// getKV returns an empty slice with room for at least n floats; its
+// contents beyond the length are whatever the last user left.
+func getKV(n int) []float32 {
+	c := max(minKVClass, bits.Len(uint(n-1)))
+	if p, ok := kvPools[c].Get().(*[]float32); ok {
+		return (*p)[:0]
+	}
+	return make([]float32, 0, 1<<c)
+}
+
+// putKV keeps b's array for another cache when it has a pool's size.
+func putKV(b []float32) {
+	c := cap(b)
+	if c < 1<<minKVClass || c&(c-1) != 0 {
+		return
+	}
+	b = b[:0]
+	kvPools[bits.Len(uint(c))-1].Put(&b)
+}
+
+// appendKV appends x to s, growing s into a pooled array twice as large
+// (at least) when it is full.
+func appendKV(s, x []float32) []float32 {
+	if len(s)+len(x) > cap(s) {
+		t := append(getKV(max(len(s)+len(x), 2*cap(s))), s...)
+		putKV(s)
+		s = t
+	}
+	return append(s, x...)
+}
+
+// Release gives the cache's arrays back for other caches to reuse and
+// leaves it empty. The caller must hold no other reference to them: a
+// cache being released must not be in use anywhere else.
+func (c *Cache) Release() {
+	for i := range c.k {
+		putKV(c.k[i])
+		putKV(c.v[i])
+		c.k[i], c.v[i] = nil, nil
+	}
+	c.n = 0
+}
