@@ -84,123 +84,92 @@ func dotsT(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy 
 	}
 	for r0 := 0; r0 < rows; r0 += rowTile {
 		r1 := min(r0+rowTile, rows)
-		quad := r0 + (r1-r0)&^3
-		over := overlapRows(4, rows, r1, quad, acc)
-		if quad > r0 || over >= 0 {
-			// Outputs lo+k, lo+k+g, lo+k+2g together: three long streams
-			// through the range (see dot4x3).
-			g := (hi - lo) / 3
-			kb := blockLen(3, in)
-			for k0 := 0; k0 < g; k0 += kb {
-				k1 := min(k0+kb, g)
-				for r := r0; r < quad; r += 4 {
-					for k := k0; k < k1; k++ {
-						dot4x3(&x[r*in], in, &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], ldy, g, acc)
-					}
-				}
-				for k := k0; over >= 0 && k < k1; k++ {
-					dot4x3(&x[over*in], in, &w[(lo+k)*in], g*in, in, &y[over*ldy+lo+k], ldy, g, acc)
-				}
-			}
-			for j := lo + 3*g; j < hi; j++ {
-				for r := r0; r < r1; r++ {
-					if r < quad || over >= 0 {
-						dot1x1(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
-					}
-				}
-			}
-		}
-		if over >= 0 {
-			continue
-		}
-		for r := quad; r < r1; r++ {
-			// Outputs lo+k, lo+k+g, …, lo+k+7g together: eight long
-			// streams through the range (see dot1x8).
-			g := (hi - lo) / 8
-			for k := range g {
-				dot1x8(&x[r*in], &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], g, acc)
-			}
-			for j := lo + 8*g; j < hi; j++ {
-				dot1x1(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
-			}
-		}
+		rest := avx2Kernels.blocks(x, rows, in, w, lo, hi, y, ldy, acc, r0, r1)
+		avx2Kernels.singles(x, in, w, lo, hi, y, ldy, acc, rest, r1)
 	}
 }
 
 // dotsTz is dotsT with the AVX-512 kernels (dotz_amd64.s, dot8z_amd64.s):
-// eight input rows against three weight rows, four against four, or one
-// against eight.
+// eight input rows against three weight rows, then four against four for
+// the rows left, then one against eight.
 func dotsTz(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy int, acc bool) {
 	for r0 := 0; r0 < rows; r0 += rowTile {
 		r1 := min(r0+rowTile, rows)
-		oct := r0 + (r1-r0)&^7
-		over := overlapRows(8, rows, r1, oct, acc)
-		if oct > r0 || over >= 0 {
-			// Outputs lo+k, lo+k+g, lo+k+2g together, as dot4x3's.
-			g := (hi - lo) / 3
-			kb := blockLen(3, in)
-			for k0 := 0; k0 < g; k0 += kb {
-				k1 := min(k0+kb, g)
-				for r := r0; r < oct; r += 8 {
-					for k := k0; k < k1; k++ {
-						dot8x3z(&x[r*in], in, &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], ldy, g, acc)
-					}
-				}
-				for k := k0; over >= 0 && k < k1; k++ {
-					dot8x3z(&x[over*in], in, &w[(lo+k)*in], g*in, in, &y[over*ldy+lo+k], ldy, g, acc)
-				}
-			}
-			for j := lo + 3*g; j < hi; j++ {
-				for r := r0; r < r1; r++ {
-					if r < oct || over >= 0 {
-						dot1x1z(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
-					}
-				}
-			}
-		}
-		if over < 0 && oct < r1 {
-			dotsTz4(x, rows, in, w, lo, hi, y, ldy, acc, oct, r1)
+		rest := zmmKernels8.blocks(x, rows, in, w, lo, hi, y, ldy, acc, r0, r1)
+		if rest < r1 {
+			rest = zmmKernels4.blocks(x, rows, in, w, lo, hi, y, ldy, acc, rest, r1)
+			zmmKernels4.singles(x, in, w, lo, hi, y, ldy, acc, rest, r1)
 		}
 	}
 }
 
-// dotsTz4 is dotsTz for rows r0 ≤ r < r1, fewer than eight: four input
-// rows against four weight rows, then one against eight.
-func dotsTz4(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy int, acc bool, r0, r1 int) {
-	quad := r0 + (r1-r0)&^3
-	over := overlapRows(4, rows, r1, quad, acc)
-	if quad > r0 || over >= 0 {
-		g := (hi - lo) / 4
-		kb := blockLen(4, in)
-		for k0 := 0; k0 < g; k0 += kb {
-			k1 := min(k0+kb, g)
-			for r := r0; r < quad; r += 4 {
-				for k := k0; k < k1; k++ {
-					dot4x4z(&x[r*in], in, &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], ldy, g, acc)
-				}
-			}
-			for k := k0; over >= 0 && k < k1; k++ {
-				dot4x4z(&x[over*in], in, &w[(lo+k)*in], g*in, in, &y[over*ldy+lo+k], ldy, g, acc)
+// kernels is one family's assembly kernels (dot_amd64.s, or dotz_amd64.s
+// and dot8z_amd64.s): m input rows against n weight rows, one row against
+// eight, one against one. Every kernel gives each of its outputs the
+// family's one arithmetic, so which of them computes an output never
+// changes its bits.
+type kernels struct {
+	block func(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, ycs int, acc bool)
+	m, n  int
+	row   func(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bool)
+	one   func(x *float32, w *float32, n int, y *float32, acc bool)
+}
+
+var (
+	avx2Kernels = kernels{block: dot4x3, m: 4, n: 3, row: dot1x8, one: dot1x1}
+	zmmKernels8 = kernels{block: dot8x3z, m: 8, n: 3, row: dot1x8z, one: dot1x1z}
+	zmmKernels4 = kernels{block: dot4x4z, m: 4, n: 4, row: dot1x8z, one: dot1x1z}
+)
+
+// blocks computes the outputs lo ≤ j < hi of rows r0 ≤ r < r1 that k.block
+// covers: m rows at a time, outputs lo+i, lo+i+g, … lo+i+(n−1)g together
+// (n long streams through the range), the weights in blocks of quadBlock
+// bytes. When the rows are not a multiple of m, and it may (overlapRows),
+// the last m rows of the tile go through the kernel too, recomputing some
+// rows with the same bits. It returns the first row it left to singles.
+func (k kernels) blocks(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy int, acc bool, r0, r1 int) int {
+	whole := r0 + (r1-r0)/k.m*k.m
+	over := overlapRows(k.m, rows, r1, whole, acc)
+	if whole == r0 && over < 0 {
+		return r0
+	}
+	g := (hi - lo) / k.n
+	kb := blockLen(k.n, in)
+	for k0 := 0; k0 < g; k0 += kb {
+		k1 := min(k0+kb, g)
+		for r := r0; r < whole; r += k.m {
+			for i := k0; i < k1; i++ {
+				k.block(&x[r*in], in, &w[(lo+i)*in], g*in, in, &y[r*ldy+lo+i], ldy, g, acc)
 			}
 		}
-		for j := lo + 4*g; j < hi; j++ {
-			for r := r0; r < r1; r++ {
-				if r < quad || over >= 0 {
-					dot1x1z(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
-				}
+		for i := k0; over >= 0 && i < k1; i++ {
+			k.block(&x[over*in], in, &w[(lo+i)*in], g*in, in, &y[over*ldy+lo+i], ldy, g, acc)
+		}
+	}
+	for j := lo + k.n*g; j < hi; j++ {
+		for r := r0; r < r1; r++ {
+			if r < whole || over >= 0 {
+				k.one(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
 			}
 		}
 	}
 	if over >= 0 {
-		return
+		return r1
 	}
-	for r := quad; r < r1; r++ {
+	return whole
+}
+
+// singles computes the outputs lo ≤ j < hi of rows r0 ≤ r < r1 one row at
+// a time: outputs lo+i, lo+i+g, …, lo+i+7g together (eight long streams
+// through the range, see dot1x8).
+func (k kernels) singles(x []float32, in int, w []float32, lo, hi int, y []float32, ldy int, acc bool, r0, r1 int) {
+	for r := r0; r < r1; r++ {
 		g := (hi - lo) / 8
-		for k := range g {
-			dot1x8z(&x[r*in], &w[(lo+k)*in], g*in, in, &y[r*ldy+lo+k], g, acc)
+		for i := range g {
+			k.row(&x[r*in], &w[(lo+i)*in], g*in, in, &y[r*ldy+lo+i], g, acc)
 		}
 		for j := lo + 8*g; j < hi; j++ {
-			dot1x1z(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
+			k.one(&x[r*in], &w[j*in], in, &y[r*ldy+j], acc)
 		}
 	}
 }
