@@ -90,7 +90,7 @@ func (s *Store) Heldout(ctx context.Context, runID string) (map[string]*Heldout,
 		return nil, fmt.Errorf("reading held-out evaluations of run %s: %w", runID, err)
 	}
 	defer rows.Close()
-	ci := map[string][2]*float64{}
+	ciLow, ciHigh := map[string]float64{}, map[string]float64{}
 	for rows.Next() {
 		var stage, name string
 		var v float64
@@ -120,22 +120,18 @@ func (s *Store) Heldout(ctx context.Context, runID string) (map[string]*Heldout,
 		case MetricHeldoutPrompts:
 			h.Prompts = int(v)
 		case MetricHeldoutDeltaCILow:
-			c := ci[stage]
-			c[0] = p
-			ci[stage] = c
+			ciLow[stage] = v
 		case MetricHeldoutDeltaCIHigh:
-			c := ci[stage]
-			c[1] = p
-			ci[stage] = c
+			ciHigh[stage] = v
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("reading held-out evaluations of run %s: %w", runID, err)
 	}
 	rows.Close()
-	for stage, c := range ci {
-		if c[0] != nil && c[1] != nil {
-			get(stage).RewardDeltaCI = []float64{*c[0], *c[1]}
+	for stage, low := range ciLow {
+		if high, ok := ciHigh[stage]; ok {
+			get(stage).RewardDeltaCI = []float64{low, high}
 		}
 	}
 	for _, h := range out {

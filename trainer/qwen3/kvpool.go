@@ -13,40 +13,42 @@ import (
 // in: a cost that grows with the batch, so it came off the gain of
 // batching. The arrays now grow to powers of two and the ones a cache
 // gives up (when it grows, or on Release) are kept here for the next
-// cache. Only storage moves; no value and no arithmetic changes.
+// cache. Only storage moves; no value and no arithmetic changes. The
+// padded operands of matmulT8 come from the same pools, so that a step of
+// five to seven sequences does not allocate a logits-sized array.
 
-// minKVClass is the smallest array kept (2¹⁰ floats).
-const minKVClass = 10
+// minFloatClass is the smallest array kept (2¹⁰ floats).
+const minFloatClass = 10
 
-// kvPools[c] holds arrays of exactly 2^c floats.
-var kvPools [40]sync.Pool
+// floatPools[c] holds arrays of exactly 2^c floats.
+var floatPools [40]sync.Pool
 
-// getKV returns an empty slice with room for at least n floats; its
+// getFloats returns an empty slice with room for at least n floats; its
 // contents beyond the length are whatever the last user left.
-func getKV(n int) []float32 {
-	c := max(minKVClass, bits.Len(uint(n-1)))
-	if p, ok := kvPools[c].Get().(*[]float32); ok {
+func getFloats(n int) []float32 {
+	c := max(minFloatClass, bits.Len(uint(n-1)))
+	if p, ok := floatPools[c].Get().(*[]float32); ok {
 		return (*p)[:0]
 	}
 	return make([]float32, 0, 1<<c)
 }
 
-// putKV keeps b's array for another cache when it has a pool's size.
-func putKV(b []float32) {
+// putFloats keeps b's array for another cache when it has a pool's size.
+func putFloats(b []float32) {
 	c := cap(b)
-	if c < 1<<minKVClass || c&(c-1) != 0 {
+	if c < 1<<minFloatClass || c&(c-1) != 0 {
 		return
 	}
 	b = b[:0]
-	kvPools[bits.Len(uint(c))-1].Put(&b)
+	floatPools[bits.Len(uint(c))-1].Put(&b)
 }
 
 // appendKV appends x to s, growing s into a pooled array twice as large
 // (at least) when it is full.
 func appendKV(s, x []float32) []float32 {
 	if len(s)+len(x) > cap(s) {
-		t := append(getKV(max(len(s)+len(x), 2*cap(s))), s...)
-		putKV(s)
+		t := append(getFloats(max(len(s)+len(x), 2*cap(s))), s...)
+		putFloats(s)
 		s = t
 	}
 	return append(s, x...)
@@ -57,8 +59,8 @@ func appendKV(s, x []float32) []float32 {
 // cache being released must not be in use anywhere else.
 func (c *Cache) Release() {
 	for i := range c.k {
-		putKV(c.k[i])
-		putKV(c.v[i])
+		putFloats(c.k[i])
+		putFloats(c.v[i])
 		c.k[i], c.v[i] = nil, nil
 	}
 	c.n = 0

@@ -41,13 +41,16 @@ func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accum
 // outputs are dropped. The server's steps of five to seven sequences, as
 // requests arrive and leave, take this path.
 func matmulT8(x []float32, rows, in int, w []float32, out int, y []float32) {
-	xp := make([]float32, 8*in)
+	xp := getFloats(8 * in)[:8*in]
 	copy(xp, x[:rows*in])
-	yp := make([]float32, 8*out)
+	clear(xp[rows*in:]) // zero rows: no stale NaN or subnormal to slow the kernel
+	yp := getFloats(8 * out)[:8*out]
 	parallelFor(out, 8*out*in, colAlign, func(lo, hi int) {
 		dotsT(xp, 8, in, w, lo, hi, yp, out, false)
 	})
 	copy(y[:rows*out], yp)
+	putFloats(xp)
+	putFloats(yp)
 }
 
 // colAlign keeps the CPUs' column ranges whole blocks of the kernels'

@@ -66,6 +66,8 @@ stages: {
 	}
 	mascot("run", spec, "--runs-dir", runs)
 
+	// The keys users read in `results show --json`, spelled out here rather
+	// than decoded into results.Heldout, so that renaming one fails this test.
 	type heldout struct {
 		Accuracy         *float64  `json:"accuracy"`
 		Loss             *float64  `json:"loss"`
