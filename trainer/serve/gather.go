@@ -9,9 +9,9 @@ import "time"
 // for the first request's prompt alone, one more for the other seven
 // prompts, and at the end one more step for the seven that started one
 // step late: two passes over the weights of about seventy
-// (docs/benchmarks.md, branch engine9). A request that comes alone never
-// waits (nothing else is arriving), and a waiting request's first token is
-// delayed by at most gatherWait.
+// (docs/benchmarks.md, branch engine9). A request that comes alone waits
+// one look (gatherPoll, no CPU: a timer), and a waiting request's first
+// token is delayed by at most gatherWait.
 const gatherWait = 2 * time.Millisecond
 
 // gatherPoll is how often the wait looks again at the requests arriving:
