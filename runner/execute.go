@@ -244,8 +244,13 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 	stopBeat := heartbeat(ctx, r.opts.Store, runID, r.opts.Log)
 	defer stopBeat()
 	// Disk space kept so that the run's end is recorded even when the
-	// disk fills during the run (FinishRun frees it then).
-	defer r.opts.Store.Reserve()()
+	// disk fills during the run (FinishRun frees it then). Writing it (4
+	// MiB, synced) took 6–14 ms before a run's first request, so it is
+	// written while the run starts; FinishRun waits for it.
+	var release func()
+	reserved := make(chan struct{})
+	go func() { release = r.opts.Store.Reserve(); close(reserved) }()
+	defer func() { <-reserved; release() }()
 	envDir := runDir
 	if d := r.shardRunDir(); d != "" {
 		envDir = d // a stage-exec shard writes files where the controller's run lives
@@ -276,6 +281,7 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 	sum := r.buildSummary(runID, runDir, status, started)
 	sb, _ := json.MarshalIndent(sum, "", "  ")
 	_ = writeJSON(filepath.Join(runDir, "run_summary.json"), json.RawMessage(sb))
+	<-reserved
 	if err := r.opts.Store.FinishRun(context.WithoutCancel(ctx), runID, status, string(sb)); err != nil {
 		// Said even after a stage failed: the run's status is not stored
 		// (a full disk), so it will read as interrupted.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/schema"
@@ -56,25 +57,41 @@ func (r *run) executorName(key string) string {
 	return exp.Executor.Kind
 }
 
-// execUnits runs a stage's pending units with its executor. In a shard
-// run the shard's stage runs its share of the units here.
-func (r *run) execUnits(ctx context.Context, key string, st Stage, pending []Unit, bar *bar) (int, int, error) {
-	if r.inShard(key) {
-		return r.runUnits(ctx, key, st, r.opts.Shard.mine(pending), bar)
-	}
+// execUnits plans a stage's units and runs the pending ones with its
+// executor. Locally (and in a shard run, the shard's share) the units of
+// each planned chunk start while the next chunks are planned; a remote
+// executor gets the whole pending list once everything is planned.
+// A planning error is left in plan.err.
+func (r *run) execUnits(ctx context.Context, key string, st Stage, plan *unitPlan, began time.Time) (int, int, error) {
 	name := r.executorName(key)
-	if name == "" || name == "local" || len(pending) == 0 {
-		return r.runUnits(ctx, key, st, pending, bar)
+	if !r.inShard(key) && name != "" && name != "local" {
+		pending, err := plan.all(ctx, began)
+		if plan.err = err; err != nil || len(pending) == 0 {
+			return 0, 0, nil
+		}
+		ex, ok := r.opts.Services.Executors[name]
+		if !ok || ex == nil {
+			err := fmt.Errorf("executor %q is not available in this build", name)
+			return 0, len(pending), err
+		}
+		return ex.RunUnits(ctx, &ExecJob{RunID: r.env.RunID, RunDir: r.env.RunDir, StageKey: key, Kind: r.kinds[key].Name,
+			Fingerprint: r.fps[key], Store: r.opts.Store, Pending: pending, Experiment: r.opts.Loaded.Experiment,
+			Log: r.opts.Log, Done: plan.bar.inc, Failed: plan.bar.fail,
+			Count: func(name string, n int64) { r.env.Count(key, name, n) }})
 	}
-	ex, ok := r.opts.Services.Executors[name]
-	if !ok || ex == nil {
-		err := fmt.Errorf("executor %q is not available in this build", name)
-		return 0, len(pending), err
+	mine := func(us []Unit) []Unit { return us }
+	if r.inShard(key) {
+		mine = r.opts.Shard.owner()
 	}
-	return ex.RunUnits(ctx, &ExecJob{RunID: r.env.RunID, RunDir: r.env.RunDir, StageKey: key, Kind: r.kinds[key].Name,
-		Fingerprint: r.fps[key], Store: r.opts.Store, Pending: pending, Experiment: r.opts.Loaded.Experiment,
-		Log: r.opts.Log, Done: bar.inc, Failed: bar.fail,
-		Count: func(name string, n int64) { r.env.Count(key, name, n) }})
+	chunks := make(chan planChunk, plan.chunks()) // the planning never waits for the workers
+	go func() {
+		defer close(chunks)
+		plan.err = plan.plan(ctx, began, func(c planChunk) {
+			c.pending = mine(c.pending)
+			chunks <- c
+		})
+	}()
+	return r.runUnits(ctx, key, st, chunks, plan.bar)
 }
 
 // GraphStage is one stage of an experiment as a submission of the whole

@@ -33,6 +33,11 @@ type bar struct {
 	detail  string
 	logged  time.Time
 	pending bool
+	// planning is set while the stage is still finding which of its
+	// units are done (runStage plans in chunks while the first ones
+	// run): a log holds back the stage's lines until its header can
+	// say how many units are cached.
+	planning bool
 }
 
 // StatusLogEvery is the least time between two Status lines of a stage
@@ -56,6 +61,10 @@ func (p *progress) status(name, text string) {
 	if p.w == nil || p.tty {
 		return
 	}
+	if b.planning {
+		b.pending = true
+		return
+	}
 	if now := time.Now(); now.Sub(b.logged) >= StatusLogEvery {
 		fmt.Fprintf(p.w, "stage %s: %s\n", name, text)
 		b.logged, b.pending = now, false
@@ -75,20 +84,57 @@ func newProgress(w io.Writer) *progress {
 }
 
 func (p *progress) add(name string, total, cached int) *bar {
-	b := &bar{p: p, name: name, total: total, cached: cached, start: time.Now()}
+	b := p.addPlanning(name, total)
+	b.addCached(cached)
+	b.planned()
+	return b
+}
+
+// addPlanning adds a stage's bar before it knows how many of its total
+// units are cached: addCached counts them as planning finds them, and
+// planned ends the planning (a log's header line waits for it).
+func (p *progress) addPlanning(name string, total int) *bar {
+	b := &bar{p: p, name: name, total: total, start: time.Now(), planning: true}
 	p.mu.Lock()
 	p.bars = append(p.bars, b)
 	p.mu.Unlock()
-	if p.w != nil && !p.tty {
-		fmt.Fprintf(p.w, "stage %s: %d units (%d cached)\n", name, total, cached)
-	}
 	return b
+}
+
+func (b *bar) addCached(n int) {
+	if n > 0 {
+		b.update(func() { b.cached += n })
+	}
+}
+
+// planned prints a log's header line ("N units (M cached)"), then what
+// the stage's units did while it was being planned.
+func (b *bar) planned() {
+	p := b.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !b.planning {
+		return
+	}
+	b.planning = false
+	if p.w == nil || p.tty {
+		return
+	}
+	fmt.Fprintf(p.w, "stage %s: %d units (%d cached)\n", b.name, b.total, b.cached)
+	if b.pending && !b.finished {
+		fmt.Fprintf(p.w, "stage %s: %s\n", b.name, b.detail)
+		b.logged, b.pending = time.Now(), false
+	}
+	if b.ran+b.failed > 0 {
+		b.logDecile()
+	}
 }
 
 func (b *bar) inc()  { b.update(func() { b.ran++ }) }
 func (b *bar) fail() { b.update(func() { b.failed++ }) }
 
 func (b *bar) finish() {
+	b.planned() // a stage whose planning failed: its header first
 	b.update(func() { b.finished, b.end = true, time.Now() })
 	p := b.p
 	if p.w != nil && !p.tty {
@@ -107,12 +153,21 @@ func (b *bar) update(f func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	f()
-	if p.w == nil || p.tty || b.total == 0 {
+	if p.w == nil || p.tty || b.planning {
+		return
+	}
+	b.logDecile()
+}
+
+// logDecile prints the stage's line to a log when it has passed another
+// tenth of its units (p.mu held).
+func (b *bar) logDecile() {
+	if b.total == 0 {
 		return
 	}
 	if d := (b.cached + b.ran + b.failed) * 10 / b.total; d > b.lastDecile && !b.finished {
 		b.lastDecile = d
-		fmt.Fprintf(p.w, "stage %s: %s\n", b.name, b.line())
+		fmt.Fprintf(b.p.w, "stage %s: %s\n", b.name, b.line())
 	}
 }
 

@@ -48,43 +48,27 @@ func (r *run) runStage(ctx context.Context, key string) error {
 		sum.ContextsTotal = contextsOf(units)
 	}
 	units = r.opts.Slice.apply(key, units)
-	fps := make([]string, len(units))
-	for i := range units {
-		if units[i].Fingerprint, err = unitFingerprint(r.fps[key], units[i].Inputs); err != nil {
-			return fail(fmt.Errorf("fingerprinting unit %s: %w", units[i].Key, err))
-		}
-		fps[i] = units[i].Fingerprint
-	}
-	done, err := r.opts.Store.DoneUnits(ctx, fps)
-	if err != nil {
-		return fail(err)
-	}
-	var pending []Unit
-	var cached []string
-	for _, u := range units {
-		if done[u.Fingerprint] {
-			cached = append(cached, u.Fingerprint)
-		} else {
-			pending = append(pending, u)
-		}
-	}
-	sum.Units, sum.Cached = len(units), len(cached)
+	sum.Units = len(units)
+	plan := r.newPlan(key, units)
 	if !r.want[key] {
+		pending, err := plan.all(ctx, began)
+		if err != nil {
+			return fail(err)
+		}
+		sum.Cached = len(plan.cached)
 		if len(pending) > 0 {
 			return fail(fmt.Errorf("%w: %d of %d units are not done; run it first (drop --only/--from)",
 				ErrStageFailed, len(pending), len(units)))
 		}
 		sum.Status = "reused"
-		return r.publish(ctx, key, fps)
+		return r.publish(ctx, key, plan.fps)
 	}
-	if _, err := r.opts.Store.LinkUnits(ctx, r.env.RunID, key, cached); err != nil {
-		return fail(err)
-	}
-	_ = r.opts.Store.UpsertStage(ctx, results.Stage{RunID: r.env.RunID, Key: key, Kind: k.Name,
-		Fingerprint: r.fps[key], Status: "running", UnitsTotal: len(units), UnitsCached: len(cached), StartedAt: began})
-	bar := r.prog.add(key, len(units), len(cached))
-	ran, failed, firstErr := r.execUnits(ctx, key, st, pending, bar)
-	bar.finish()
+	plan.link = true
+	plan.bar = r.prog.addPlanning(key, len(units))
+	ran, failed, firstErr := r.execUnits(ctx, key, st, plan, began)
+	plan.bar.finish()
+	cached, fps := plan.cached, plan.fps
+	sum.Cached = len(cached)
 	sum.Ran, sum.Failed = ran, failed
 	counters := r.env.takeCounters(key)
 	// A unit another run of this process (a sweep variant) executed while
@@ -113,6 +97,9 @@ func (r *run) runStage(ctx context.Context, key string) error {
 		return fail(err)
 	}
 	sum.Counters = fillRoleCounters(all[key])
+	if plan.err != nil {
+		return fail(plan.err)
+	}
 	if ctx.Err() != nil {
 		return fail(ctx.Err())
 	}
@@ -134,12 +121,13 @@ func (r *run) runStage(ctx context.Context, key string) error {
 		return fail(err)
 	}
 	return r.opts.Store.UpsertStage(ctx, results.Stage{RunID: r.env.RunID, Key: key, Kind: k.Name,
-		Fingerprint: r.fps[key], Status: "done", UnitsTotal: len(units), UnitsDone: ran, UnitsCached: sum.Cached,
+		Fingerprint: r.fps[key], Status: "done", UnitsTotal: sum.Units, UnitsDone: ran, UnitsCached: sum.Cached,
 		StartedAt: began, FinishedAt: time.Now()})
 }
 
-// runUnits runs pending units up to the stage's concurrency.
-func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit, bar *bar) (int, int, error) {
+// runUnits runs the pending units of the chunks it receives, up to the
+// stage's concurrency, until chunks is closed.
+func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan planChunk, bar *bar) (int, int, error) {
 	limit := r.concurrency(key)
 	var ran, failed atomic.Int64
 	var firstErr error
@@ -147,15 +135,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 	var wg sync.WaitGroup
 	uctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var stored map[string]bool // units with cached LLM responses
-	if r.cache != nil {
-		fps := make([]string, len(pending))
-		for i, u := range pending {
-			fps[i] = u.Fingerprint
-		}
-		stored = r.cache.holding(ctx, fps)
-	}
-	do := func(u Unit) {
+	do := func(u Unit, stored bool) {
 		ref := results.Unit{Fingerprint: u.Fingerprint, Kind: r.kinds[key].Name, StageKey: key, RunID: r.env.RunID}
 		tctx, tally := withUnitTally(uctx, key, r.cache)
 		// Concurrent runs in this process (sweep variants) that reach the
@@ -175,7 +155,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 			if r.cache != nil {
 				// A unit another process held may have cached
 				// responses since the stage listed them.
-				r.cache.prefetch(uctx, u.Fingerprint, stored == nil || stored[u.Fingerprint] || waited)
+				r.cache.prefetch(uctx, u.Fingerprint, stored || waited)
 				defer r.cache.forget(u.Fingerprint)
 			}
 			commit, err := st.Run(tctx, u)
@@ -220,26 +200,35 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, pending []Unit
 		ran.Add(1)
 		bar.inc()
 	}
-	// limit workers take the units in turn: a goroutine per unit started
-	// with a small stack and grew it again, copying, on its way through
-	// the HTTP client and SQLite; a worker keeps its grown stack.
-	units := make(chan Unit)
-	for range min(limit, len(pending)) {
-		wg.Go(func() {
-			for u := range units {
-				if uctx.Err() == nil {
-					do(u)
-				}
-			}
-		})
+	// Up to limit workers take the units in turn, one more started for
+	// each unit until there are limit: a goroutine per unit started with
+	// a small stack and grew it again, copying, on its way through the
+	// HTTP client and SQLite; a worker keeps its grown stack.
+	type job struct {
+		u      Unit
+		stored bool
 	}
-	for _, u := range pending {
-		select {
-		case units <- u:
-		case <-uctx.Done():
-		}
-		if uctx.Err() != nil {
-			break
+	units := make(chan job)
+	workers := 0
+	for c := range chunks {
+		for _, u := range c.pending {
+			if uctx.Err() != nil {
+				break // the rest stay pending; the planning goes on to its end
+			}
+			if workers < limit {
+				workers++
+				wg.Go(func() {
+					for j := range units {
+						if uctx.Err() == nil {
+							do(j.u, j.stored)
+						}
+					}
+				})
+			}
+			select {
+			case units <- job{u, c.stored == nil || c.stored[u.Fingerprint]}:
+			case <-uctx.Done():
+			}
 		}
 	}
 	close(units)

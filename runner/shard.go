@@ -48,8 +48,8 @@ func scopeShard(opts *Options) error {
 	return nil
 }
 
-// mine returns the units of pending the shard owns.
-func (sh *Shard) mine(pending []Unit) []Unit {
+// owner returns the function that keeps the units the shard owns.
+func (sh *Shard) owner() func([]Unit) []Unit {
 	own := func(fp string) bool { return ShardOf(fp, sh.Parts) == sh.Part }
 	if sh.Parts <= 0 {
 		set := make(map[string]bool, len(sh.Units))
@@ -58,13 +58,15 @@ func (sh *Shard) mine(pending []Unit) []Unit {
 		}
 		own = func(fp string) bool { return set[fp] }
 	}
-	var out []Unit
-	for _, u := range pending {
-		if own(u.Fingerprint) {
-			out = append(out, u)
+	return func(pending []Unit) []Unit {
+		var out []Unit
+		for _, u := range pending {
+			if own(u.Fingerprint) {
+				out = append(out, u)
+			}
 		}
+		return out
 	}
-	return out
 }
 
 // ShardOf is the shard (0..parts-1) a detached stage job assigns the unit
