@@ -103,6 +103,15 @@ func appendIntPtr(dst []byte, name string, v *int) []byte {
 // (Counted and RequestIDs are not part of it), in one pass. The runner
 // stores each reply this way.
 func AppendResponseJSON(dst []byte, r Response) []byte {
+	if dst == nil {
+		n := 200 + len(r.ModelID) + len(r.URL)
+		for _, ss := range [...][]string{r.Choices, r.Raw, r.FinishReasons} {
+			for _, s := range ss {
+				n += len(s) + 3
+			}
+		}
+		dst = make([]byte, 0, n+n/16)
+	}
 	dst = append(dst, `{"choices":`...)
 	dst = appendJSONStrings(dst, r.Choices)
 	if len(r.Raw) > 0 {

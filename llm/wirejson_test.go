@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,5 +125,39 @@ func FuzzAppendJSON(f *testing.F) {
 		checkWireRequest(t, &w)
 		checkResponse(t, Response{Choices: []string{a, b}, Raw: []string{b}, FinishReasons: []string{a}, PromptTokens: k,
 			CompletionTokens: -k, Latency: time.Duration(n), Attempts: k, ModelID: b, URL: a})
+	})
+}
+
+// BenchmarkRequestJSON compares the hand-written encoders with
+// encoding/json on the candidates stage's shape: a system prompt and a
+// 2.5 kB dialogue, and its reply.
+//
+//	go test -run '^$' -bench RequestJSON -benchmem ./llm
+func BenchmarkRequestJSON(b *testing.B) {
+	dialogue := strings.Repeat("Seeker: I can't sleep since I lost my job & I feel \"stuck\".\nSupporter: That sounds hard.\n", 28)
+	w := wireRequest{Model: "Qwen/Qwen3-8B", Messages: []wireMessage{{Role: "system", Content: "You are a supportive companion."},
+		{Role: "user", Content: dialogue}}, MaxTokens: 256, Seed: ip(12345), Temperature: fp(0.7), TopP: fp(0.9), TopK: ip(20)}
+	r := Response{Choices: []string{"I hear you. Losing a job can shake everything."}, FinishReasons: []string{"stop"},
+		PromptTokens: 700, CompletionTokens: 12, Latency: 21 * time.Millisecond, Attempts: 1, ModelID: "Qwen/Qwen3-8B",
+		URL: "http://127.0.0.1:8000/v1"}
+	b.Run("body/json.Marshal", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = json.Marshal(w)
+		}
+	})
+	b.Run("body/append", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = appendWireRequest(make([]byte, 0, 3200), &w)
+		}
+	})
+	b.Run("reply/json.Marshal", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = json.Marshal(r)
+		}
+	})
+	b.Run("reply/append", func(b *testing.B) {
+		for b.Loop() {
+			_ = AppendResponseJSON(nil, r)
+		}
 	})
 }
