@@ -130,6 +130,32 @@ func AppendResponseJSON(dst []byte, r Response) []byte {
 	return append(dst, '}')
 }
 
+// AppendMessagesJSON appends the JSON of msgs to dst: what
+// json.Marshal(msgs) writes (an empty content written, a nil slice null).
+// The candidates stage stores each unit's prompt this way.
+func AppendMessagesJSON(dst []byte, msgs []Message) []byte {
+	if msgs == nil {
+		return append(dst, "null"...)
+	}
+	if dst == nil {
+		n := 2
+		for _, m := range msgs {
+			n += len(m.Role) + len(m.Content) + 26
+		}
+		dst = make([]byte, 0, n+n/16)
+	}
+	dst = append(dst, '[')
+	for i, m := range msgs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(append(dst, `{"role":`...), m.Role)
+		dst = appendJSONString(append(dst, `,"content":`...), m.Content)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
 // appendJSONStrings writes a nil slice as null, as encoding/json does.
 func appendJSONStrings(dst []byte, ss []string) []byte {
 	if ss == nil {

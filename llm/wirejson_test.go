@@ -123,6 +123,7 @@ func FuzzAppendJSON(f *testing.F) {
 			MaxTokens: k, N: -k, Stop: []string{b, a}, Seed: &k, Temperature: &x, TopP: &x, TopK: &k, RepetitionPenalty: &x,
 			TruncatePromptTokens: &k}
 		checkWireRequest(t, &w)
+		checkMessages(t, []Message{{Role: a, Content: b}, {Role: "user"}, {Content: a + b}})
 		checkResponse(t, Response{Choices: []string{a, b}, Raw: []string{b}, FinishReasons: []string{a}, PromptTokens: k,
 			CompletionTokens: -k, Latency: time.Duration(n), Attempts: k, ModelID: b, URL: a})
 	})
@@ -160,4 +161,27 @@ func BenchmarkRequestJSON(b *testing.B) {
 			_ = AppendResponseJSON(nil, r)
 		}
 	})
+}
+
+func TestAppendMessagesJSONIsJSONMarshal(t *testing.T) {
+	checkMessages(t, nil)
+	checkMessages(t, []Message{})
+	for i := range hostile {
+		var msgs []Message
+		for j := 0; j <= i%3; j++ {
+			msgs = append(msgs, Message{Role: hostile[(i+j)%len(hostile)], Content: hostile[(i*5+j)%len(hostile)]})
+		}
+		checkMessages(t, msgs)
+	}
+}
+
+func checkMessages(t *testing.T, msgs []Message) {
+	t.Helper()
+	want, err := json.Marshal(msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := AppendMessagesJSON(nil, msgs); !bytes.Equal(got, want) {
+		t.Fatalf("AppendMessagesJSON:\n got %s\nwant %s", got, want)
+	}
 }
