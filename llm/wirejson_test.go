@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"mascot.dev/mascot/internal/fakevllm"
 )
 
 // hostile are strings that exercise every branch of encoding/json's string
@@ -183,5 +186,55 @@ func checkMessages(t *testing.T, msgs []Message) {
 	}
 	if got := AppendMessagesJSON(nil, msgs); !bytes.Equal(got, want) {
 		t.Fatalf("AppendMessagesJSON:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestServerReceivesJSONMarshalBody sends requests with hostile text and
+// every sampling member through a client to the fake server and checks
+// that each body it recorded is, byte for byte, encoding/json's encoding of
+// the wire request: what the client sent before its body had a
+// hand-written encoder.
+func TestServerReceivesJSONMarshalBody(t *testing.T) {
+	s := fakevllm.Start(t, fakevllm.Options{Record: true})
+	c := newTestClient(t, func(ep *Endpoint, _ *Config) {
+		ep.Sampling = Sampling{MaxTokens: 64, TopP: fp(0.95), RepetitionPenalty: fp(1.1), TruncatePromptTokens: ip(-1)}
+	}, s.URL())
+	var want [][]byte
+	for i, text := range hostile {
+		req := Request{Role: "speaker", Messages: []Message{{Role: "system", Content: hostile[(i+1)%len(hostile)]},
+			{Role: "user", Content: text}, {Role: "assistant", Content: ""}}, Temperature: fp(float64(i) / 10), Seed: ip(i)}
+		w := wireRequest{Model: "Qwen/Qwen3-8B", MaxTokens: 64, Seed: req.Seed, Temperature: req.Temperature, TopP: fp(0.95),
+			RepetitionPenalty: fp(1.1), TruncatePromptTokens: ip(-1)}
+		for _, m := range req.Messages {
+			w.Messages = append(w.Messages, wireMessage(m))
+		}
+		if i%3 == 1 {
+			req.Stop, w.Stop = []string{"</s>", text}, []string{"</s>", text}
+		}
+		if i%4 == 2 {
+			req.TopK, w.TopK = ip(i), ip(i)
+		}
+		b, err := json.Marshal(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, b)
+		if _, err := c.Chat(context.Background(), req); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	var got [][]byte
+	for _, r := range s.Requests() {
+		if r.Path == "/v1/chat/completions" {
+			got = append(got, r.Body)
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("the server recorded %d chat requests, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Errorf("request %d: the server received\n%s\nwant\n%s", i, got[i], want[i])
+		}
 	}
 }
