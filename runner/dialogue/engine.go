@@ -131,9 +131,17 @@ func (e *engine) data(st *state) PromptData {
 
 // renderHistory writes one "Name: text" line per entry.
 func renderHistory(h []line) string {
-	var b strings.Builder
+	n := 0
 	for _, l := range h {
-		fmt.Fprintf(&b, "%s: %s\n", l.Name, l.Text)
+		n += len(l.Name) + len(l.Text) + 3
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, l := range h { // what fmt's "%s: %s\n" writes, without its reflection
+		b.WriteString(l.Name)
+		b.WriteString(": ")
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
 	}
 	return strings.TrimSpace(b.String())
 }
