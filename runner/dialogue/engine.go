@@ -93,11 +93,11 @@ func newEngine(ch Chatter, cfg Config, s datasets.Sample) (*engine, error) {
 		return nil, err
 	}
 	if e.meeting {
-		var b strings.Builder
-		for _, u := range s.Context {
-			fmt.Fprintf(&b, "%s: %s\n", u.Speaker, u.Text)
+		h := make([]line, len(s.Context))
+		for i, u := range s.Context {
+			h[i] = line{u.Speaker, u.Text}
 		}
-		e.transcr = strings.TrimSpace(b.String())
+		e.transcr = renderHistory(h)
 	}
 	e.drawProfile()
 	return e, nil
@@ -129,7 +129,8 @@ func (e *engine) data(st *state) PromptData {
 		History: renderHistory(st.history), Transcript: e.transcr}
 }
 
-// renderHistory writes one "Name: text" line per entry.
+// renderHistory writes one "Name: text" line per entry (a meeting's
+// transcript too).
 func renderHistory(h []line) string {
 	n := 0
 	for _, l := range h {
