@@ -26,7 +26,10 @@
 //     step instead of stalling them. A prompt's n choices share its
 //     prefill and start once its last block ran. Finished requests leave
 //     at the next boundary; a client that goes away leaves the queue at
-//     once (a context watch) or the batch at the next boundary.
+//     once (a context watch) or the batch at the next boundary. An idle
+//     engine that gets a request waits a little (gather.go, at most 2 ms)
+//     for requests posted at the same time, so a burst starts in one pass
+//     instead of the first request running a pass alone.
 //   - Batch invariance: a request's tokens and log-probs have the same
 //     bits alone or beside any others, whatever the arrival times, prefill
 //     blocks or prefix-cache hits (docs/design/batch-invariance.md).

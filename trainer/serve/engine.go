@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/sample"
@@ -121,6 +122,11 @@ type engine struct {
 	// gone counts the requests whose client went away before they ended.
 	gone atomic.Int64
 
+	// arriving says whether requests are being read and turned into
+	// jobs (gather); nil: never wait. gatherWait bounds the wait.
+	arriving   func() bool
+	gatherWait time.Duration
+
 	// beforeStep, when set (tests), runs before every step; observe
 	// receives the number of sequences in each step's pass (decoding
 	// ones, plus the choices of each prompt being prefilled).
@@ -128,9 +134,9 @@ type engine struct {
 	observe    func(n int)
 }
 
-func newEngine(maxQueue, maxBatch, prefillChunk int, prefixBytes int64) *engine {
+func newEngine(maxQueue, maxBatch, prefillChunk int, prefixBytes int64, arriving func() bool) *engine {
 	e := &engine{maxQueue: maxQueue, maxBatch: maxBatch, prefillChunk: prefillChunk, prefixes: newPrefixCache(prefixBytes),
-		wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+		arriving: arriving, gatherWait: gatherWait, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	go e.run()
 	return e
 }
@@ -223,7 +229,11 @@ func (e *engine) run() {
 		default:
 		}
 		e.dropCancelled(&b)
+		idle := b.empty()
 		e.admit(&b)
+		if idle && !b.empty() {
+			e.gather(&b)
+		}
 		if b.empty() {
 			select {
 			case <-e.wake:

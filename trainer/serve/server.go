@@ -71,7 +71,8 @@ func newServer(opts Options, b *bundle) (*Server, error) {
 		}
 		s.adapters[n] = a
 	}
-	s.eng = newEngine(opts.MaxQueue, opts.MaxBatch, opts.PrefillChunk, opts.PrefixCacheBytes)
+	s.eng = newEngine(opts.MaxQueue, opts.MaxBatch, opts.PrefillChunk, opts.PrefixCacheBytes,
+		func() bool { return s.bodies.inUse() > 0 })
 	s.mux = s.routes()
 	return s, nil
 }
