@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-	"unicode/utf8"
+
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // Hand-written JSON encoders for the two documents every request writes:
@@ -192,67 +193,6 @@ func appendJSONFloat(dst []byte, f float64) (_ []byte, ok bool) {
 	return dst, true
 }
 
-const hexDigits = "0123456789abcdef"
-
-// jsonSafe marks the ASCII bytes encoding/json writes as they are (its
-// htmlSafeSet: <, > and & are escaped too).
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for b := 0x20; b < utf8.RuneSelf; b++ {
-		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
-	}
-	return t
-}()
-
-// appendJSONString writes s quoted as encoding/json does with HTML
-// escaping: control characters, <, > and &, U+2028 and U+2029 escaped,
-// and each invalid UTF-8 byte replaced by \ufffd.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if jsonSafe[b] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// appendJSONString writes s quoted as encoding/json does (results/jsonl's
+// writer, a leaf package, which the export uses for the same reason).
+func appendJSONString(dst []byte, s string) []byte { return jsonl.AppendString(dst, s) }
