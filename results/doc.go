@@ -35,7 +35,10 @@
 //     journals that never settled are counted as lost in flight
 //     (attemptlog.go, llmattempts.go, migrations 0013 and 0015).
 //   - The candidates of a unit that share a prompt point at one
-//     candidate_prompts row (migration 0016); readers resolve it.
+//     candidate_prompts row (migration 0016); readers resolve it, and
+//     removal finds a unit's prompts through its candidates: the table
+//     has no index on unit_fp (migration 0018), which each unit's commit
+//     would have written at a random place.
 //   - A run's unit tallies are facts of that run: the writer records the
 //     acting run with each unit state change, and only its tallies move.
 //   - A fresh report reads a run's report blocks (migration 0017,

@@ -189,6 +189,17 @@ func collectFiles(ctx context.Context, tx *sql.Tx, rm *Removal) error {
 func deleteRows(ctx context.Context, tx *sql.Tx, rm *Removal, dryRun bool) error {
 	for _, t := range rowTables {
 		where := ` WHERE unit_fp IN (SELECT fp FROM rm_units)`
+		switch t {
+		case "candidates":
+			// A unit's shared prompts are found through its candidates
+			// (no index on candidate_prompts.unit_fp, migration 0018),
+			// so they are listed before the candidates go.
+			if err := listPrompts(ctx, tx); err != nil {
+				return err
+			}
+		case "candidate_prompts":
+			where = ` WHERE id IN (SELECT id FROM rm_prompts) AND unit_fp IN (SELECT fp FROM rm_units)`
+		}
 		var n int64
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+t+where).Scan(&n); err != nil {
 			return err
@@ -251,4 +262,18 @@ func queryStrings(ctx context.Context, tx *sql.Tx, q string, out *[]string) erro
 		*out = append(*out, s)
 	}
 	return rows.Err()
+}
+
+// listPrompts fills the temporary table rm_prompts with the ids of the
+// shared prompts of the removable units' candidates.
+func listPrompts(ctx context.Context, tx *sql.Tx) error {
+	for _, q := range []string{`DROP TABLE IF EXISTS temp.rm_prompts`,
+		`CREATE TEMP TABLE rm_prompts (id INTEGER PRIMARY KEY)`,
+		`INSERT OR IGNORE INTO rm_prompts (id) SELECT prompt_id FROM candidates
+			WHERE unit_fp IN (SELECT fp FROM rm_units) AND prompt_id IS NOT NULL`} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("listing the prompts of removed candidates: %w", err)
+		}
+	}
+	return nil
 }

@@ -181,3 +181,65 @@ func TestTagsAndDiff(t *testing.T) {
 		t.Errorf("tags after untag: %v", tags)
 	}
 }
+
+// TestRemoveRunsDeletesSharedPrompts: removing a run deletes the shared
+// prompts of its candidates units, found through the candidates (no index
+// on candidate_prompts.unit_fp since migration 0018), without scanning
+// the prompts table, and leaves another run's prompts readable.
+func TestRemoveRunsDeletesSharedPrompts(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	for _, run := range []string{"a", "b"} {
+		if err := s.CreateRun(ctx, Run{ID: run}); err != nil {
+			t.Fatal(err)
+		}
+		for _, fp := range []string{run + "-1", run + "-2"} {
+			err := s.CommitUnit(ctx, Unit{Fingerprint: fp, Kind: "candidates", StageKey: "cand", RunID: run}, func(tx *Tx) error {
+				_, err := tx.InsertCandidates([]Candidate{{ContextID: fp, SampleIdx: 0, Prompt: "prompt of " + fp, Text: "x"},
+					{ContextID: fp, SampleIdx: 1, Prompt: "prompt of " + fp, Text: "y"}})
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n := count(t, s, `SELECT COUNT(*) FROM candidate_prompts`); n != 4 {
+		t.Fatalf("%d shared prompts, want 4 (one per unit)", n)
+	}
+	dry, err := s.RemoveRuns(ctx, []string{"a"}, true)
+	if err != nil || dry.Rows["candidate_prompts"] != 2 || dry.Rows["candidates"] != 4 {
+		t.Fatalf("dry run: %+v, %v; want 2 prompts and 4 candidates", dry, err)
+	}
+	if _, err := s.RemoveRuns(ctx, []string{"a"}, false); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]int{
+		`SELECT COUNT(*) FROM candidate_prompts`:                          2,
+		`SELECT COUNT(*) FROM candidate_prompts WHERE unit_fp LIKE 'a-%'`: 0,
+		`SELECT COUNT(*) FROM candidates c JOIN candidate_prompts p ON p.id = c.prompt_id
+			WHERE p.prompt = 'prompt of ' || c.unit_fp`: 4,
+	} {
+		if n := count(t, s, q); n != want {
+			t.Errorf("%s = %d, want %d", q, n, want)
+		}
+	}
+	var plan strings.Builder
+	rows, err := s.w.Query(`EXPLAIN QUERY PLAN DELETE FROM candidate_prompts WHERE id IN (SELECT id FROM rm_prompts)
+		AND unit_fp IN (SELECT fp FROM rm_units)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan.WriteString(detail + "\n")
+	}
+	if strings.Contains(plan.String(), "SCAN candidate_prompts") {
+		t.Errorf("removing prompts scans the table:\n%s", plan.String())
+	}
+}

@@ -2,6 +2,7 @@ package results_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -20,6 +21,9 @@ import (
 // (the candidates, the claim's release, the unit's counters and latency
 // buckets) and the response cache rows of its four requests. It reports
 // CPU per unit (cpu-ms/op): the store's share of the stage path's CPU.
+// Fingerprints are SHA-256 hex and cache keys start with them, as the
+// runner's do, so each unit's index entries land at random places as in a
+// real stage (sequential names shared leaf pages and hid that cost).
 func BenchmarkCandidatesUnitWrites(b *testing.B) {
 	ctx := context.Background()
 	s, err := results.Open(filepath.Join(b.TempDir(), "b.db"))
@@ -48,14 +52,15 @@ func BenchmarkCandidatesUnitWrites(b *testing.B) {
 	for range 64 {
 		wg.Go(func() {
 			for i := range jobs {
-				u := results.Unit{Fingerprint: fmt.Sprintf("u%08d", i), Kind: "candidates", StageKey: "cand", RunID: "r"}
+				fp := fmt.Sprintf("%x", sha256.Sum256(fmt.Appendf(nil, "u%d", i)))
+				u := results.Unit{Fingerprint: fp, Kind: "candidates", StageKey: "cand", RunID: "r"}
 				if _, err := s.ClaimAndStartUnit(ctx, u); err != nil {
 					b.Error(err)
 					return
 				}
 				err := s.LLMCache().PutMany(ctx, map[string]json.RawMessage{
-					u.Fingerprint + "|speaker|0": resp, u.Fingerprint + "|speaker|1": resp,
-					u.Fingerprint + "|speaker|2": resp, u.Fingerprint + "|speaker|3": resp})
+					fp + "|speaker|" + fp[1:33]: resp, fp + "|speaker|" + fp[2:34]: resp,
+					fp + "|speaker|" + fp[3:35]: resp, fp + "|speaker|" + fp[4:36]: resp})
 				if err != nil {
 					b.Error(err)
 					return
