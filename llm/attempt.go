@@ -10,6 +10,7 @@ import (
 	"net"
 	"strings"
 	"syscall"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -38,12 +39,14 @@ func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, erro
 	if o.Seed == nil {
 		o.Seed = s.Seed
 	}
+	// o carries no messages: go-openai's validation does not read them,
+	// and every attempt sends the body encoded here.
 	w := wireRequest{Model: model, N: o.N, Stop: o.Stop, Seed: o.Seed, MaxTokens: o.MaxTokens,
 		Messages: make([]wireMessage, len(req.Messages))}
-	o.Messages = make([]openai.ChatCompletionMessage, len(req.Messages))
+	size := 256 + len(model)
 	for i, m := range req.Messages {
-		o.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
 		w.Messages[i] = wireMessage(m)
+		size += len(m.Role) + len(m.Content) + 32
 	}
 	think := req.EnableThinking
 	if think == nil {
@@ -73,19 +76,27 @@ func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, erro
 	if err := openai.NewReasoningValidator().Validate(o); err != nil {
 		return chatRequest{}, err
 	}
-	body, err := json.Marshal(w)
-	if err != nil {
-		return chatRequest{}, fmt.Errorf("encoding the request: %w", err)
+	body, ok := appendWireRequest(make([]byte, 0, size+size/16), &w)
+	if !ok {
+		var err error
+		if body, err = json.Marshal(w); err != nil {
+			return chatRequest{}, fmt.Errorf("encoding the request: %w", err)
+		}
 	}
 	return chatRequest{o: o, body: body}, nil
 }
 
 // attempt sends one HTTP attempt to rep under the endpoint's per-attempt
-// deadline. kind is "" on success; msg explains a failure.
-func (c *Client) attempt(ctx context.Context, st *endpointState, rep *replica, creq chatRequest,
+// deadline, or the request's total deadline when that comes first. kind
+// is "" on success; msg explains a failure.
+func (c *Client) attempt(ctx context.Context, total time.Time, st *endpointState, rep *replica, creq chatRequest,
 	requestID string) (out openai.ChatCompletionResponse, as *attemptState, kind Kind, msg string) {
 	as = &attemptState{body: creq.body, requestID: requestID}
-	actx, cancel := context.WithTimeout(withAttempt(ctx, as), st.ep.Timeout)
+	dl := time.Now().Add(st.ep.Timeout)
+	if total.Before(dl) {
+		dl = total
+	}
+	actx, cancel := context.WithDeadline(withAttempt(ctx, as), dl)
 	defer cancel()
 	// go-openai encodes only the model: the doer sends creq.body instead.
 	out, err := rep.oc.CreateChatCompletion(actx, openai.ChatCompletionRequest{Model: creq.o.Model})

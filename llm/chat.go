@@ -1,9 +1,11 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -118,8 +120,27 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 	start time.Time) (Response, []string, error) {
 	ep := st.ep
 	tl := TallyFrom(ctx)
-	tctx, cancel := context.WithTimeout(ctx, ep.TotalTimeout)
-	defer cancel()
+	// The total deadline gets a context of its own only when the request
+	// waits (for a slot, or before a retry): an attempt's context ends at
+	// the earlier of its own deadline and this one, so a request that gets
+	// a slot at once starts one timer instead of two.
+	deadline := time.Now().Add(ep.TotalTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	var tctx context.Context
+	var cancel context.CancelFunc
+	total := func() context.Context {
+		if tctx == nil {
+			tctx, cancel = context.WithDeadline(ctx, deadline)
+		}
+		return tctx
+	}
+	defer func() {
+		if cancel != nil {
+			cancel()
+		}
+	}()
 	creq, err := buildChatRequest(ep, req, model)
 	if err != nil {
 		return Response{}, nil, &Error{Kind: KindConfig, Role: req.Role, Endpoint: ep.Name, Message: err.Error()}
@@ -132,17 +153,24 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 	var tried []*replica
 	last := &Error{Role: req.Role, Endpoint: ep.Name}
 	for n := 1; ; n++ {
+		if ctx.Err() != nil || !time.Now().Before(deadline) {
+			return Response{}, ids, ctxError(ctx, last, n-1)
+		}
 		select {
 		case st.sem <- struct{}{}:
-		case <-tctx.Done():
-			return Response{}, ids, ctxError(ctx, last, n-1)
+		default:
+			select {
+			case st.sem <- struct{}{}:
+			case <-total().Done():
+				return Response{}, ids, ctxError(ctx, last, n-1)
+			}
 		}
 		var id string
 		if journal != nil {
 			// Recorded before it is sent: a kill after this point still
 			// counts the attempt the server may have received.
 			var err error
-			if id, err = journal.Sending(tctx, req.CacheKey, req.Role, n); err != nil {
+			if id, err = journal.Sending(ctx, req.CacheKey, req.Role, n); err != nil {
 				<-st.sem
 				last.Kind, last.Attempts, last.Message = KindJournal, n-1, "recording the request before sending it: "+err.Error()
 				return Response{}, ids, last
@@ -160,13 +188,13 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 		if journal == nil {
 			tl.add(req.Role, func(r *RoleTally) { r.Attempts++ })
 		}
-		out, as, kind, msg := c.attempt(tctx, st, rep, creq, id)
+		out, as, kind, msg := c.attempt(ctx, deadline, st, rep, creq, id)
 		st.pool.done(rep, kind, as.retryAfter)
 		<-st.sem
 		if kind == "" {
 			return st.scrub(c.toResponse(out, model, rep, n, start)), ids, nil
 		}
-		if ctx.Err() != nil || (kind == KindTimeout && tctx.Err() != nil) {
+		if ctx.Err() != nil || (kind == KindTimeout && !time.Now().Before(deadline)) {
 			// the caller's or the total deadline ended the attempt
 			last.URL, last.Status, last.Message = rep.redacted, as.status, st.redact(msg)
 			return Response{}, ids, ctxError(ctx, last, n)
@@ -184,13 +212,13 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 		if st.pool.hasFresh(tried) {
 			wait = 0 // fail over at once to a healthy replica not tried yet
 		}
-		if dl, ok := tctx.Deadline(); ok && time.Until(dl) < wait {
+		if time.Until(deadline) < wait {
 			last.Message += fmt.Sprintf(" (next retry in %v would pass the total deadline)", wait.Round(time.Millisecond))
 			return Response{}, ids, last
 		}
 		c.stats.add(func(s *Stats) { s.RetriesByKind[kind]++ })
 		tl.add(req.Role, func(r *RoleTally) { r.Retries[CauseOf(kind)]++ })
-		if err := sleepCtx(tctx, wait); err != nil {
+		if err := sleepCtx(total(), wait); err != nil {
 			return Response{}, ids, ctxError(ctx, last, n)
 		}
 	}
@@ -228,15 +256,7 @@ func (c *Client) finish(ctx context.Context, start time.Time, req Request, st *e
 				empty = true
 			}
 		}
-		c.stats.add(func(s *Stats) {
-			s.Succeeded++
-			s.TokensIn += int64(resp.PromptTokens)
-			s.TokensOut += int64(resp.CompletionTokens)
-			if empty {
-				s.EmptyResponses++
-			}
-		})
-		c.stats.latency(resp.Latency)
+		c.stats.succeeded(resp.PromptTokens, resp.CompletionTokens, empty, resp.Latency)
 		tl.add(req.Role, func(r *RoleTally) {
 			r.TokensIn += int64(resp.PromptTokens)
 			r.TokensOut += int64(resp.CompletionTokens)
@@ -272,20 +292,26 @@ func (c *Client) toResponse(out openai.ChatCompletionResponse, model string, rep
 	r := Response{PromptTokens: out.Usage.PromptTokens, CompletionTokens: out.Usage.CompletionTokens,
 		Latency: time.Since(start), Attempts: attempts, ModelID: model, URL: rep.redacted}
 	choices := orderedChoices(out.Choices)
-	for _, ch := range choices {
+	if n := len(choices); n > 0 {
+		r.Raw, r.Choices, r.FinishReasons = make([]string, n), make([]string, n), make([]string, n)
+	}
+	for i := range choices {
+		ch := &choices[i]
 		raw := ch.Message.Content
 		if ch.Message.ReasoningContent != "" {
 			raw = "<think>" + ch.Message.ReasoningContent + "</think>" + raw
 		}
-		r.Raw = append(r.Raw, raw)
-		r.Choices = append(r.Choices, StripThink(raw))
-		r.FinishReasons = append(r.FinishReasons, string(ch.FinishReason))
+		r.Raw[i], r.Choices[i], r.FinishReasons[i] = raw, StripThink(raw), string(ch.FinishReason)
 	}
 	return r
 }
 
-// orderedChoices sorts choices by index (servers may answer out of order).
+// orderedChoices sorts choices by index (servers may answer out of order);
+// choices already in order are returned as they are.
 func orderedChoices(in []openai.ChatCompletionChoice) []openai.ChatCompletionChoice {
+	if slices.IsSortedFunc(in, func(a, b openai.ChatCompletionChoice) int { return cmp.Compare(a.Index, b.Index) }) {
+		return in
+	}
 	out := make([]openai.ChatCompletionChoice, len(in))
 	copy(out, in)
 	for i := 1; i < len(out); i++ {

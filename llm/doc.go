@@ -3,7 +3,8 @@
 // servers, vLLM first.
 //
 // Layer: the bottom, beside schema and results: of mascot it imports
-// only internal/httpguard (the request guard of its gateway). The runner
+// only internal/httpguard (the request guard of its gateway) and the leaf
+// results/jsonl (its JSON string writer, for the request body). The runner
 // (runner/dialogue, the stage kinds) and the built-in rubric judge plugin
 // both call models through it, so it sits below both; above go-openai and
 // net/http. Nothing in here knows about MASCOT prompts.

@@ -69,9 +69,17 @@ func (st *stats) add(f func(s *Stats)) {
 	st.mu.Unlock()
 }
 
-func (st *stats) latency(d time.Duration) {
-	i := LatencyBucket(d)
+// succeeded counts a successful request that missed the cache, under one
+// lock (64 requests in flight take it in turn).
+func (st *stats) succeeded(tokensIn, tokensOut int, empty bool, latency time.Duration) {
+	i := LatencyBucket(latency)
 	st.mu.Lock()
+	st.s.Succeeded++
+	st.s.TokensIn += int64(tokensIn)
+	st.s.TokensOut += int64(tokensOut)
+	if empty {
+		st.s.EmptyResponses++
+	}
 	st.h[i]++
 	st.hn++
 	st.mu.Unlock()

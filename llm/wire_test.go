@@ -27,7 +27,11 @@ func TestWireBodyIsGoOpenAIsPlusSampling(t *testing.T) {
 	if err := json.Unmarshal(creq.body, &got); err != nil {
 		t.Fatalf("body %s: %v", creq.body, err)
 	}
-	theirs, err := json.Marshal(creq.o)
+	o := creq.o // carries no messages: go-openai's request with them
+	for _, m := range req.Messages {
+		o.Messages = append(o.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
+	}
+	theirs, err := json.Marshal(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -164,10 +164,7 @@ func (c *storeCache) Put(key string, resp llm.Response) error {
 	if slices.Equal(resp.Raw, resp.Choices) {
 		resp.Raw = nil // the choices had no <think> block: Get restores it
 	}
-	b, err := json.Marshal(resp)
-	if err != nil {
-		return err
-	}
+	b := llm.AppendResponseJSON(nil, resp) // json.Marshal's bytes, in one pass
 	c.mu.Lock()
 	c.pending[key] = pendingReply{raw: b, ids: resp.RequestIDs, at: time.Now()}
 	if unit, ok := c.units[unitOf(key)]; ok {

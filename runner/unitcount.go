@@ -78,10 +78,35 @@ func RoleCounterNames() []string {
 	return append(out, results.LatencyCounterNames...)
 }
 
+// roleKeys are one role's counter names ("llm.<role>.<name>"), built
+// once per role and kept: each unit's commit used to build them again.
+type roleKeys struct {
+	requests, attempts, failures, tokensIn, tokensOut, cacheHits, reused, lost string
+	retries, failuresBy                                                        []string // by llm.Causes
+}
+
+var roleKeyCache sync.Map // role -> *roleKeys
+
+func keysOf(role string) *roleKeys {
+	if k, ok := roleKeyCache.Load(role); ok {
+		return k.(*roleKeys)
+	}
+	p := "llm." + role + "."
+	k := &roleKeys{requests: p + cntRequests, attempts: p + cntAttempts, failures: p + cntFailures,
+		tokensIn: p + cntTokensIn, tokensOut: p + cntTokensOut, cacheHits: p + cntCacheHits, reused: p + cntReused,
+		lost: p + cntLost}
+	for _, c := range llm.Causes {
+		k.retries = append(k.retries, p+cntRetries+c)
+		k.failuresBy = append(k.failuresBy, p+cntFailuresBy+c)
+	}
+	v, _ := roleKeyCache.LoadOrStore(role, k)
+	return v.(*roleKeys)
+}
+
 // roleCounters flattens per-role LLM counts into counters (every name
 // present, zeros included, for each role) and latency histogram rows.
 func roleCounters(roles map[string]llm.RoleTally) (map[string]int64, []results.LatencyBucket) {
-	out := map[string]int64{}
+	out := make(map[string]int64, len(roles)*(8+2*len(llm.Causes)))
 	var hist []results.LatencyBucket
 	names := make([]string, 0, len(roles))
 	for r := range roles {
@@ -90,21 +115,21 @@ func roleCounters(roles map[string]llm.RoleTally) (map[string]int64, []results.L
 	sort.Strings(names)
 	for _, role := range names {
 		rt := roles[role]
-		p := "llm." + role + "."
-		out[p+cntRequests] += rt.Requests
-		out[p+cntAttempts] += rt.Attempts
+		k := keysOf(role)
+		out[k.requests] += rt.Requests
+		out[k.attempts] += rt.Attempts
 		var failed int64
-		for _, c := range llm.Causes {
-			out[p+cntRetries+c] += rt.Retries[c]
-			out[p+cntFailuresBy+c] += rt.Failures[c]
+		for i, c := range llm.Causes {
+			out[k.retries[i]] += rt.Retries[c]
+			out[k.failuresBy[i]] += rt.Failures[c]
 			failed += rt.Failures[c]
 		}
-		out[p+cntFailures] += failed
-		out[p+cntTokensIn] += rt.TokensIn
-		out[p+cntTokensOut] += rt.TokensOut
-		out[p+cntCacheHits] += rt.CacheHits
-		out[p+cntReused] += rt.Reused
-		out[p+cntLost] += 0 // settled later (SettleLost); present so every role has every counter
+		out[k.failures] += failed
+		out[k.tokensIn] += rt.TokensIn
+		out[k.tokensOut] += rt.TokensOut
+		out[k.cacheHits] += rt.CacheHits
+		out[k.reused] += rt.Reused
+		out[k.lost] += 0 // settled later (SettleLost); present so every role has every counter
 		for b, n := range rt.Latency {
 			hist = append(hist, results.LatencyBucket{Role: role, LE: llm.BucketLatency(b), Count: n})
 		}

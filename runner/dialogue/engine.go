@@ -93,11 +93,11 @@ func newEngine(ch Chatter, cfg Config, s datasets.Sample) (*engine, error) {
 		return nil, err
 	}
 	if e.meeting {
-		var b strings.Builder
-		for _, u := range s.Context {
-			fmt.Fprintf(&b, "%s: %s\n", u.Speaker, u.Text)
+		h := make([]line, len(s.Context))
+		for i, u := range s.Context {
+			h[i] = line{u.Speaker, u.Text}
 		}
-		e.transcr = strings.TrimSpace(b.String())
+		e.transcr = renderHistory(h)
 	}
 	e.drawProfile()
 	return e, nil
@@ -129,11 +129,20 @@ func (e *engine) data(st *state) PromptData {
 		History: renderHistory(st.history), Transcript: e.transcr}
 }
 
-// renderHistory writes one "Name: text" line per entry.
+// renderHistory writes one "Name: text" line per entry (a meeting's
+// transcript too).
 func renderHistory(h []line) string {
-	var b strings.Builder
+	n := 0
 	for _, l := range h {
-		fmt.Fprintf(&b, "%s: %s\n", l.Name, l.Text)
+		n += len(l.Name) + len(l.Text) + 3
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, l := range h { // what fmt's "%s: %s\n" writes, without its reflection
+		b.WriteString(l.Name)
+		b.WriteString(": ")
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
 	}
 	return strings.TrimSpace(b.String())
 }

@@ -8,9 +8,9 @@ package candidates
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
+	"mascot.dev/mascot/llm"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/runner/datasets"
@@ -92,11 +92,8 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 		}
 		return nil, fmt.Errorf("no candidate survived for %s (%d empty responses)", u.Key, set.Counters.NumEmptyResponses)
 	}
-	b, err := json.Marshal(set.Prompt)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the prompt of %s: %w", u.Key, err)
-	}
-	prompt, model := string(b), ep.Model // one copy for all K rows
+	// json.Marshal's bytes, in one pass (the prompt is most of a unit's row)
+	prompt, model := string(llm.AppendMessagesJSON(nil, set.Prompt)), ep.Model // one copy for all K rows
 	return func(tx *results.Tx) error {
 		rows := make([]results.Candidate, len(set.Candidates))
 		for i, c := range set.Candidates {
