@@ -178,19 +178,7 @@ func appendJSONFloat(dst []byte, f float64) (_ []byte, ok bool) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return dst, false
 	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	dst = strconv.AppendFloat(dst, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 is written e-9
-		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
-			dst[n-2] = dst[n-1]
-			dst = dst[:n-1]
-		}
-	}
-	return dst, true
+	return jsonl.AppendFloat(dst, f), true
 }
 
 // appendJSONString writes s quoted as encoding/json does (results/jsonl's

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // Unit fingerprints hash the canonical JSON of a unit's inputs: what
@@ -124,7 +125,7 @@ func (c *canon) number() error {
 	if err != nil {
 		return c.errorf("number %s out of range", lit)
 	}
-	c.out = appendFloat(c.out, f)
+	c.out = jsonl.AppendFloat(c.out, f)
 	return nil
 }
 
@@ -159,23 +160,6 @@ func validNumber(s string) bool {
 		s = strings.TrimLeft(s, "0123456789")
 	}
 	return s == ""
-}
-
-// appendFloat is encoding/json's float64 encoding.
-func appendFloat(b []byte, f float64) []byte {
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// clean up e-09 to e-9
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
 }
 
 // str reads a string literal and writes it canonically: as it is when

@@ -1,9 +1,28 @@
 package jsonl
 
 import (
+	"math"
 	"strconv"
 	"unicode/utf8"
 )
+
+// AppendFloat appends f as encoding/json's Marshal writes a float64 (%f,
+// or %e below 1e-6 and from 1e21 on, with e-09 shortened to e-9). f must
+// be finite: Marshal refuses NaN and infinities, and so must the caller.
+func AppendFloat(dst []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
 
 // AppendString appends s as a JSON string exactly as encoding/json's
 // Marshal writes it (HTML-safe escapes for <, > and &, \u2028 and \u2029
