@@ -132,14 +132,20 @@ func (p *unitPlan) classify(ctx context.Context, lo, hi int) (planChunk, error) 
 	if p.bar != nil {
 		p.bar.addCached(len(cached))
 	}
-	if p.link && r.cache != nil && len(c.pending) > 0 {
-		pfps := make([]string, len(c.pending))
-		for i, u := range c.pending {
-			pfps[i] = u.Fingerprint
-		}
-		c.stored = r.cache.holding(ctx, pfps)
-	}
 	return c, nil
+}
+
+// holding sets which of c's pending units have cached LLM responses
+// (left nil without a cache: each unit then reads its own).
+func (p *unitPlan) holding(ctx context.Context, c *planChunk) {
+	if p.r.cache == nil || len(c.pending) == 0 {
+		return
+	}
+	fps := make([]string, len(c.pending))
+	for i, u := range c.pending {
+		fps[i] = u.Fingerprint
+	}
+	c.stored = p.r.cache.holding(ctx, fps)
 }
 
 // fingerprintGrain is the fewest units a fingerprinting goroutine takes:
