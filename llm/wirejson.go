@@ -15,8 +15,8 @@ import (
 // the server and the reply is stored, and a rerun compares neither, but a
 // changed byte would still be a changed record. encoding/json's
 // reflection, its buffer pool and the copy Marshal returns cost about as
-// much as the escaping itself on a 2.5 kB prompt (docs/benchmarks.md, "The
-// candidates stage against a bare client").
+// much as the escaping itself on a candidates prompt (docs/benchmarks.md,
+// "The candidates stage against a bare client").
 
 // appendWireRequest appends w's JSON to dst; ok is false when w holds what
 // only encoding/json says how to fail on (a NaN or infinite sampling

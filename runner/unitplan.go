@@ -14,8 +14,8 @@ import (
 // are done, linking those to the run as cached) runs in chunks, and a
 // local stage's workers take each chunk's pending units as soon as it is
 // classified: the first requests go out after the first chunk instead of
-// after every unit (600 units of the candidates stage took 14–67 ms to
-// fingerprint alone under load, time the endpoint sat idle). The first
+// after every unit, so the endpoint does not sit idle while a large
+// stage is fingerprinted (docs/benchmarks.md has the figures). The first
 // chunk is small; each next one twice the last, up to planChunkMax, so a
 // stage of 300,000 units asks the store about 40 times.
 const (
@@ -148,8 +148,8 @@ func (p *unitPlan) holding(ctx context.Context, c *planChunk) {
 	c.stored = p.r.cache.holding(ctx, fps)
 }
 
-// fingerprintGrain is the fewest units a fingerprinting goroutine takes:
-// a unit of one ESConv dialogue takes about 5 µs.
+// fingerprintGrain is the fewest units a fingerprinting goroutine takes,
+// enough work to outweigh starting it.
 const fingerprintGrain = 16
 
 // fingerprint sets the fingerprints of units[lo:hi], on up to GOMAXPROCS
