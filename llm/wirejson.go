@@ -49,14 +49,7 @@ func appendWireRequest(dst []byte, w *wireRequest) (_ []byte, ok bool) {
 	dst = append(dst, `,"stream":`...)
 	dst = strconv.AppendBool(dst, w.Stream)
 	if len(w.Stop) > 0 {
-		dst = append(dst, `,"stop":[`...)
-		for i, s := range w.Stop {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendJSONString(dst, s)
-		}
-		dst = append(dst, ']')
+		dst = appendJSONStrings(append(dst, `,"stop":`...), w.Stop)
 	}
 	if w.ResponseFormat != nil {
 		b, err := json.Marshal(w.ResponseFormat) // rare, and a schema of the caller's
