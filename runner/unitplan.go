@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"iter"
 	"runtime"
 	"sync"
 	"time"
@@ -49,10 +50,22 @@ type planChunk struct {
 	stored  map[string]bool
 }
 
+// spans yields the bounds [lo, hi) of each chunk in turn: p.first units,
+// then each chunk twice the last, up to planChunkMax.
+func (p *unitPlan) spans() iter.Seq2[int, int] {
+	return func(yield func(lo, hi int) bool) {
+		for lo, size := 0, p.first; lo < len(p.units); lo, size = lo+size, min(2*size, planChunkMax) {
+			if !yield(lo, min(lo+size, len(p.units))) {
+				return
+			}
+		}
+	}
+}
+
 // chunks returns how many chunks plan will classify.
 func (p *unitPlan) chunks() int {
 	n := 0
-	for lo, size := 0, p.first; lo < len(p.units); lo, size = lo+size, min(2*size, planChunkMax) {
+	for range p.spans() {
 		n++
 	}
 	return n
@@ -76,11 +89,10 @@ func (p *unitPlan) plan(ctx context.Context, began time.Time, emit func(planChun
 			Fingerprint: r.fps[p.key], Status: "running", UnitsTotal: len(p.units), UnitsCached: len(p.cached),
 			StartedAt: began})
 	}
-	for lo, size := 0, p.first; lo < len(p.units); lo, size = lo+size, min(2*size, planChunkMax) {
+	for lo, hi := range p.spans() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		hi := min(lo+size, len(p.units))
 		c, err := p.classify(ctx, lo, hi)
 		if err != nil {
 			return err
