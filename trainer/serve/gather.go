@@ -21,9 +21,6 @@ const gatherPoll = 200 * time.Microsecond
 // turned into jobs), it waits for them to be queued and admits them, for
 // at most e.gatherWait (gatherWait; tests set it longer).
 func (e *engine) gather(b *batch) {
-	if e.arriving == nil {
-		return
-	}
 	deadline := time.Now().Add(e.gatherWait)
 	var t *time.Timer
 	// The first look always waits, and so does every look after one that
