@@ -34,7 +34,7 @@ type Fresh struct {
 // KiB). A bulk load into it spends less on each row with larger pages:
 // fewer pages to split, fetch and write, fewer overflow pages for the
 // full-text index's segments. 16 KiB measured best of 4 to 32 KiB for a
-// 100k import (docs/benchmarks.md, "Store"). A later write into the
+// 100k import (docs/benchmarks.md, "branch store100k"). A later write into the
 // database writes its 16 KiB pages to the log, which a unit's few changed
 // pages afford.
 const freshPageSize = 16384
