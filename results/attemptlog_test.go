@@ -141,9 +141,7 @@ func TestAttemptLogFinish(t *testing.T) {
 func TestSettleCountsNewAttemptsOnly(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
-	if err := s.CreateRun(ctx, Run{ID: "r1", Name: "r1"}); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, s, "r1")
 	at := func(seq int64, stage, role string) Attempt {
 		return Attempt{ID: AttemptID("r1", seq), Seq: seq, RunID: "r1", StageKey: stage, Role: role, N: 1}
 	}

@@ -33,10 +33,10 @@ type Fresh struct {
 // freshPageSize is a Fresh database's page size (SQLite's default is 4
 // KiB). A bulk load into it spends less on each row with larger pages:
 // fewer pages to split, fetch and write, fewer overflow pages for the
-// full-text index's segments. 16 KiB took a 100k import from 9.5–10.7 to
-// 8.6–9.0 CPU-s, alternated at load 7–8, and beat 8 and 32 KiB
-// (docs/benchmarks.md, "Store"). A later write into the database writes
-// its 16 KiB pages to the log, which a unit's few changed pages afford.
+// full-text index's segments. 16 KiB measured best of 4 to 32 KiB for a
+// 100k import (docs/benchmarks.md, "branch store100k"). A later write into the
+// database writes its 16 KiB pages to the log, which a unit's few changed
+// pages afford.
 const freshPageSize = 16384
 
 // freshDSN is the connections' string while a Fresh database is filled.

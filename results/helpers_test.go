@@ -2,6 +2,7 @@ package results
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 )
@@ -30,6 +31,30 @@ func count(t testing.TB, s *Store, query string, args ...any) int {
 		t.Fatalf("%s: %v", query, err)
 	}
 	return n
+}
+
+// queryPlan returns the detail column of EXPLAIN QUERY PLAN query on db,
+// one entry per step.
+func queryPlan(t testing.TB, db *sql.DB, query string) []string {
+	t.Helper()
+	rows, err := db.Query(`EXPLAIN QUERY PLAN ` + query)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return plan
 }
 
 func intp(i int) *int       { return &i }

@@ -105,20 +105,8 @@ func TestTextSearchFindsWordsThroughTheIndex(t *testing.T) {
 		t.Errorf("driving in conv-2*: %+v %v, want episode 17", p.Episodes, err)
 	}
 	// The plan reads the index, not every episode of the run.
-	var plan []string
-	rows, err := s.Reader().Query(`EXPLAIN QUERY PLAN SELECT e.id FROM turn_text f JOIN turns t ON t.id = f.docid
+	plan := queryPlan(t, s.Reader(), `SELECT e.id FROM turn_text f JOIN turns t ON t.id = f.docid
 		JOIN episodes e ON e.id = t.episode_id WHERE f.turn_text MATCH '"driv*"' AND f.docid > 0 ORDER BY f.docid`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
 	if len(plan) == 0 || !strings.Contains(plan[0], "VIRTUAL TABLE INDEX") || slices.ContainsFunc(plan, func(d string) bool {
 		return strings.Contains(d, "TEMP B-TREE")
 	}) {

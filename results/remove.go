@@ -187,17 +187,15 @@ func collectFiles(ctx context.Context, tx *sql.Tx, rm *Removal) error {
 // deleteRows counts (and, unless dryRun, deletes) the rows of the
 // removable units, then the runs and the units.
 func deleteRows(ctx context.Context, tx *sql.Tx, rm *Removal, dryRun bool) error {
+	// A unit's shared prompts are found through its candidates (no index
+	// on candidate_prompts.unit_fp, migration 0018), so they are listed
+	// before the candidates go.
+	if err := listPrompts(ctx, tx); err != nil {
+		return err
+	}
 	for _, t := range rowTables {
 		where := ` WHERE unit_fp IN (SELECT fp FROM rm_units)`
-		switch t {
-		case "candidates":
-			// A unit's shared prompts are found through its candidates
-			// (no index on candidate_prompts.unit_fp, migration 0018),
-			// so they are listed before the candidates go.
-			if err := listPrompts(ctx, tx); err != nil {
-				return err
-			}
-		case "candidate_prompts":
+		if t == "candidate_prompts" {
 			where = ` WHERE id IN (SELECT id FROM rm_prompts) AND unit_fp IN (SELECT fp FROM rm_units)`
 		}
 		var n int64

@@ -162,7 +162,6 @@ func readBlocksOn(ctx context.Context, dc any, runID string) (bs *blockSet, ok b
 	d := blockDecoder{set: bs}
 	decode := func(v []driver.Value) error {
 		body, _ := v[0].([]byte)
-		bs.bodies = append(bs.bodies, body)
 		return d.body(body)
 	}
 	for _, q := range []string{`SELECT body FROM report_blocks WHERE run_id = ?1 ORDER BY id`,
@@ -180,16 +179,16 @@ func readBlocksOn(ctx context.Context, dc any, runID string) (bs *blockSet, ok b
 // blockDecoder decodes bodies into a blockSet.
 type blockDecoder struct {
 	set *blockSet
-	cur []byte // the body being decoded, bodies[len(bodies)-1]
 	b   []byte
 	err bool
 }
 
-// span locates p, a part of the body being decoded (its capacity runs to
-// the body's end).
+// span locates p, a part of the body being decoded, the last of
+// set.bodies (p's capacity runs to the body's end).
 func (d *blockDecoder) span(p []byte) span {
-	off := uint32(cap(d.cur) - cap(p))
-	return span{body: uint32(len(d.set.bodies) - 1), off: off, end: off + uint32(len(p))}
+	i := len(d.set.bodies) - 1
+	off := uint32(cap(d.set.bodies[i]) - cap(p))
+	return span{body: uint32(i), off: off, end: off + uint32(len(p))}
 }
 
 func (d *blockDecoder) uvarint() uint64 {
@@ -224,12 +223,14 @@ func (d *blockDecoder) bytes() []byte {
 	return s
 }
 
-// body decodes one block (or tail) body: entries with their lengths.
+// body decodes one block (or tail) body, entries with their lengths, and
+// keeps it in set.bodies: the units and episodes decoded refer to it.
 func (d *blockDecoder) body(b []byte) error {
 	if uint64(len(b)) > math.MaxUint32 {
 		return errBadBlock
 	}
-	d.cur, d.b = b, b
+	d.set.bodies = append(d.set.bodies, b)
+	d.b = b
 	for len(d.b) > 0 && !d.err {
 		entry := d.bytes()
 		rest := d.b

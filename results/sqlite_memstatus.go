@@ -23,8 +23,8 @@ import "C"
 
 // memstatusErr is sqlite3_config's answer when turning the statistics off
 // (0: off). It runs before SQLite initializes, at the package's
-// initialization (go-sqlite3 only registers its driver before): the
-// mutex it saves was 6% of an import's CPU (docs/benchmarks.md, "Store").
+// initialization (go-sqlite3 only registers its driver before); what the
+// mutex cost is in docs/benchmarks.md, "branch store100k".
 var memstatusErr = int(C.mascot_memstatus_off())
 
 // sqliteMemoryUsed is SQLite's count of the bytes it holds: 0 while the

@@ -149,7 +149,7 @@ func Build(ctx context.Context, st *results.Store, runIDs []string, opts Options
 // opts scope the report to units or ask for no cache.
 func runTables(ctx context.Context, st *results.Store, id string, opts Options) ([]Table, error) {
 	compute := func() ([]Table, error) {
-		groups, err := runGroups(ctx, st, id, opts)
+		groups, err := runGroups(ctx, st, id, opts, true)
 		if err != nil {
 			return nil, err
 		}
@@ -164,13 +164,8 @@ func runTables(ctx context.Context, st *results.Store, id string, opts Options) 
 // runGroups returns the score groups of one run: from the report cache
 // unless opts scope them to units or ask for no cache. The tables of
 // other options (seed, resamples, confidence) and comparisons with the run
-// start from them.
-func runGroups(ctx context.Context, st *results.Store, id string, opts Options) ([]results.ScoreGroup, error) {
-	return runGroupsKept(ctx, st, id, opts, true)
-}
-
-// runGroupsKept is runGroups, storing groups it computes only when keep.
-func runGroupsKept(ctx context.Context, st *results.Store, id string, opts Options, keep bool) ([]results.ScoreGroup, error) {
+// start from them. Groups it computes are stored only when store.
+func runGroups(ctx context.Context, st *results.Store, id string, opts Options, store bool) ([]results.ScoreGroup, error) {
 	opts = opts.withDefaults()
 	scope := results.Scope{Units: opts.Units, IncludeTraining: opts.IncludeTraining}
 	compute := func() (storedGroups, error) { return st.ScoreGroupsIn(ctx, id, opts.SplitBy, scope) }
@@ -178,10 +173,7 @@ func runGroupsKept(ctx context.Context, st *results.Store, id string, opts Optio
 		return compute()
 	}
 	key := fmt.Sprintf("groups/2 runs=%q split=%q training=%t", []string{id}, opts.SplitBy, opts.IncludeTraining)
-	if !keep {
-		return cachedOr(ctx, st, key, []string{id}, compute)
-	}
-	return Cached(ctx, st, key, []string{id}, compute)
+	return cached(ctx, st, key, []string{id}, compute, store)
 }
 
 // tablesOf turns a run's score groups into one table per level.

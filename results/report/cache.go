@@ -19,6 +19,14 @@ import (
 // read-only database, say) is computed and served all the same, with a
 // warning in the log.
 func Cached[T any](ctx context.Context, st *results.Store, key string, runIDs []string, compute func() (T, error)) (T, error) {
+	return cached(ctx, st, key, runIDs, compute, true)
+}
+
+// cached is Cached, storing a result it computes only when store: a step
+// of a result that its caller stores itself (a comparison's score groups)
+// is read when stored but not written, since writing it costs more than
+// computing it again from the report blocks (docs/benchmarks.md).
+func cached[T any](ctx context.Context, st *results.Store, key string, runIDs []string, compute func() (T, error), store bool) (T, error) {
 	body, stamps, err := st.CachedResult(ctx, key, runIDs)
 	if err != nil {
 		slog.Warn("report cache unavailable; computing without it", "key", key, "err", err)
@@ -33,7 +41,7 @@ func Cached[T any](ctx context.Context, st *results.Store, key string, runIDs []
 		slog.Warn("report cache entry unreadable; computing it again", "key", key, "err", derr)
 	}
 	v, err := compute()
-	if err != nil {
+	if err != nil || !store {
 		return v, err
 	}
 	var buf bytes.Buffer
@@ -44,23 +52,6 @@ func Cached[T any](ctx context.Context, st *results.Store, key string, runIDs []
 		slog.Warn("report cache: result not stored", "key", key, "err", err)
 	}
 	return v, nil
-}
-
-// cachedOr returns the result stored under key for runIDs, as Cached
-// does, or computes it without storing it: for a step of a result that
-// its caller stores itself (a comparison's score groups: encoding and
-// writing both runs' groups, 11 MB each at 100k episodes, was a fifth of
-// the viewer's compare page after a write, where the report blocks give
-// the groups again in a third of a second).
-func cachedOr[T any](ctx context.Context, st *results.Store, key string, runIDs []string, compute func() (T, error)) (T, error) {
-	body, _, err := st.CachedResult(ctx, key, runIDs)
-	if err == nil && body != nil {
-		var v T
-		if gob.NewDecoder(bytes.NewReader(body)).Decode(&v) == nil {
-			return v, nil
-		}
-	}
-	return compute()
 }
 
 // CacheKey names, for Cached, a result of kind computed with opts over

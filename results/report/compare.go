@@ -103,13 +103,13 @@ func Compare(ctx context.Context, st *results.Store, a, b string, opts Options) 
 // ScoreGroupsOf reads the score groups (ScoreGroups with opts.SplitBy) of
 // runs a and b side by side, each from the report cache unless
 // opts.NoCache. Groups it computes are not stored: the caller stores the
-// comparison made of them (cachedOr).
+// comparison made of them.
 func ScoreGroupsOf(ctx context.Context, st *results.Store, a, b string, opts Options) (ga, gb []results.ScoreGroup, err error) {
 	opts = opts.withDefaults()
 	opts.IncludeTraining, opts.Units = false, nil
 	var g errgroup.Group
-	g.Go(func() (err error) { ga, err = runGroupsKept(ctx, st, a, opts, false); return err })
-	g.Go(func() (err error) { gb, err = runGroupsKept(ctx, st, b, opts, false); return err })
+	g.Go(func() (err error) { ga, err = runGroups(ctx, st, a, opts, false); return err })
+	g.Go(func() (err error) { gb, err = runGroups(ctx, st, b, opts, false); return err })
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"mascot.dev/mascot/internal/sqlrows"
 )
 
 // TestCompareStoresItsTablesNotTheGroups: a cached comparison stores its
-// paired tables, not the runs' score groups it paired (cachedOr), serves
+// paired tables, not the runs' score groups it paired (cached), serves
 // the tables it stored, and equals the comparison computed afresh; groups
 // a report stored are read, not computed again, and give the same.
 func TestCompareStoresItsTablesNotTheGroups(t *testing.T) {
@@ -17,20 +19,7 @@ func TestCompareStoresItsTablesNotTheGroups(t *testing.T) {
 	addRun(t, s, "A", cacheFixture(30, 0))
 	addRun(t, s, "B", cacheFixture(30, 3))
 	keys := func() []string {
-		rows, err := s.Reader().Query(`SELECT run_id || ' ' || key FROM report_cache ORDER BY 1`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var k string
-			if err := rows.Scan(&k); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, k)
-		}
-		return out
+		return sqlrows.Lines(t, s.Reader(), `SELECT run_id || ' ' || key FROM report_cache ORDER BY 1`)
 	}
 	text := func(o Options) string {
 		c, err := Compare(ctx, s, "A", "B", o)
@@ -52,7 +41,7 @@ func TestCompareStoresItsTablesNotTheGroups(t *testing.T) {
 		t.Fatalf("cached comparison differs from the fresh one:\n%.300s\n%.300s", got, fresh)
 	}
 	k := keys()
-	if len(k) != 1 || !strings.HasPrefix(k[0], "A paired/2 ") {
+	if len(k) != 1 || !strings.HasPrefix(k[0], `["A paired/2 `) {
 		t.Fatalf("stored after a comparison: %q, want its paired tables only", k)
 	}
 	if got := text(opts); got != fresh {
@@ -65,7 +54,7 @@ func TestCompareStoresItsTablesNotTheGroups(t *testing.T) {
 	}
 	groups := 0
 	for _, k := range keys() {
-		if strings.HasPrefix(k, "A groups/2 ") {
+		if strings.HasPrefix(k, `["A groups/2 `) {
 			groups++
 		}
 	}
@@ -77,7 +66,7 @@ func TestCompareStoresItsTablesNotTheGroups(t *testing.T) {
 		t.Fatalf("comparison from stored groups differs from the fresh one:\n%.300s\n%.300s", got, want)
 	}
 	for _, k := range keys() {
-		if strings.HasPrefix(k, "B groups/2 ") {
+		if strings.HasPrefix(k, `["B groups/2 `) {
 			t.Fatalf("a comparison stored run B's groups: %q", keys())
 		}
 	}

@@ -101,7 +101,7 @@ func runJudgeTables(ctx context.Context, st *results.Store, id string, opts Opti
 		if cols, _ := judgeColumns(set); len(cols) < 2 {
 			return nil, nil
 		}
-		groups, err := runGroups(ctx, st, id, opts)
+		groups, err := runGroups(ctx, st, id, opts, true)
 		if err != nil {
 			return nil, err
 		}

@@ -22,10 +22,10 @@
 //     in a fixed order that depends only on the inner size and the CPU:
 //     AVX-512 assembly kernels (dotz_amd64.s, dot8z_amd64.s) for inner
 //     sizes that are multiples of 16, AVX2/FMA ones (dot_amd64.s) for
-//     multiples of 8, a portable Go loop otherwise. The outputs are split over the CPUs;
-//     the inner dimension never is. The kernels read the weight rows as
-//     long streams, prefetched ahead. Attention uses gonum's blas32 per
-//     (sequence, head).
+//     multiples of 8, a portable Go loop otherwise. The outputs are split
+//     over the CPUs; the inner dimension never is. The kernels read the
+//     weight rows as long streams, prefetched ahead. Attention uses
+//     gonum's blas32 per (sequence, head).
 //   - LoRA adapters are applied on the fly through the Adapter interface
 //     (WithAdapters returns a view sharing the base weights), so one base
 //     can serve several adapters; merging lives in trainer/lora.

@@ -6,16 +6,14 @@ import (
 )
 
 // A cache's keys and values grow one position per decoding step. With
-// append's growth (a quarter more each time for large slices) a sequence
-// decoding a hundred tokens reallocated each of its 2·layers slices about
-// a dozen times, and every new array was fresh memory for the collector
-// to clear and, when the runtime had returned it to the OS, to fault back
-// in: a cost that grows with the batch, so it came off the gain of
-// batching. The arrays now grow to powers of two and the ones a cache
-// gives up (when it grows, or on Release) are kept here for the next
-// cache. Only storage moves; no value and no arithmetic changes. The
-// padded operands of matmulT8 come from the same pools, so that a step of
-// five to seven sequences does not allocate a logits-sized array.
+// append's growth every reallocation is fresh memory for the collector to
+// clear and, once the runtime has returned it to the OS, to fault back
+// in: a cost per sequence that batching does not share. So the arrays
+// grow to powers of two, and the ones a cache gives up (when it grows, or
+// on Release) are kept here for the next cache. Only storage moves; no
+// value and no arithmetic changes. The padded operands of matmulT8 come
+// from the same pools, so that a step of five to seven sequences does not
+// allocate a logits-sized array.
 
 // minFloatClass is the smallest array kept (2¹⁰ floats).
 const minFloatClass = 10

@@ -24,7 +24,7 @@ func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accum
 	if len(x) < rows*in || len(w) < out*in || len(y) < rows*out {
 		panic(fmt.Sprintf("qwen3: matmulT %d×%d by [%d,%d] with %d, %d and %d floats", rows, in, out, in, len(x), len(w), len(y)))
 	}
-	if rows > 4 && rows < 8 && !accumulate && zmmKernels && in%16 == 0 {
+	if rows > 4 && rows < 8 && !accumulate && zmmKernels && in%16 == 0 && in > 0 {
 		matmulT8(x, rows, in, w, out, y)
 		return
 	}

@@ -269,6 +269,13 @@ func TestMatmulPaddedRows(t *testing.T) {
 					t.Fatalf("%s: %d rows wrote past its outputs at %d", fma, rows, i)
 				}
 			}
+			// An empty inner dimension gives zeros, as on every other path.
+			matmulT(nil, rows, 0, nil, out, y[:rows*out], false)
+			for i := range rows * out {
+				if y[i] != 0 {
+					t.Fatalf("%s: %d rows of inner size 0: output %d is %v", fma, rows, i, y[i])
+				}
+			}
 		}
 	}
 }

@@ -2,34 +2,23 @@ package qwen3
 
 import "math"
 
-// SoftmaxLSE is LogSoftmaxProbs for a sampler that needs the log-prob of
-// the token it draws only: it writes softmax(logits/temperature) to probs
-// (grown when shorter than logits) and returns lse, so that the log-prob
-// of token i is float32(float64(logits[i]/temperature) − lse), the bits
-// LogSoftmax gives for it. ok is false where LogSoftmax would return NaN
-// (a NaN or +Inf logit, or no finite one).
+// SoftmaxExps is the first part of LogSoftmaxProbs for a sampler that
+// needs the log-prob of the token it draws only: it writes
+// p[i] = e^(logits[i]/temperature − mx), not yet normalised, to probs
+// (grown when shorter than logits), mx being the largest
+// logits[i]/temperature. With sum the sum of p in index order
+// (SumsInOrder) and lse = mx + log(sum), the log-prob of token i is
+// float32(float64(logits[i]/temperature) − lse), the bits LogSoftmax
+// gives for it, and Normalise gives the probabilities. ok is false where
+// LogSoftmax would return NaN (a NaN or +Inf logit, or no finite one).
 //
 // It skips LogSoftmax's vocabulary-long float32 output and its pass: the
 // maximum is taken over the logits before the division (dividing by a
 // positive temperature keeps the order, and rounding keeps it too), and
-// each logit is divided where its exponential is prepared.
-func SoftmaxLSE(logits []float32, temperature float32, probs []float64) (p []float64, lse float64, ok bool) {
-	p, mx, ok := SoftmaxExps(logits, temperature, probs)
-	if !ok {
-		return p, 0, false
-	}
-	var sum [1]float64
-	SumsInOrder([][]float64{p}, sum[:])
-	Normalise([][]float64{p}, sum[:], nil)
-	return p, mx + math.Log(sum[0]), true
-}
-
-// SoftmaxExps is SoftmaxLSE's first part: p[i] = e^(logits[i]/t − mx),
-// not yet normalised, with mx the largest logits[i]/t. SoftmaxLSE is
-// SoftmaxExps, the sum of p in index order (SumsInOrder), Normalise by
-// it, and lse = mx + log(sum); a sampler drawing for several sequences
-// runs the two sums' passes for them together (each sum keeps its order
-// and bits, and the sequences' chains of additions overlap).
+// each logit is divided where its exponential is prepared. The sums are
+// left to the caller so that a sampler drawing for several sequences runs
+// their passes together (each sum keeps its order and bits, and the
+// sequences' chains of additions overlap).
 func SoftmaxExps(logits []float32, temperature float32, probs []float64) (p []float64, mx float64, ok bool) {
 	if temperature <= 0 {
 		temperature = 1
@@ -90,13 +79,13 @@ func SumsInOrder(ps [][]float64, sums []float64) {
 	}
 }
 
-// Normalise divides each ps[s] by sums[s] (a multiply by 1/sum, as
-// SoftmaxLSE always did) and, when totals is not nil, sets totals[s] to
-// the sum of the normalised values in index order (what a draw over the
-// probabilities adds up first), four vectors at a time as SumsInOrder.
+// Normalise divides each ps[s] by sums[s] (a multiply by 1/sum) and sets
+// totals[s] to the sum of the normalised values in index order (what a
+// draw over the probabilities adds up first), four vectors at a time as
+// SumsInOrder.
 func Normalise(ps [][]float64, sums, totals []float64) {
 	s := 0
-	for ; totals != nil && s+4 <= len(ps) && sameLen(ps[s:s+4]); s += 4 {
+	for ; s+4 <= len(ps) && sameLen(ps[s:s+4]); s += 4 {
 		a, b, c, d := ps[s], ps[s+1], ps[s+2], ps[s+3]
 		n := len(a)
 		b, c, d = b[:n], c[:n], d[:n]
@@ -116,12 +105,6 @@ func Normalise(ps [][]float64, sums, totals []float64) {
 	}
 	for ; s < len(ps); s++ {
 		p, inv := ps[s], 1/sums[s]
-		if totals == nil {
-			for i := range p {
-				p[i] *= inv
-			}
-			continue
-		}
 		var total float64
 		for i := range p {
 			p[i] *= inv

@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-// TestSoftmaxLSESameBitsInEveryFamily checks SoftmaxLSE's vector passes
-// (the maximum, the division by the temperature) against its Go loops bit
-// for bit: probabilities, lse and ok, for lengths around the vectors'
+// TestSoftmaxExpsSameBitsInEveryFamily checks SoftmaxExps's vector passes
+// (the maximum, the division by the temperature, the exponentials)
+// against its Go loops bit for bit: exponentials, maximum and ok, for lengths around the vectors'
 // eight, a vocabulary's length, temperatures that round, and logits with
 // zeros of both signs as the maximum, NaN, infinities and subnormals.
-func TestSoftmaxLSESameBitsInEveryFamily(t *testing.T) {
+func TestSoftmaxExpsSameBitsInEveryFamily(t *testing.T) {
 	fams := kernelFamilies(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	gen := map[string]func(i int) float32{
@@ -32,18 +32,18 @@ func TestSoftmaxLSESameBitsInEveryFamily(t *testing.T) {
 			}
 			for _, temp := range []float32{0.8, 1, 0.3, 1.7} {
 				var want, got []float64
-				var wlse, glse float64
+				var wmx, gmx float64
 				var wok, gok bool
 				for _, fam := range fams {
 					useKernels(fam)
-					p, lse, ok := SoftmaxLSE(lg, temp, nil)
+					p, mx, ok := SoftmaxExps(lg, temp, nil)
 					if want == nil {
-						want, wlse, wok = p, lse, ok
+						want, wmx, wok = p, mx, ok
 						continue
 					}
-					got, glse, gok = p, lse, ok
-					if gok != wok || math.Float64bits(glse) != math.Float64bits(wlse) && wok {
-						t.Fatalf("%s n %d t %v kernels %s: ok %v lse %v, portable ok %v lse %v", name, n, temp, fam, gok, glse, wok, wlse)
+					got, gmx, gok = p, mx, ok
+					if gok != wok || math.Float64bits(gmx) != math.Float64bits(wmx) && wok {
+						t.Fatalf("%s n %d t %v kernels %s: ok %v max %v, portable ok %v max %v", name, n, temp, fam, gok, gmx, wok, wmx)
 					}
 					for i := range want {
 						if wok && math.Float64bits(got[i]) != math.Float64bits(want[i]) {

@@ -11,33 +11,20 @@ import (
 // log-prob only, not the whole distribution: the same token and log-prob
 // from the same draws of r. Sampling over every token (no top-k, no
 // top-p, a positive temperature), the common case, takes the
-// probabilities from qwen3.SoftmaxLSE and computes one log-prob instead
-// of the vocabulary's; everything else is Choose.
+// probabilities from qwen3's softmax and computes one log-prob instead
+// of the vocabulary's; everything else is Choose. It is ChooseTokens for
+// one sequence.
 func ChooseToken(logits []float32, p Params, r *rand.Rand) (int, float32, error) {
-	if p.Temperature == 0 || (p.TopK > 0 && p.TopK < len(logits)) || (p.TopP > 0 && p.TopP < 1) {
-		tok, lp, _, err := Choose(logits, p, r)
-		return tok, lp, err
-	}
-	t := p.Temperature
-	if t < 0 {
-		t = 1 // as LogSoftmaxProbs treats it
-	}
-	sp := scratch.Get().(*[]float64)
-	defer scratch.Put(sp)
-	e, lse, ok := qwen3.SoftmaxLSE(logits, t, *sp)
-	*sp = e
-	if !ok {
-		return 0, 0, ErrNoToken
-	}
-	logProb := func(i int) float32 { return float32(float64(logits[i]/t) - lse) }
-	// Choose's draw over every token.
-	i := drawAny(e, r)
-	return i, logProb(i), nil
+	var tok [1]int
+	var lp [1]float32
+	var err [1]error
+	ChooseTokens([][]float32{logits}, []Params{p}, []*rand.Rand{r}, tok[:], lp[:], err[:])
+	return tok[0], lp[0], err[0]
 }
 
 // ChooseTokens is ChooseToken for several sequences, each with its own
 // logits, parameters and random stream: toks[i], lps[i] and errs[i] are
-// what ChooseToken(logits[i], ps[i], rs[i]) returns, bit for bit. The
+// what ChooseToken(logits[i], ps[i], rs[i]) returns alone, bit for bit. The
 // sequences sampled over every token have their probabilities' two sums
 // (the softmax's and the draw's total, each a chain of additions in index
 // order) run together, four sequences per loop (qwen3.SumsInOrder), where
@@ -47,7 +34,7 @@ func ChooseTokens(logits [][]float32, ps []Params, rs []*rand.Rand, toks []int, 
 	for i := range logits {
 		p := ps[i]
 		if p.Temperature == 0 || (p.TopK > 0 && p.TopK < len(logits[i])) || (p.TopP > 0 && p.TopP < 1) {
-			toks[i], lps[i], errs[i] = ChooseToken(logits[i], p, rs[i])
+			toks[i], lps[i], _, errs[i] = Choose(logits[i], p, rs[i])
 			continue
 		}
 		fast = append(fast, i)
@@ -65,7 +52,7 @@ func ChooseTokens(logits [][]float32, ps []Params, rs []*rand.Rand, toks []int, 
 		sp := scratch.Get().(*[]float64)
 		e, mx, good := qwen3.SoftmaxExps(logits[i], temp(i), *sp)
 		*sp = e
-		defer scratch.Put(sp)
+		defer scratch.Put(sp) // es[k] is in use until the draws below
 		if !good {
 			toks[i], lps[i], errs[i] = 0, 0, ErrNoToken
 			continue

@@ -123,7 +123,7 @@ type engine struct {
 	gone atomic.Int64
 
 	// arriving says whether requests are being read and turned into
-	// jobs (gather); nil: never wait. gatherWait bounds the wait.
+	// jobs (gather). gatherWait bounds the wait.
 	arriving   func() bool
 	gatherWait time.Duration
 

@@ -5,13 +5,11 @@ import "time"
 // gatherWait bounds how long an idle engine holds its first step while
 // other requests' bodies are still being read and parsed, so that a burst
 // of requests arriving together starts in one pass instead of the first
-// running alone. Without it, eight clients that post at once cost one pass
-// for the first request's prompt alone, one more for the other seven
-// prompts, and at the end one more step for the seven that started one
-// step late: two passes over the weights of about seventy
-// (docs/benchmarks.md, branch engine9). A request that comes alone waits
-// one look (gatherPoll, no CPU: a timer), and a waiting request's first
-// token is delayed by at most gatherWait.
+// running alone: otherwise the first request's prompt costs a pass of its
+// own, and the others, one step behind it, need one more step at the end
+// (docs/benchmarks.md counts the passes). A request that comes alone
+// waits one look (gatherPoll, no CPU: a timer), and a waiting request's
+// first token is delayed by at most gatherWait.
 const gatherWait = 2 * time.Millisecond
 
 // gatherPoll is how often the wait looks again at the requests arriving:
@@ -23,9 +21,6 @@ const gatherPoll = 200 * time.Microsecond
 // turned into jobs), it waits for them to be queued and admits them, for
 // at most e.gatherWait (gatherWait; tests set it longer).
 func (e *engine) gather(b *batch) {
-	if e.arriving == nil {
-		return
-	}
 	deadline := time.Now().Add(e.gatherWait)
 	var t *time.Timer
 	// The first look always waits, and so does every look after one that

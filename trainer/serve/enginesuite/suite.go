@@ -261,9 +261,9 @@ func clients(url string, n, round int) (float64, error) {
 }
 
 // client keeps a connection per client open between rounds, as the
-// runner's client does (llm/transport.go): http.DefaultClient keeps two,
-// so each round of eight clients dialled six new connections, and the
-// requests arrived up to 7 ms apart.
+// runner's client does (llm/transport.go): http.DefaultClient keeps two
+// idle ones per host, so a round's other clients would dial anew and
+// their requests arrive milliseconds after the first.
 var client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 
 // complete posts one completion and returns its completion tokens.
