@@ -7,10 +7,12 @@ import "sync"
 // Response.Counted when the usage of the stored reply was counted already
 // (a cache hit); a reply whose usage was not (fetched by work lost to an
 // interruption) is counted by the request that reuses it. The runner
-// implements it on SQLite; MemCache is for tests.
+// implements it on SQLite; MemCache is for tests. Put cannot fail: a
+// store that writes later (the runner's, in batches) reports a failed
+// write where it writes.
 type Cache interface {
 	Get(key string) (Response, bool, error)
-	Put(key string, resp Response) error
+	Put(key string, resp Response)
 }
 
 // MemCache is an in-memory Cache, safe for concurrent use.
@@ -34,11 +36,10 @@ func (c *MemCache) Get(key string) (Response, bool, error) {
 }
 
 // Put implements Cache.
-func (c *MemCache) Put(key string, resp Response) error {
+func (c *MemCache) Put(key string, resp Response) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.m[key] = cloneResponse(resp)
-	return nil
 }
 
 // Len returns the number of stored responses.

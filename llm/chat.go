@@ -70,10 +70,7 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	}
 	resp.RequestIDs = ids
 	if c.cfg.Cache != nil && req.CacheKey != "" {
-		if err := c.cfg.Cache.Put(req.CacheKey, resp); err != nil {
-			c.stats.add(func(s *Stats) { s.CacheErrors++ })
-			c.settle(ids)
-		}
+		c.cfg.Cache.Put(req.CacheKey, resp)
 	} else {
 		c.settle(ids)
 	}

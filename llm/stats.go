@@ -70,7 +70,7 @@ func (st *stats) add(f func(s *Stats)) {
 }
 
 // succeeded counts a successful request that missed the cache, under one
-// lock (64 requests in flight take it in turn).
+// lock (the requests in flight take it in turn).
 func (st *stats) succeeded(tokensIn, tokensOut int, empty bool, latency time.Duration) {
 	i := LatencyBucket(latency)
 	st.mu.Lock()

@@ -15,8 +15,8 @@ import (
 // the server and the reply is stored, and a rerun compares neither, but a
 // changed byte would still be a changed record. encoding/json's
 // reflection, its buffer pool and the copy Marshal returns cost about as
-// much as the escaping itself on a 2.5 kB prompt (docs/benchmarks.md, "The
-// candidates stage against a bare client").
+// much as the escaping itself on a candidates prompt (docs/benchmarks.md,
+// "The candidates stage against a bare client").
 
 // appendWireRequest appends w's JSON to dst; ok is false when w holds what
 // only encoding/json says how to fail on (a NaN or infinite sampling
@@ -49,14 +49,7 @@ func appendWireRequest(dst []byte, w *wireRequest) (_ []byte, ok bool) {
 	dst = append(dst, `,"stream":`...)
 	dst = strconv.AppendBool(dst, w.Stream)
 	if len(w.Stop) > 0 {
-		dst = append(dst, `,"stop":[`...)
-		for i, s := range w.Stop {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendJSONString(dst, s)
-		}
-		dst = append(dst, ']')
+		dst = appendJSONStrings(append(dst, `,"stop":`...), w.Stop)
 	}
 	if w.ResponseFormat != nil {
 		b, err := json.Marshal(w.ResponseFormat) // rare, and a schema of the caller's

@@ -103,15 +103,22 @@ func TestAppendResponseJSONIsJSONMarshal(t *testing.T) {
 	}
 }
 
-func checkResponse(t *testing.T, r Response) {
+// checkAppend checks that appending v's JSON with enc writes what
+// json.Marshal(v) writes.
+func checkAppend[T any](t *testing.T, name string, enc func([]byte, T) []byte, v T) {
 	t.Helper()
-	want, err := json.Marshal(r)
+	want, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := AppendResponseJSON(nil, r); !bytes.Equal(got, want) {
-		t.Fatalf("AppendResponseJSON:\n got %s\nwant %s", got, want)
+	if got := enc(nil, v); !bytes.Equal(got, want) {
+		t.Fatalf("%s:\n got %s\nwant %s", name, got, want)
 	}
+}
+
+func checkResponse(t *testing.T, r Response) {
+	t.Helper()
+	checkAppend(t, "AppendResponseJSON", AppendResponseJSON, r)
 }
 
 // FuzzAppendJSON checks both encoders against encoding/json on arbitrary
@@ -180,13 +187,7 @@ func TestAppendMessagesJSONIsJSONMarshal(t *testing.T) {
 
 func checkMessages(t *testing.T, msgs []Message) {
 	t.Helper()
-	want, err := json.Marshal(msgs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := AppendMessagesJSON(nil, msgs); !bytes.Equal(got, want) {
-		t.Fatalf("AppendMessagesJSON:\n got %s\nwant %s", got, want)
-	}
+	checkAppend(t, "AppendMessagesJSON", AppendMessagesJSON, msgs)
 }
 
 // TestServerReceivesJSONMarshalBody sends requests with hostile text and

@@ -160,7 +160,7 @@ func (c *storeCache) Get(key string) (llm.Response, bool, error) {
 
 // Put implements llm.Cache: the reply waits for the next flush (or the
 // commit of the unit that counts it) with the attempts it settles.
-func (c *storeCache) Put(key string, resp llm.Response) error {
+func (c *storeCache) Put(key string, resp llm.Response) {
 	if slices.Equal(resp.Raw, resp.Choices) {
 		resp.Raw = nil // the choices had no <think> block: Get restores it
 	}
@@ -175,7 +175,6 @@ func (c *storeCache) Put(key string, resp llm.Response) error {
 	if n >= cacheFlushAt {
 		c.kickFlush()
 	}
-	return nil
 }
 
 // countedReplies returns, for a unit's commit, the pending replies among

@@ -191,8 +191,7 @@ func (c *canon) str(key bool) ([]byte, error) {
 				return nil, c.errorf("bad string: %v", err)
 			}
 			if !canonical {
-				enc, _ := json.Marshal(v) // a string always encodes
-				c.out = append(c.out, enc...)
+				c.out = jsonl.AppendString(c.out, v) // json.Marshal's bytes
 			}
 			return []byte(v), nil
 		case ch == '\\':

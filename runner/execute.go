@@ -244,9 +244,9 @@ func (r *run) execute(ctx context.Context) (*Summary, error) {
 	stopBeat := heartbeat(ctx, r.opts.Store, runID, r.opts.Log)
 	defer stopBeat()
 	// Disk space kept so that the run's end is recorded even when the
-	// disk fills during the run (FinishRun frees it then). Writing it (4
-	// MiB, synced) took 6–14 ms before a run's first request, so it is
-	// written while the run starts; FinishRun waits for it.
+	// disk fills during the run (FinishRun frees it then). Writing it is
+	// synced, so it is written while the run starts rather than before its
+	// first request; the run waits for it before FinishRun.
 	var release func()
 	reserved := make(chan struct{})
 	go func() { release = r.opts.Store.Reserve(); close(reserved) }()

@@ -88,6 +88,7 @@ func (r *run) execUnits(ctx context.Context, key string, st Stage, plan *unitPla
 		defer close(chunks)
 		plan.err = plan.plan(ctx, began, func(c planChunk) {
 			c.pending = mine(c.pending)
+			plan.holding(ctx, &c) // only the units this process runs
 			chunks <- c
 		})
 	}()

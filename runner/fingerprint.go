@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"sort"
 
+	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/schema"
 )
 
@@ -104,15 +105,11 @@ func unitFingerprint(stageFP string, inputs any) (string, error) {
 	}
 	// json.Marshal of map{"stage": stageFP, "inputs": b}: the keys in
 	// order, b as it is (compact already).
-	fp, err := json.Marshal(stageFP)
-	if err != nil {
-		return "", err
-	}
-	enc := make([]byte, 0, len(b)+len(fp)+20)
+	enc := make([]byte, 0, len(b)+len(stageFP)+24)
 	enc = append(enc, `{"inputs":`...)
 	enc = append(enc, b...)
 	enc = append(enc, `,"stage":`...)
-	enc = append(enc, fp...)
+	enc = jsonl.AppendString(enc, stageFP)
 	enc = append(enc, '}')
 	sum := sha256.Sum256(enc)
 	return hex.EncodeToString(sum[:]), nil

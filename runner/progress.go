@@ -83,13 +83,6 @@ func newProgress(w io.Writer) *progress {
 	return p
 }
 
-func (p *progress) add(name string, total, cached int) *bar {
-	b := p.addPlanning(name, total)
-	b.addCached(cached)
-	b.planned()
-	return b
-}
-
 // addPlanning adds a stage's bar before it knows how many of its total
 // units are cached: addCached counts them as planning finds them, and
 // planned ends the planning (a log's header line waits for it).

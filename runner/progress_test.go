@@ -47,3 +47,12 @@ func TestStatusDrawnOnATerminal(t *testing.T) {
 		t.Errorf("terminal shows %q, want the latest status beside the bar", got)
 	}
 }
+
+// add adds a stage's bar whose planning is over: total units, cached of
+// them done (runStage plans through addPlanning, addCached and planned).
+func (p *progress) add(name string, total, cached int) *bar {
+	b := p.addPlanning(name, total)
+	b.addCached(cached)
+	b.planned()
+	return b
+}

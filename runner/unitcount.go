@@ -79,7 +79,7 @@ func RoleCounterNames() []string {
 }
 
 // roleKeys are one role's counter names ("llm.<role>.<name>"), built
-// once per role and kept: each unit's commit used to build them again.
+// once per role and kept rather than at each unit's commit.
 type roleKeys struct {
 	requests, attempts, failures, tokensIn, tokensOut, cacheHits, reused, lost string
 	retries, failuresBy                                                        []string // by llm.Causes

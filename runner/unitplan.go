@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"iter"
 	"runtime"
 	"sync"
 	"time"
@@ -14,8 +15,8 @@ import (
 // are done, linking those to the run as cached) runs in chunks, and a
 // local stage's workers take each chunk's pending units as soon as it is
 // classified: the first requests go out after the first chunk instead of
-// after every unit (600 units of the candidates stage took 14–67 ms to
-// fingerprint alone under load, time the endpoint sat idle). The first
+// after every unit, so the endpoint does not sit idle while a large
+// stage is fingerprinted (docs/benchmarks.md has the figures). The first
 // chunk is small; each next one twice the last, up to planChunkMax, so a
 // stage of 300,000 units asks the store about 40 times.
 const (
@@ -49,10 +50,22 @@ type planChunk struct {
 	stored  map[string]bool
 }
 
+// spans yields the bounds [lo, hi) of each chunk in turn: p.first units,
+// then each chunk twice the last, up to planChunkMax.
+func (p *unitPlan) spans() iter.Seq2[int, int] {
+	return func(yield func(lo, hi int) bool) {
+		for lo, size := 0, p.first; lo < len(p.units); lo, size = lo+size, min(2*size, planChunkMax) {
+			if !yield(lo, min(lo+size, len(p.units))) {
+				return
+			}
+		}
+	}
+}
+
 // chunks returns how many chunks plan will classify.
 func (p *unitPlan) chunks() int {
 	n := 0
-	for lo, size := 0, p.first; lo < len(p.units); lo, size = lo+size, min(2*size, planChunkMax) {
+	for range p.spans() {
 		n++
 	}
 	return n
@@ -76,11 +89,10 @@ func (p *unitPlan) plan(ctx context.Context, began time.Time, emit func(planChun
 			Fingerprint: r.fps[p.key], Status: "running", UnitsTotal: len(p.units), UnitsCached: len(p.cached),
 			StartedAt: began})
 	}
-	for lo, size := 0, p.first; lo < len(p.units); lo, size = lo+size, min(2*size, planChunkMax) {
+	for lo, hi := range p.spans() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		hi := min(lo+size, len(p.units))
 		c, err := p.classify(ctx, lo, hi)
 		if err != nil {
 			return err
@@ -132,18 +144,24 @@ func (p *unitPlan) classify(ctx context.Context, lo, hi int) (planChunk, error) 
 	if p.bar != nil {
 		p.bar.addCached(len(cached))
 	}
-	if p.link && r.cache != nil && len(c.pending) > 0 {
-		pfps := make([]string, len(c.pending))
-		for i, u := range c.pending {
-			pfps[i] = u.Fingerprint
-		}
-		c.stored = r.cache.holding(ctx, pfps)
-	}
 	return c, nil
 }
 
-// fingerprintGrain is the fewest units a fingerprinting goroutine takes:
-// a unit of one ESConv dialogue takes about 5 µs.
+// holding sets which of c's pending units have cached LLM responses
+// (left nil without a cache: each unit then reads its own).
+func (p *unitPlan) holding(ctx context.Context, c *planChunk) {
+	if p.r.cache == nil || len(c.pending) == 0 {
+		return
+	}
+	fps := make([]string, len(c.pending))
+	for i, u := range c.pending {
+		fps[i] = u.Fingerprint
+	}
+	c.stored = p.r.cache.holding(ctx, fps)
+}
+
+// fingerprintGrain is the fewest units a fingerprinting goroutine takes,
+// enough work to outweigh starting it.
 const fingerprintGrain = 16
 
 // fingerprint sets the fingerprints of units[lo:hi], on up to GOMAXPROCS

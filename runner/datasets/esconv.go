@@ -104,9 +104,9 @@ func loadESConv(fsys fs.FS, file string) ([]Sample, error) {
 
 // decodeESConvArray decodes a JSON array of dialogues with json v2's
 // engine under v1's rules (the same records and errors as encoding/json:
-// TestESConvDecodesAsEncodingJSON), two to three times as fast: a stage
-// waits for its dataset before its first request (docs/benchmarks.md,
-// "The candidates stage against a bare client").
+// TestESConvDecodesAsEncodingJSON), faster: a stage waits for its
+// dataset before its first request (docs/benchmarks.md, "The candidates
+// stage against a bare client").
 func decodeESConvArray(b []byte) ([]esRecord, error) {
 	var recs []esRecord
 	err := jsonv1.Unmarshal(b, &recs)
