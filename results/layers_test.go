@@ -18,7 +18,7 @@ func TestResultsLayers(t *testing.T) {
 	for dir, allowed := range map[string][]string{
 		"jsonl":              {},
 		".":                  {"results/jsonl", "experiments/prompts"},
-		"transfer":           {"results", "results/jsonl", "internal/labels"},
+		"transfer":           {"results", "results/jsonl", "internal/labels", "internal/gcpace"},
 		"report":             {"results", "results/figures", "plugins/stats"},
 		"../runner/dialogue": {"results/jsonl", "runner/datasets", "llm"},
 	} {
