@@ -16,10 +16,11 @@ import (
 )
 
 // chatRequest is a request ready to send: the go-openai request (for its
-// validation and the choice count) and the JSON body every attempt sends.
+// validation and the choice count) and the JSON body every attempt sends,
+// whose buffer goes back to the pool after body.done (bodypool.go).
 type chatRequest struct {
 	o    openai.ChatCompletionRequest
-	body []byte
+	body *reqBody
 }
 
 // buildChatRequest merges the endpoint defaults into req and encodes the
@@ -76,14 +77,16 @@ func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, erro
 	if err := openai.NewReasoningValidator().Validate(o); err != nil {
 		return chatRequest{}, err
 	}
-	body, ok := appendWireRequest(make([]byte, 0, size+size/16), &w)
+	body, ok := appendWireRequest(getBuf(size+size/16), &w)
 	if !ok {
-		var err error
-		if body, err = json.Marshal(w); err != nil {
+		putBuf(body)
+		body, err := json.Marshal(w)
+		if err != nil {
 			return chatRequest{}, fmt.Errorf("encoding the request: %w", err)
 		}
+		return chatRequest{o: o, body: newReqBody(body, false)}, nil
 	}
-	return chatRequest{o: o, body: body}, nil
+	return chatRequest{o: o, body: newReqBody(body, true)}, nil
 }
 
 // attempt sends one HTTP attempt to rep under the endpoint's per-attempt

@@ -142,6 +142,7 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 	if err != nil {
 		return Response{}, nil, &Error{Kind: KindConfig, Role: req.Role, Endpoint: ep.Name, Message: err.Error()}
 	}
+	defer creq.body.done()
 	journal := c.cfg.Journal
 	if req.CacheKey == "" {
 		journal = nil
@@ -290,7 +291,8 @@ func (c *Client) toResponse(out openai.ChatCompletionResponse, model string, rep
 		Latency: time.Since(start), Attempts: attempts, ModelID: model, URL: rep.redacted}
 	choices := orderedChoices(out.Choices)
 	if n := len(choices); n > 0 {
-		r.Raw, r.Choices, r.FinishReasons = make([]string, n), make([]string, n), make([]string, n)
+		all := make([]string, 3*n) // one allocation for the three; each is capped at its length
+		r.Raw, r.Choices, r.FinishReasons = all[:n:n], all[n:2*n:2*n], all[2*n:]
 	}
 	for i := range choices {
 		ch := &choices[i]

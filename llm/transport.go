@@ -17,7 +17,7 @@ import (
 // attemptState travels in the request context from the retry loop to the
 // doer: the body to send, and what the server answered.
 type attemptState struct {
-	body       []byte                         // the chat request's JSON (wire.go); nil: go-openai's
+	body       *reqBody                       // the chat request's JSON (wire.go); nil: go-openai's
 	requestID  string                         // the journal id, sent as X-Request-Id ("" = none)
 	reply      *openai.ChatCompletionResponse // a 2xx chat reply, decoded by decodeReply
 	status     int
@@ -59,10 +59,9 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	st, _ := req.Context().Value(attemptKey{}).(*attemptState)
 	if st != nil && st.body != nil && req.Body != nil {
 		_ = req.Body.Close() // go-openai's, of the model alone
-		body := st.body
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		req.ContentLength = int64(len(body))
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		req.Body = st.body.open()
+		req.ContentLength = int64(len(st.body.buf))
+		req.GetBody = st.body.getBody
 	}
 	if st != nil && st.requestID != "" {
 		req.Header.Set(RequestIDHeader, st.requestID)
@@ -84,7 +83,7 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 			return nil, fmt.Errorf("reading the HTTP %d response: %w", resp.StatusCode, rerr)
 		}
 		st.errBody = body
-		resp.Body = io.NopCloser(bytes.NewReader(body))
+		resp.Body = byteReader(body)
 	case st.body != nil && resp.StatusCode >= 200 && resp.StatusCode < 300:
 		body, rerr := readAll(resp)
 		if rerr != nil {
@@ -94,21 +93,22 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		}
 		if out, ok := decodeReply(body); ok {
 			st.reply = &out
+			putBuf(body) // decodeReply copied what it kept
 			body = emptyObject
 		}
-		resp.Body = io.NopCloser(bytes.NewReader(body))
+		resp.Body = byteReader(body)
 	}
 	return resp, nil
 }
 
 var emptyObject = []byte("{}")
 
-// readAll reads and closes a response body, in one allocation when its
+// readAll reads and closes a response body, into a pooled buffer when its
 // length is known.
 func readAll(resp *http.Response) ([]byte, error) {
 	defer resp.Body.Close()
 	if n := resp.ContentLength; n > 0 && n < 64<<20 {
-		body := make([]byte, n)
+		body := getBuf(int(n))[:n]
 		k, err := io.ReadFull(resp.Body, body)
 		return body[:k], err
 	}
