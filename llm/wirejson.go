@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"unsafe"
 
 	"mascot.dev/mascot/results/jsonl"
 )
@@ -148,6 +149,14 @@ func AppendMessagesJSON(dst []byte, msgs []Message) []byte {
 		dst = append(dst, '}')
 	}
 	return append(dst, ']')
+}
+
+// MessagesJSON is AppendMessagesJSON(nil, msgs) as a string, in one
+// allocation: the buffer is its own and never written again, as a
+// strings.Builder's is.
+func MessagesJSON(msgs []Message) string {
+	b := AppendMessagesJSON(nil, msgs)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // appendJSONStrings writes a nil slice as null, as encoding/json does.

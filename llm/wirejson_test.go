@@ -188,6 +188,9 @@ func TestAppendMessagesJSONIsJSONMarshal(t *testing.T) {
 func checkMessages(t *testing.T, msgs []Message) {
 	t.Helper()
 	checkAppend(t, "AppendMessagesJSON", AppendMessagesJSON, msgs)
+	if got, want := MessagesJSON(msgs), string(AppendMessagesJSON(nil, msgs)); got != want {
+		t.Errorf("MessagesJSON = %s, want %s", got, want)
+	}
 }
 
 // TestServerReceivesJSONMarshalBody sends requests with hostile text and

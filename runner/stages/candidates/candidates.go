@@ -93,7 +93,7 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 		return nil, fmt.Errorf("no candidate survived for %s (%d empty responses)", u.Key, set.Counters.NumEmptyResponses)
 	}
 	// json.Marshal's bytes, in one pass (the prompt is most of a unit's row)
-	prompt, model := string(llm.AppendMessagesJSON(nil, set.Prompt)), ep.Model // one copy for all K rows
+	prompt, model := llm.MessagesJSON(set.Prompt), ep.Model // one copy for all K rows
 	return func(tx *results.Tx) error {
 		rows := make([]results.Candidate, len(set.Candidates))
 		for i, c := range set.Candidates {
