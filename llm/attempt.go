@@ -16,11 +16,15 @@ import (
 )
 
 // chatRequest is a request ready to send: the go-openai request (for its
-// validation and the choice count) and the JSON body every attempt sends,
-// whose buffer goes back to the pool after body.done (bodypool.go).
+// validation and the choice count) and the JSON body every attempt sends.
+// The body is not pooled: net/http sends a body's first bytes with the
+// headers only when it is a *bytes.Reader (or the like), which has no
+// Close to say when the transport, which may still write it after
+// RoundTrip returns, is done with it; any other reader costs a write of
+// its own per request.
 type chatRequest struct {
 	o    openai.ChatCompletionRequest
-	body *reqBody
+	body []byte
 }
 
 // buildChatRequest merges the endpoint defaults into req and encodes the
@@ -77,16 +81,14 @@ func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, erro
 	if err := openai.NewReasoningValidator().Validate(o); err != nil {
 		return chatRequest{}, err
 	}
-	body, ok := appendWireRequest(getBuf(size+size/16), &w)
+	body, ok := appendWireRequest(make([]byte, 0, size+size/16), &w)
 	if !ok {
-		putBuf(body)
-		body, err := json.Marshal(w)
-		if err != nil {
+		var err error
+		if body, err = json.Marshal(w); err != nil {
 			return chatRequest{}, fmt.Errorf("encoding the request: %w", err)
 		}
-		return chatRequest{o: o, body: newReqBody(body, false)}, nil
 	}
-	return chatRequest{o: o, body: newReqBody(body, true)}, nil
+	return chatRequest{o: o, body: body}, nil
 }
 
 // attempt sends one HTTP attempt to rep under the endpoint's per-attempt

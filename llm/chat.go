@@ -142,7 +142,6 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 	if err != nil {
 		return Response{}, nil, &Error{Kind: KindConfig, Role: req.Role, Endpoint: ep.Name, Message: err.Error()}
 	}
-	defer creq.body.done()
 	journal := c.cfg.Journal
 	if req.CacheKey == "" {
 		journal = nil

@@ -17,7 +17,7 @@ import (
 // attemptState travels in the request context from the retry loop to the
 // doer: the body to send, and what the server answered.
 type attemptState struct {
-	body       *reqBody                       // the chat request's JSON (wire.go); nil: go-openai's
+	body       []byte                         // the chat request's JSON (wire.go); nil: go-openai's
 	requestID  string                         // the journal id, sent as X-Request-Id ("" = none)
 	reply      *openai.ChatCompletionResponse // a 2xx chat reply, decoded by decodeReply
 	status     int
@@ -59,9 +59,10 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	st, _ := req.Context().Value(attemptKey{}).(*attemptState)
 	if st != nil && st.body != nil && req.Body != nil {
 		_ = req.Body.Close() // go-openai's, of the model alone
-		req.Body = st.body.open()
-		req.ContentLength = int64(len(st.body.buf))
-		req.GetBody = st.body.getBody
+		body := st.body
+		req.Body = io.NopCloser(bytes.NewReader(body)) // a known in-memory body (see chatRequest)
+		req.ContentLength = int64(len(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
 	if st != nil && st.requestID != "" {
 		req.Header.Set(RequestIDHeader, st.requestID)
@@ -85,7 +86,7 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		st.errBody = body
 		resp.Body = byteReader(body)
 	case st.body != nil && resp.StatusCode >= 200 && resp.StatusCode < 300:
-		body, rerr := readAll(resp)
+		body, buf, rerr := readAll(resp)
 		if rerr != nil {
 			// go-openai meets the same error where it did before.
 			resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{rerr}))
@@ -93,7 +94,9 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		}
 		if out, ok := decodeReply(body); ok {
 			st.reply = &out
-			putBuf(body) // decodeReply copied what it kept
+			if buf != nil {
+				putBuf(buf) // decodeReply copied what it kept
+			}
 			body = emptyObject
 		}
 		resp.Body = byteReader(body)
@@ -103,16 +106,20 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 
 var emptyObject = []byte("{}")
 
-// readAll reads and closes a response body, into a pooled buffer when its
-// length is known.
-func readAll(resp *http.Response) ([]byte, error) {
+// readAll reads and closes a response body: into a pooled buffer (buf,
+// which the caller may give back) when its length is known.
+func readAll(resp *http.Response) (body []byte, buf *[]byte, err error) {
 	defer resp.Body.Close()
 	if n := resp.ContentLength; n > 0 && n < 64<<20 {
-		body := getBuf(int(n))[:n]
-		k, err := io.ReadFull(resp.Body, body)
-		return body[:k], err
+		buf = getBuf(int(n))
+		k, err := io.ReadFull(resp.Body, *buf)
+		if err != nil {
+			return (*buf)[:k], nil, err // not given back: the caller keeps the bytes
+		}
+		return *buf, buf, nil
 	}
-	return io.ReadAll(resp.Body)
+	body, err = io.ReadAll(resp.Body)
+	return body, nil, err
 }
 
 // errReader fails every read with err.

@@ -24,8 +24,8 @@ func TestWireBodyIsGoOpenAIsPlusSampling(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got map[string]any
-	if err := json.Unmarshal(creq.body.buf, &got); err != nil {
-		t.Fatalf("body %s: %v", creq.body.buf, err)
+	if err := json.Unmarshal(creq.body, &got); err != nil {
+		t.Fatalf("body %s: %v", creq.body, err)
 	}
 	o := creq.o // carries no messages: go-openai's request with them
 	for _, m := range req.Messages {
