@@ -95,7 +95,7 @@ func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, erro
 // deadline, or the request's total deadline when that comes first. kind
 // is "" on success; msg explains a failure.
 func (c *Client) attempt(ctx context.Context, total time.Time, st *endpointState, rep *replica, creq chatRequest,
-	requestID string) (out openai.ChatCompletionResponse, as *attemptState, kind Kind, msg string) {
+	requestID string) (out wireResponse, as *attemptState, kind Kind, msg string) {
 	as = &attemptState{body: creq.body, requestID: requestID}
 	dl := time.Now().Add(st.ep.Timeout)
 	if total.Before(dl) {
@@ -104,7 +104,7 @@ func (c *Client) attempt(ctx context.Context, total time.Time, st *endpointState
 	actx, cancel := context.WithDeadline(withAttempt(ctx, as), dl)
 	defer cancel()
 	// go-openai encodes only the model: the doer sends creq.body instead.
-	out, err := rep.oc.CreateChatCompletion(actx, openai.ChatCompletionRequest{Model: creq.o.Model})
+	o, err := rep.oc.CreateChatCompletion(actx, openai.ChatCompletionRequest{Model: creq.o.Model})
 	if err != nil {
 		kind, msg = classify(err, as.status, actx)
 		if msg == "" && len(as.errBody) > 0 {
@@ -114,6 +114,8 @@ func (c *Client) attempt(ctx context.Context, total time.Time, st *endpointState
 	}
 	if as.reply != nil {
 		out = *as.reply
+	} else {
+		out = fromOpenAI(o) // a reply decodeReply left to go-openai
 	}
 	if len(out.Choices) == 0 {
 		return out, as, KindMalformed, "response has no choices"

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // Chat sends req to the endpoint of req.Role and returns its choices with
@@ -283,9 +281,9 @@ func (c *Client) trace(start time.Time, req Request, st *endpointState, model st
 	c.cfg.Trace(ev)
 }
 
-// toResponse converts a go-openai response, keeping raw text and stripping
+// toResponse converts a reply, keeping raw text and stripping
 // <think> blocks.
-func (c *Client) toResponse(out openai.ChatCompletionResponse, model string, rep *replica, attempts int, start time.Time) Response {
+func (c *Client) toResponse(out wireResponse, model string, rep *replica, attempts int, start time.Time) Response {
 	r := Response{PromptTokens: out.Usage.PromptTokens, CompletionTokens: out.Usage.CompletionTokens,
 		Latency: time.Since(start), Attempts: attempts, ModelID: model, URL: rep.redacted}
 	choices := orderedChoices(out.Choices)
@@ -306,11 +304,11 @@ func (c *Client) toResponse(out openai.ChatCompletionResponse, model string, rep
 
 // orderedChoices sorts choices by index (servers may answer out of order);
 // choices already in order are returned as they are.
-func orderedChoices(in []openai.ChatCompletionChoice) []openai.ChatCompletionChoice {
-	if slices.IsSortedFunc(in, func(a, b openai.ChatCompletionChoice) int { return cmp.Compare(a.Index, b.Index) }) {
+func orderedChoices(in []wireChoice) []wireChoice {
+	if slices.IsSortedFunc(in, func(a, b wireChoice) int { return cmp.Compare(a.Index, b.Index) }) {
 		return in
 	}
-	out := make([]openai.ChatCompletionChoice, len(in))
+	out := make([]wireChoice, len(in))
 	copy(out, in)
 	for i := 1; i < len(out); i++ {
 		for j := i; j > 0 && out[j].Index < out[j-1].Index; j-- {

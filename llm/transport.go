@@ -10,16 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // attemptState travels in the request context from the retry loop to the
 // doer: the body to send, and what the server answered.
 type attemptState struct {
-	body       []byte                         // the chat request's JSON (wire.go); nil: go-openai's
-	requestID  string                         // the journal id, sent as X-Request-Id ("" = none)
-	reply      *openai.ChatCompletionResponse // a 2xx chat reply, decoded by decodeReply
+	body       []byte        // the chat request's JSON (wire.go); nil: go-openai's
+	requestID  string        // the journal id, sent as X-Request-Id ("" = none)
+	reply      *wireResponse // a 2xx chat reply, decoded by decodeReply
 	status     int
 	retryAfter time.Duration
 	// errBody is the start of an error response's body (status >= 400), so
@@ -93,7 +91,7 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 			break
 		}
 		if out, ok := decodeReply(body); ok {
-			st.reply = &out
+			st.reply = out
 			if buf != nil {
 				putBuf(buf) // decodeReply copied what it kept
 			}

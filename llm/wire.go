@@ -45,36 +45,46 @@ type wireMessage struct {
 	Content string `json:"content,omitempty"`
 }
 
-// wireResponse is what mascot reads of a reply.
+// wireResponse is what mascot reads of a reply: decoded straight from the
+// body (decodeReply), or taken from go-openai's decoding of a reply this
+// decoder does not read (fromOpenAI).
 type wireResponse struct {
-	Choices []struct {
-		Index   int `json:"index"`
-		Message struct {
-			Content          string `json:"content"`
-			ReasoningContent string `json:"reasoning_content"`
-		} `json:"message"`
-		FinishReason openai.FinishReason `json:"finish_reason"`
-	} `json:"choices"`
-	Usage struct {
+	Choices []wireChoice `json:"choices"`
+	Usage   struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 	} `json:"usage"`
 }
 
+type wireChoice struct {
+	Index   int `json:"index"`
+	Message struct {
+		Content          string `json:"content"`
+		ReasoningContent string `json:"reasoning_content"`
+	} `json:"message"`
+	FinishReason openai.FinishReason `json:"finish_reason"`
+}
+
 // decodeReply decodes a successful reply's body; ok is false when it is
 // not one this decoder reads (go-openai then decodes it, or says why not).
-func decodeReply(body []byte) (out openai.ChatCompletionResponse, ok bool) {
+// The reply is not converted to go-openai's types: their choice is several
+// hundred bytes of members mascot does not read.
+func decodeReply(body []byte) (w *wireResponse, ok bool) {
+	w = new(wireResponse)
+	if json.Unmarshal(body, w) != nil {
+		return nil, false
+	}
+	return w, true
+}
+
+// fromOpenAI keeps what mascot reads of a reply go-openai decoded.
+func fromOpenAI(o openai.ChatCompletionResponse) wireResponse {
 	var w wireResponse
-	if json.Unmarshal(body, &w) != nil {
-		return out, false
+	w.Choices = make([]wireChoice, len(o.Choices))
+	for i, c := range o.Choices {
+		w.Choices[i].Index, w.Choices[i].FinishReason = c.Index, c.FinishReason
+		w.Choices[i].Message.Content, w.Choices[i].Message.ReasoningContent = c.Message.Content, c.Message.ReasoningContent
 	}
-	out.Choices = make([]openai.ChatCompletionChoice, len(w.Choices))
-	for i, c := range w.Choices {
-		out.Choices[i] = openai.ChatCompletionChoice{Index: c.Index, FinishReason: c.FinishReason,
-			Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: c.Message.Content,
-				ReasoningContent: c.Message.ReasoningContent}}
-	}
-	out.Usage.PromptTokens, out.Usage.CompletionTokens = w.Usage.PromptTokens, w.Usage.CompletionTokens
-	out.Usage.TotalTokens = w.Usage.PromptTokens + w.Usage.CompletionTokens
-	return out, true
+	w.Usage.PromptTokens, w.Usage.CompletionTokens = o.Usage.PromptTokens, o.Usage.CompletionTokens
+	return w
 }
