@@ -46,10 +46,9 @@ type CachedReply struct {
 	Counted bool
 }
 
-const putReplySQL = `INSERT INTO llm_calls (key, response_json, counted, created_at) VALUES `
-
-const putReplyUpsert = ` ON CONFLICT (key) DO UPDATE SET response_json = excluded.response_json,
-	counted = MAX(llm_calls.counted, excluded.counted)`
+var putReplySQL = rowsSQL{head: `INSERT INTO llm_calls (key, response_json, counted, created_at) VALUES `,
+	row: "(?, ?, ?, ?)", tail: ` ON CONFLICT (key) DO UPDATE SET response_json = excluded.response_json,
+	counted = MAX(llm_calls.counted, excluded.counted)`}
 
 // putReplies writes replies (one statement per maxRowsPerInsert) and
 // settles the attempts they (and settled) answer; counted never goes back
@@ -60,22 +59,15 @@ func putReplies(ctx context.Context, tx *sql.Tx, sm *sums, replies []Reply, sett
 	for len(replies) > 0 {
 		chunk := replies[:min(len(replies), maxRowsPerInsert)]
 		replies = replies[len(chunk):]
-		q := make([]byte, 0, len(putReplySQL)+len(putReplyUpsert)+len(chunk)*16)
-		q = append(q, putReplySQL...)
 		args := make([]any, 0, 4*len(chunk))
-		for i, r := range chunk {
+		for _, r := range chunk {
 			if r.Key == "" {
 				return fmt.Errorf("caching an LLM response: empty key")
 			}
-			if i > 0 {
-				q = append(q, ',')
-			}
-			q = append(q, "(?, ?, ?, ?)"...)
 			args = append(args, r.Key, bytesText(r.JSON), r.Counted, now)
 			settled = append(settled, r.Settles...)
 		}
-		q = append(q, putReplyUpsert...)
-		if _, err := tx.ExecContext(ctx, string(q), args...); err != nil {
+		if _, err := tx.ExecContext(ctx, putReplySQL.text(len(chunk)), args...); err != nil {
 			return fmt.Errorf("caching LLM responses (%s...): %w", chunk[0].Key, err)
 		}
 	}

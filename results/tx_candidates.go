@@ -30,15 +30,13 @@ func (t *Tx) InsertCandidates(cs []Candidate) ([]int64, error) {
 			}
 		}
 	}
-	q := make([]byte, 0, len(insertCandidatesSQL)+len(cs)*40)
-	q = append(q, insertCandidatesSQL...)
 	args := make([]any, 0, 13*len(cs))
 	now := any(nowMS())
 	// The K candidates of a unit differ in their text and sample index
 	// only: each repeated column is boxed into an argument once.
 	var unitFP, runID, kind, contextID, persona, modelID, meta lastBoxed
 	var sharedID any
-	for i, c := range cs {
+	for _, c := range cs {
 		prompt, promptID := c.Prompt, any(nil)
 		if id := shared[prompt]; id != 0 {
 			if id < 0 {
@@ -56,10 +54,6 @@ func (t *Tx) InsertCandidates(cs []Candidate) ([]int64, error) {
 			}
 			prompt, promptID = "", sharedID
 		}
-		if i > 0 {
-			q = append(q, ',')
-		}
-		q = append(q, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"...)
 		var run any // t.run(c.RunID), boxed once
 		if r := cmp.Or(c.RunID, t.unit.RunID); r != "" {
 			run = runID.of(r)
@@ -68,7 +62,7 @@ func (t *Tx) InsertCandidates(cs []Candidate) ([]int64, error) {
 			persona.of(c.Persona), c.SampleIdx, prompt, promptID, c.Text, c.Raw, modelID.of(c.ModelID),
 			meta.of(jsonOr(c.Meta, "{}")), now)
 	}
-	res, err := t.exec(string(q), args...)
+	res, err := t.exec(insertCandidatesSQL.text(len(cs)), args...)
 	if err != nil {
 		return nil, fmt.Errorf("inserting candidates %s: %w", cs[0].ContextID, err)
 	}
@@ -96,8 +90,8 @@ func candidatePrompt(a string) string {
 	return `COALESCE((SELECT cp.prompt FROM candidate_prompts cp WHERE cp.id = ` + a + `.prompt_id), ` + a + `.prompt)`
 }
 
-const insertCandidatesSQL = `INSERT INTO candidates (unit_fp, run_id, kind, context_id, persona, sample_idx,
-	prompt, prompt_id, text, raw, model_id, meta_json, created_at) VALUES `
+var insertCandidatesSQL = rowsSQL{head: `INSERT INTO candidates (unit_fp, run_id, kind, context_id, persona, sample_idx,
+	prompt, prompt_id, text, raw, model_id, meta_json, created_at) VALUES `, row: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"}
 
 // lastBoxed is a column's last value boxed as a statement argument: rows
 // that repeat it share one box (an allocation per string otherwise).
