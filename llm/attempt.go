@@ -47,18 +47,17 @@ func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, erro
 	// o carries no messages: go-openai's validation does not read them,
 	// and every attempt sends the body encoded here.
 	w := wireRequest{Model: model, N: o.N, Stop: o.Stop, Seed: o.Seed, MaxTokens: o.MaxTokens,
-		Messages: make([]wireMessage, len(req.Messages))}
+		Messages: wireMessages(req.Messages)}
 	size := 256 + len(model)
-	for i, m := range req.Messages {
-		w.Messages[i] = wireMessage(m)
+	for _, m := range req.Messages {
 		size += len(m.Role) + len(m.Content) + 32
 	}
-	think := req.EnableThinking
-	if think == nil {
-		think = ep.EnableThinking
-	}
-	if think != nil {
-		o.ChatTemplateKwargs = map[string]any{"enable_thinking": *think}
+	// o carries no chat_template_kwargs either (go-openai's validation
+	// does not read them): the body writes enable_thinking without the
+	// map (and its JSON encoding) every request made.
+	w.enableThinking = req.EnableThinking
+	if w.enableThinking == nil {
+		w.enableThinking = ep.EnableThinking
 	}
 	if len(req.JSONSchema) > 0 {
 		name := req.SchemaName
@@ -72,7 +71,7 @@ func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, erro
 			},
 		}
 	}
-	w.ChatTemplateKwargs, w.ResponseFormat = o.ChatTemplateKwargs, o.ResponseFormat
+	w.ResponseFormat = o.ResponseFormat
 	w.Temperature = cmp.Or(req.Temperature, s.Temperature)
 	w.TopP = cmp.Or(req.TopP, s.TopP)
 	w.TopK = cmp.Or(req.TopK, s.TopK)
@@ -83,6 +82,9 @@ func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, erro
 	}
 	body, ok := appendWireRequest(make([]byte, 0, size+size/16), &w)
 	if !ok {
+		if w.enableThinking != nil {
+			w.ChatTemplateKwargs = map[string]any{"enable_thinking": *w.enableThinking}
+		}
 		var err error
 		if body, err = json.Marshal(w); err != nil {
 			return chatRequest{}, fmt.Errorf("encoding the request: %w", err)

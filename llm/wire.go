@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"unsafe"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -36,6 +37,10 @@ type wireRequest struct {
 	RepetitionPenalty  *float64                             `json:"repetition_penalty,omitempty"`
 	// TruncatePromptTokens is vLLM's extension (the built-in engine's too).
 	TruncatePromptTokens *int `json:"truncate_prompt_tokens,omitempty"`
+	// enableThinking, when ChatTemplateKwargs is nil, is written as
+	// chat_template_kwargs {"enable_thinking": ...} (what encoding/json
+	// writes of that map) by appendWireRequest.
+	enableThinking *bool
 }
 
 // wireMessage is a message as go-openai sends one without parts: an empty
@@ -43,6 +48,17 @@ type wireRequest struct {
 type wireMessage struct {
 	Role    string `json:"role"`
 	Content string `json:"content,omitempty"`
+}
+
+// wireMessages views msgs as wire messages, without a copy: the two types
+// have the same fields (the conversion below fails to compile otherwise)
+// and differ only in a tag. A nil slice becomes an empty one, sent as [].
+func wireMessages(msgs []Message) []wireMessage {
+	_ = wireMessage(Message{})
+	if len(msgs) == 0 {
+		return []wireMessage{}
+	}
+	return unsafe.Slice((*wireMessage)(unsafe.Pointer(unsafe.SliceData(msgs))), len(msgs))
 }
 
 // wireResponse is what mascot reads of a reply: decoded straight from the

@@ -27,7 +27,8 @@ func TestWireBodyIsGoOpenAIsPlusSampling(t *testing.T) {
 	if err := json.Unmarshal(creq.body, &got); err != nil {
 		t.Fatalf("body %s: %v", creq.body, err)
 	}
-	o := creq.o // carries no messages: go-openai's request with them
+	o := creq.o // carries no messages nor template kwargs: go-openai's request with them
+	o.ChatTemplateKwargs = map[string]any{"enable_thinking": *req.EnableThinking}
 	for _, m := range req.Messages {
 		o.Messages = append(o.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 	}

@@ -66,6 +66,9 @@ func appendWireRequest(dst []byte, w *wireRequest) (_ []byte, ok bool) {
 			return dst, false
 		}
 		dst = append(append(dst, `,"chat_template_kwargs":`...), b...)
+	} else if w.enableThinking != nil {
+		dst = strconv.AppendBool(append(dst, `,"chat_template_kwargs":{"enable_thinking":`...), *w.enableThinking)
+		dst = append(dst, '}')
 	}
 	for _, f := range [...]struct {
 		name string

@@ -218,6 +218,9 @@ func TestServerReceivesJSONMarshalBody(t *testing.T) {
 		if i%4 == 2 {
 			req.TopK, w.TopK = ip(i), ip(i)
 		}
+		if i%5 < 2 { // written by hand, without the map
+			req.EnableThinking, w.ChatTemplateKwargs = bp(i%5 == 1), map[string]any{"enable_thinking": i%5 == 1}
+		}
 		b, err := json.Marshal(w)
 		if err != nil {
 			t.Fatal(err)
