@@ -1,7 +1,10 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"sync"
 	"unsafe"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -86,11 +89,56 @@ type wireChoice struct {
 // The reply is not converted to go-openai's types: their choice is several
 // hundred bytes of members mascot does not read.
 func decodeReply(body []byte) (w *wireResponse, ok bool) {
+	d := replyDecoders.Get().(*replyDecoder)
 	w = new(wireResponse)
-	if json.Unmarshal(body, w) != nil {
-		return nil, false
+	if !d.decode(body, w) {
+		return nil, false // d is dropped: it may hold the error
 	}
+	replyDecoders.Put(d)
 	return w, true
+}
+
+// replyDecoder is a json.Decoder kept from reply to reply with its scanner
+// and decoding state, which json.Unmarshal allocates afresh for each (a
+// third of a reply's allocations); it reads the bodies one after another
+// as one stream.
+type replyDecoder struct {
+	dec  *json.Decoder
+	src  []byte // the unread part of the body being decoded
+	read int64  // bytes of the stream handed to dec so far
+}
+
+var replyDecoders = sync.Pool{New: func() any {
+	d := new(replyDecoder)
+	d.dec = json.NewDecoder(d)
+	return d
+}}
+
+// Read feeds dec.
+func (d *replyDecoder) Read(p []byte) (int, error) {
+	if len(d.src) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, d.src)
+	d.src = d.src[n:]
+	d.read += int64(n)
+	return n, nil
+}
+
+// decode decodes body into v as json.Unmarshal would: one value, then
+// nothing but space. What dec holds of the last body is space only.
+func (d *replyDecoder) decode(body []byte, v any) bool {
+	start := d.read // the stream offset of body's first byte
+	d.src = body
+	if d.dec.Decode(v) != nil {
+		return false
+	}
+	end := d.dec.InputOffset() - start // where the value ends in body
+	if end < 0 || end > int64(len(body)) || len(bytes.TrimLeft(body[end:], " \t\r\n")) > 0 {
+		return false
+	}
+	d.src = nil // unread space, dropped
+	return true
 }
 
 // fromOpenAI keeps what mascot reads of a reply go-openai decoded.

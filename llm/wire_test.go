@@ -86,3 +86,33 @@ func TestDecodeReplyIsGoOpenAIs(t *testing.T) {
 		}
 	}
 }
+
+// One replyDecoder reads reply after reply, and accepts and refuses what
+// json.Unmarshal does: trailing space, not a second value or garbage, and
+// a refused body does not spoil the next one.
+func TestReplyDecoderIsUnmarshal(t *testing.T) {
+	d := replyDecoders.New().(*replyDecoder)
+	for i, body := range []string{
+		`{"choices":[{"index":0,"message":{"content":"a"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3}}`,
+		"{\"choices\":[]}\n\t \r\n",
+		`  {"choices":[{"index":2,"message":{"content":"b\u00e9","reasoning_content":"r"}}]}`,
+		`{"choices":[]} {"choices":[]}`,
+		`{"choices":[]}x`,
+		`{"choices":[{"message":{"content":"x"}}]}`,
+		`{"choices":`,
+		``,
+		`null`,
+		`{"choices":[{"index":1,"message":{"content":"c"}}],"usage":{"completion_tokens":9}}`,
+	} {
+		var want wireResponse
+		wantOK := json.Unmarshal([]byte(body), &want) == nil
+		var got wireResponse
+		gotOK := d.decode([]byte(body), &got)
+		if gotOK != wantOK || (wantOK && !reflect.DeepEqual(got, want)) {
+			t.Fatalf("body %d %q: decoded %v %+v, json.Unmarshal %v %+v", i, body, gotOK, got, wantOK, want)
+		}
+		if !gotOK {
+			d = replyDecoders.New().(*replyDecoder) // as decodeReply drops it
+		}
+	}
+}
