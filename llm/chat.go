@@ -146,10 +146,10 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 	}
 	var ids []string
 	var tried []*replica
-	last := &Error{Role: req.Role, Endpoint: ep.Name}
+	last := Error{Role: req.Role, Endpoint: ep.Name} // on the stack: a failure returns a copy
 	for n := 1; ; n++ {
 		if ctx.Err() != nil || !time.Now().Before(deadline) {
-			return Response{}, ids, ctxError(ctx, last, n-1)
+			return Response{}, ids, ctxError(ctx, &last, n-1)
 		}
 		select {
 		case st.sem <- struct{}{}:
@@ -157,7 +157,7 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 			select {
 			case st.sem <- struct{}{}:
 			case <-total().Done():
-				return Response{}, ids, ctxError(ctx, last, n-1)
+				return Response{}, ids, ctxError(ctx, &last, n-1)
 			}
 		}
 		var id string
@@ -168,7 +168,7 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 			if id, err = journal.Sending(ctx, req.CacheKey, req.Role, n); err != nil {
 				<-st.sem
 				last.Kind, last.Attempts, last.Message = KindJournal, n-1, "recording the request before sending it: "+err.Error()
-				return Response{}, ids, last
+				return Response{}, ids, new(last)
 			}
 			ids = append(ids, id)
 		}
@@ -192,13 +192,13 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 		if ctx.Err() != nil || (kind == KindTimeout && !time.Now().Before(deadline)) {
 			// the caller's or the total deadline ended the attempt
 			last.URL, last.Status, last.Message = rep.redacted, as.status, st.redact(msg)
-			return Response{}, ids, ctxError(ctx, last, n)
+			return Response{}, ids, ctxError(ctx, &last, n)
 		}
 		c.stats.add(func(s *Stats) { s.AttemptFailures[kind]++ })
-		*last = Error{Kind: kind, Role: req.Role, Endpoint: ep.Name, URL: rep.redacted, Status: as.status,
+		last = Error{Kind: kind, Role: req.Role, Endpoint: ep.Name, URL: rep.redacted, Status: as.status,
 			Attempts: n, Message: st.redact(msg)}
 		if !kind.Retryable() || n > ep.Retries {
-			return Response{}, ids, last
+			return Response{}, ids, new(last)
 		}
 		wait := c.backoff(ep, n)
 		if kind == KindRateLimited && as.retryAfter > wait {
@@ -209,12 +209,12 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 		}
 		if time.Until(deadline) < wait {
 			last.Message += fmt.Sprintf(" (next retry in %v would pass the total deadline)", wait.Round(time.Millisecond))
-			return Response{}, ids, last
+			return Response{}, ids, new(last)
 		}
 		c.stats.add(func(s *Stats) { s.RetriesByKind[kind]++ })
 		tl.add(req.Role, func(r *RoleTally) { r.Retries[CauseOf(kind)]++ })
 		if err := sleepCtx(total(), wait); err != nil {
-			return Response{}, ids, ctxError(ctx, last, n)
+			return Response{}, ids, ctxError(ctx, &last, n)
 		}
 	}
 }
