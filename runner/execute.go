@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"mascot.dev/mascot/internal/buildinfo"
+	"mascot.dev/mascot/internal/gcpace"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/report"
 	"mascot.dev/mascot/schema"
@@ -121,6 +122,9 @@ var ErrStageFailed = errors.New("stage failed")
 // Execute runs an experiment to completion, resuming whatever an earlier
 // run of the same config left undone.
 func Execute(ctx context.Context, opts Options) (*Summary, error) {
+	// A run allocates a fast stream of short-lived values over a small live
+	// heap: the collector gets room (gcpace).
+	defer gcpace.Raise()()
 	r, err := newRun(ctx, opts)
 	if err != nil {
 		return nil, err

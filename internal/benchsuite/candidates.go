@@ -13,6 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"mascot.dev/mascot/experiments"
+	"mascot.dev/mascot/internal/gcpace"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	_ "mascot.dev/mascot/runner/stages/all" // the candidates kind
@@ -249,6 +250,9 @@ func storedPrompts(path string) ([][]openai.ChatCompletionMessage, int, error) {
 // bareRequests sends the prompts with a plain go-openai client, conc at a
 // time.
 func bareRequests(ctx context.Context, url string, prompts [][]openai.ChatCompletionMessage, conc int) (cost, error) {
+	// The anchor runs under the collector settings a run raises (gcpace),
+	// so the ratio compares the two paths' work, not their GC targets.
+	defer gcpace.Raise()()
 	cfg := openai.DefaultConfig("")
 	cfg.BaseURL = url
 	cfg.HTTPClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc + 8}}

@@ -10,18 +10,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 
+	"mascot.dev/mascot/internal/gcpace"
 	"mascot.dev/mascot/results"
 )
-
-// importGCPercent is the garbage collector's target while Import runs.
-// The import allocates a stream of short-lived values (decoded records,
-// row values) over a small live heap (the file is mapped, not read into
-// the heap, and only a few chunks of lines are in flight), so collecting
-// at 4× the live heap instead of 2× halves the collector's work for a few
-// tens of MiB more.
-const importGCPercent = 300
 
 // ImportResult says what Import created.
 type ImportResult struct {
@@ -49,7 +41,7 @@ var ErrBadRecord = errors.New("bad record")
 // exporting the imported run writes them back unchanged.
 func Import(ctx context.Context, s *results.Store, path, runName string) (ImportResult, error) {
 	var res ImportResult
-	defer debug.SetGCPercent(debug.SetGCPercent(importGCPercent))
+	defer gcpace.Raise()()
 	data, release, err := readInput(path)
 	if err != nil {
 		return res, fmt.Errorf("importing %s: %w", path, err)
