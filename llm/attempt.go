@@ -17,6 +17,11 @@ import (
 
 // chatRequest is a request ready to send: the go-openai request (for its
 // validation and the choice count) and the JSON body every attempt sends.
+// The body is not pooled: net/http sends a body's first bytes with the
+// headers only when it is a *bytes.Reader (or the like), which has no
+// Close to say when the transport, which may still write it after
+// RoundTrip returns, is done with it; any other reader costs a write of
+// its own per request.
 type chatRequest struct {
 	o    openai.ChatCompletionRequest
 	body []byte
@@ -42,18 +47,17 @@ func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, erro
 	// o carries no messages: go-openai's validation does not read them,
 	// and every attempt sends the body encoded here.
 	w := wireRequest{Model: model, N: o.N, Stop: o.Stop, Seed: o.Seed, MaxTokens: o.MaxTokens,
-		Messages: make([]wireMessage, len(req.Messages))}
+		Messages: wireMessages(req.Messages)}
 	size := 256 + len(model)
-	for i, m := range req.Messages {
-		w.Messages[i] = wireMessage(m)
+	for _, m := range req.Messages {
 		size += len(m.Role) + len(m.Content) + 32
 	}
-	think := req.EnableThinking
-	if think == nil {
-		think = ep.EnableThinking
-	}
-	if think != nil {
-		o.ChatTemplateKwargs = map[string]any{"enable_thinking": *think}
+	// o carries no chat_template_kwargs either (go-openai's validation
+	// does not read them): the body writes enable_thinking without the
+	// map (and its JSON encoding) every request made.
+	w.enableThinking = req.EnableThinking
+	if w.enableThinking == nil {
+		w.enableThinking = ep.EnableThinking
 	}
 	if len(req.JSONSchema) > 0 {
 		name := req.SchemaName
@@ -67,7 +71,7 @@ func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, erro
 			},
 		}
 	}
-	w.ChatTemplateKwargs, w.ResponseFormat = o.ChatTemplateKwargs, o.ResponseFormat
+	w.ResponseFormat = o.ResponseFormat
 	w.Temperature = cmp.Or(req.Temperature, s.Temperature)
 	w.TopP = cmp.Or(req.TopP, s.TopP)
 	w.TopK = cmp.Or(req.TopK, s.TopK)
@@ -78,6 +82,9 @@ func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, erro
 	}
 	body, ok := appendWireRequest(make([]byte, 0, size+size/16), &w)
 	if !ok {
+		if w.enableThinking != nil {
+			w.ChatTemplateKwargs = map[string]any{"enable_thinking": *w.enableThinking}
+		}
 		var err error
 		if body, err = json.Marshal(w); err != nil {
 			return chatRequest{}, fmt.Errorf("encoding the request: %w", err)
@@ -90,7 +97,7 @@ func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, erro
 // deadline, or the request's total deadline when that comes first. kind
 // is "" on success; msg explains a failure.
 func (c *Client) attempt(ctx context.Context, total time.Time, st *endpointState, rep *replica, creq chatRequest,
-	requestID string) (out openai.ChatCompletionResponse, as *attemptState, kind Kind, msg string) {
+	requestID string) (out wireResponse, as *attemptState, kind Kind, msg string) {
 	as = &attemptState{body: creq.body, requestID: requestID}
 	dl := time.Now().Add(st.ep.Timeout)
 	if total.Before(dl) {
@@ -99,7 +106,7 @@ func (c *Client) attempt(ctx context.Context, total time.Time, st *endpointState
 	actx, cancel := context.WithDeadline(withAttempt(ctx, as), dl)
 	defer cancel()
 	// go-openai encodes only the model: the doer sends creq.body instead.
-	out, err := rep.oc.CreateChatCompletion(actx, openai.ChatCompletionRequest{Model: creq.o.Model})
+	o, err := rep.oc.CreateChatCompletion(actx, openai.ChatCompletionRequest{Model: creq.o.Model})
 	if err != nil {
 		kind, msg = classify(err, as.status, actx)
 		if msg == "" && len(as.errBody) > 0 {
@@ -109,6 +116,8 @@ func (c *Client) attempt(ctx context.Context, total time.Time, st *endpointState
 	}
 	if as.reply != nil {
 		out = *as.reply
+	} else {
+		out = fromOpenAI(o) // a reply decodeReply left to go-openai
 	}
 	if len(out.Choices) == 0 {
 		return out, as, KindMalformed, "response has no choices"

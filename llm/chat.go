@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // Chat sends req to the endpoint of req.Role and returns its choices with
@@ -148,10 +146,10 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 	}
 	var ids []string
 	var tried []*replica
-	last := &Error{Role: req.Role, Endpoint: ep.Name}
+	last := Error{Role: req.Role, Endpoint: ep.Name} // on the stack: a failure returns a copy
 	for n := 1; ; n++ {
 		if ctx.Err() != nil || !time.Now().Before(deadline) {
-			return Response{}, ids, ctxError(ctx, last, n-1)
+			return Response{}, ids, ctxError(ctx, &last, n-1)
 		}
 		select {
 		case st.sem <- struct{}{}:
@@ -159,7 +157,7 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 			select {
 			case st.sem <- struct{}{}:
 			case <-total().Done():
-				return Response{}, ids, ctxError(ctx, last, n-1)
+				return Response{}, ids, ctxError(ctx, &last, n-1)
 			}
 		}
 		var id string
@@ -170,7 +168,7 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 			if id, err = journal.Sending(ctx, req.CacheKey, req.Role, n); err != nil {
 				<-st.sem
 				last.Kind, last.Attempts, last.Message = KindJournal, n-1, "recording the request before sending it: "+err.Error()
-				return Response{}, ids, last
+				return Response{}, ids, new(last)
 			}
 			ids = append(ids, id)
 		}
@@ -194,13 +192,13 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 		if ctx.Err() != nil || (kind == KindTimeout && !time.Now().Before(deadline)) {
 			// the caller's or the total deadline ended the attempt
 			last.URL, last.Status, last.Message = rep.redacted, as.status, st.redact(msg)
-			return Response{}, ids, ctxError(ctx, last, n)
+			return Response{}, ids, ctxError(ctx, &last, n)
 		}
 		c.stats.add(func(s *Stats) { s.AttemptFailures[kind]++ })
-		*last = Error{Kind: kind, Role: req.Role, Endpoint: ep.Name, URL: rep.redacted, Status: as.status,
+		last = Error{Kind: kind, Role: req.Role, Endpoint: ep.Name, URL: rep.redacted, Status: as.status,
 			Attempts: n, Message: st.redact(msg)}
 		if !kind.Retryable() || n > ep.Retries {
-			return Response{}, ids, last
+			return Response{}, ids, new(last)
 		}
 		wait := c.backoff(ep, n)
 		if kind == KindRateLimited && as.retryAfter > wait {
@@ -211,12 +209,12 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 		}
 		if time.Until(deadline) < wait {
 			last.Message += fmt.Sprintf(" (next retry in %v would pass the total deadline)", wait.Round(time.Millisecond))
-			return Response{}, ids, last
+			return Response{}, ids, new(last)
 		}
 		c.stats.add(func(s *Stats) { s.RetriesByKind[kind]++ })
 		tl.add(req.Role, func(r *RoleTally) { r.Retries[CauseOf(kind)]++ })
 		if err := sleepCtx(total(), wait); err != nil {
-			return Response{}, ids, ctxError(ctx, last, n)
+			return Response{}, ids, ctxError(ctx, &last, n)
 		}
 	}
 }
@@ -283,14 +281,15 @@ func (c *Client) trace(start time.Time, req Request, st *endpointState, model st
 	c.cfg.Trace(ev)
 }
 
-// toResponse converts a go-openai response, keeping raw text and stripping
+// toResponse converts a reply, keeping raw text and stripping
 // <think> blocks.
-func (c *Client) toResponse(out openai.ChatCompletionResponse, model string, rep *replica, attempts int, start time.Time) Response {
+func (c *Client) toResponse(out wireResponse, model string, rep *replica, attempts int, start time.Time) Response {
 	r := Response{PromptTokens: out.Usage.PromptTokens, CompletionTokens: out.Usage.CompletionTokens,
 		Latency: time.Since(start), Attempts: attempts, ModelID: model, URL: rep.redacted}
 	choices := orderedChoices(out.Choices)
 	if n := len(choices); n > 0 {
-		r.Raw, r.Choices, r.FinishReasons = make([]string, n), make([]string, n), make([]string, n)
+		all := make([]string, 3*n) // one allocation for the three; each is capped at its length
+		r.Raw, r.Choices, r.FinishReasons = all[:n:n], all[n:2*n:2*n], all[2*n:]
 	}
 	for i := range choices {
 		ch := &choices[i]
@@ -305,11 +304,11 @@ func (c *Client) toResponse(out openai.ChatCompletionResponse, model string, rep
 
 // orderedChoices sorts choices by index (servers may answer out of order);
 // choices already in order are returned as they are.
-func orderedChoices(in []openai.ChatCompletionChoice) []openai.ChatCompletionChoice {
-	if slices.IsSortedFunc(in, func(a, b openai.ChatCompletionChoice) int { return cmp.Compare(a.Index, b.Index) }) {
+func orderedChoices(in []wireChoice) []wireChoice {
+	if slices.IsSortedFunc(in, func(a, b wireChoice) int { return cmp.Compare(a.Index, b.Index) }) {
 		return in
 	}
-	out := make([]openai.ChatCompletionChoice, len(in))
+	out := make([]wireChoice, len(in))
 	copy(out, in)
 	for i := 1; i < len(out); i++ {
 		for j := i; j > 0 && out[j].Index < out[j-1].Index; j-- {

@@ -10,16 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // attemptState travels in the request context from the retry loop to the
 // doer: the body to send, and what the server answered.
 type attemptState struct {
-	body       []byte                         // the chat request's JSON (wire.go); nil: go-openai's
-	requestID  string                         // the journal id, sent as X-Request-Id ("" = none)
-	reply      *openai.ChatCompletionResponse // a 2xx chat reply, decoded by decodeReply
+	body       []byte        // the chat request's JSON (wire.go); nil: go-openai's
+	requestID  string        // the journal id, sent as X-Request-Id ("" = none)
+	reply      *wireResponse // a 2xx chat reply, decoded by decodeReply
 	status     int
 	retryAfter time.Duration
 	// errBody is the start of an error response's body (status >= 400), so
@@ -60,7 +58,7 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	if st != nil && st.body != nil && req.Body != nil {
 		_ = req.Body.Close() // go-openai's, of the model alone
 		body := st.body
-		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.Body = io.NopCloser(bytes.NewReader(body)) // a known in-memory body (see chatRequest)
 		req.ContentLength = int64(len(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
@@ -84,35 +82,42 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 			return nil, fmt.Errorf("reading the HTTP %d response: %w", resp.StatusCode, rerr)
 		}
 		st.errBody = body
-		resp.Body = io.NopCloser(bytes.NewReader(body))
+		resp.Body = byteReader(body)
 	case st.body != nil && resp.StatusCode >= 200 && resp.StatusCode < 300:
-		body, rerr := readAll(resp)
+		body, buf, rerr := readAll(resp)
 		if rerr != nil {
 			// go-openai meets the same error where it did before.
 			resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{rerr}))
 			break
 		}
 		if out, ok := decodeReply(body); ok {
-			st.reply = &out
+			st.reply = out
+			if buf != nil {
+				putBuf(buf) // decodeReply copied what it kept
+			}
 			body = emptyObject
 		}
-		resp.Body = io.NopCloser(bytes.NewReader(body))
+		resp.Body = byteReader(body)
 	}
 	return resp, nil
 }
 
 var emptyObject = []byte("{}")
 
-// readAll reads and closes a response body, in one allocation when its
-// length is known.
-func readAll(resp *http.Response) ([]byte, error) {
+// readAll reads and closes a response body: into a pooled buffer (buf,
+// which the caller may give back) when its length is known.
+func readAll(resp *http.Response) (body []byte, buf *[]byte, err error) {
 	defer resp.Body.Close()
 	if n := resp.ContentLength; n > 0 && n < 64<<20 {
-		body := make([]byte, n)
-		k, err := io.ReadFull(resp.Body, body)
-		return body[:k], err
+		buf = getBuf(int(n))
+		k, err := io.ReadFull(resp.Body, *buf)
+		if err != nil {
+			return (*buf)[:k], nil, err // not given back: the caller keeps the bytes
+		}
+		return *buf, buf, nil
 	}
-	return io.ReadAll(resp.Body)
+	body, err = io.ReadAll(resp.Body)
+	return body, nil, err
 }
 
 // errReader fails every read with err.

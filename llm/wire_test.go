@@ -27,7 +27,8 @@ func TestWireBodyIsGoOpenAIsPlusSampling(t *testing.T) {
 	if err := json.Unmarshal(creq.body, &got); err != nil {
 		t.Fatalf("body %s: %v", creq.body, err)
 	}
-	o := creq.o // carries no messages: go-openai's request with them
+	o := creq.o // carries no messages nor template kwargs: go-openai's request with them
+	o.ChatTemplateKwargs = map[string]any{"enable_thinking": *req.EnableThinking}
 	for _, m := range req.Messages {
 		o.Messages = append(o.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 	}
@@ -74,19 +75,44 @@ func TestDecodeReplyIsGoOpenAIs(t *testing.T) {
 		if err := json.Unmarshal([]byte(body), &want); err != nil {
 			t.Fatal(err)
 		}
-		for i := range want.Choices {
-			want.Choices[i].Message.Role = openai.ChatMessageRoleAssistant
-			want.Choices[i].Message.ToolCalls = nil
-			want.Choices[i].LogProbs = nil
-		}
-		want.ID, want.Object, want.Created, want.Model, want.Usage.PromptTokensDetails = "", "", 0, "", nil
-		if !reflect.DeepEqual(got.Choices, want.Choices) || got.Usage != want.Usage {
-			t.Fatalf("decodeReply(%s):\n got %+v\nwant %+v", body, got, want)
+		// what mascot reads of go-openai's decoding, field by field
+		if w := fromOpenAI(want); !reflect.DeepEqual(*got, w) {
+			t.Fatalf("decodeReply(%s):\n got %+v\nwant %+v", body, *got, w)
 		}
 	}
 	for _, body := range []string{`{"choices":[{"message":{"content":[{"type":"text","text":"x"}]}}]}`, `{"choices":`} {
 		if _, ok := decodeReply([]byte(body)); ok {
 			t.Fatalf("decodeReply(%s) decoded what it cannot read", body)
+		}
+	}
+}
+
+// One replyDecoder reads reply after reply, and accepts and refuses what
+// json.Unmarshal does: trailing space, not a second value or garbage, and
+// a refused body does not spoil the next one.
+func TestReplyDecoderIsUnmarshal(t *testing.T) {
+	d := replyDecoders.New().(*replyDecoder)
+	for i, body := range []string{
+		`{"choices":[{"index":0,"message":{"content":"a"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3}}`,
+		"{\"choices\":[]}\n\t \r\n",
+		`  {"choices":[{"index":2,"message":{"content":"b\u00e9","reasoning_content":"r"}}]}`,
+		`{"choices":[]} {"choices":[]}`,
+		`{"choices":[]}x`,
+		`{"choices":[{"message":{"content":"x"}}]}`,
+		`{"choices":`,
+		``,
+		`null`,
+		`{"choices":[{"index":1,"message":{"content":"c"}}],"usage":{"completion_tokens":9}}`,
+	} {
+		var want wireResponse
+		wantOK := json.Unmarshal([]byte(body), &want) == nil
+		var got wireResponse
+		gotOK := d.decode([]byte(body), &got)
+		if gotOK != wantOK || (wantOK && !reflect.DeepEqual(got, want)) {
+			t.Fatalf("body %d %q: decoded %v %+v, json.Unmarshal %v %+v", i, body, gotOK, got, wantOK, want)
+		}
+		if !gotOK {
+			d = replyDecoders.New().(*replyDecoder) // as decodeReply drops it
 		}
 	}
 }

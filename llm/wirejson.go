@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"unsafe"
 
 	"mascot.dev/mascot/results/jsonl"
 )
@@ -65,6 +66,9 @@ func appendWireRequest(dst []byte, w *wireRequest) (_ []byte, ok bool) {
 			return dst, false
 		}
 		dst = append(append(dst, `,"chat_template_kwargs":`...), b...)
+	} else if w.enableThinking != nil {
+		dst = strconv.AppendBool(append(dst, `,"chat_template_kwargs":{"enable_thinking":`...), *w.enableThinking)
+		dst = append(dst, '}')
 	}
 	for _, f := range [...]struct {
 		name string
@@ -148,6 +152,14 @@ func AppendMessagesJSON(dst []byte, msgs []Message) []byte {
 		dst = append(dst, '}')
 	}
 	return append(dst, ']')
+}
+
+// MessagesJSON is AppendMessagesJSON(nil, msgs) as a string, in one
+// allocation: the buffer is its own and never written again, as a
+// strings.Builder's is.
+func MessagesJSON(msgs []Message) string {
+	b := AppendMessagesJSON(nil, msgs)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // appendJSONStrings writes a nil slice as null, as encoding/json does.

@@ -188,6 +188,9 @@ func TestAppendMessagesJSONIsJSONMarshal(t *testing.T) {
 func checkMessages(t *testing.T, msgs []Message) {
 	t.Helper()
 	checkAppend(t, "AppendMessagesJSON", AppendMessagesJSON, msgs)
+	if got, want := MessagesJSON(msgs), string(AppendMessagesJSON(nil, msgs)); got != want {
+		t.Errorf("MessagesJSON = %s, want %s", got, want)
+	}
 }
 
 // TestServerReceivesJSONMarshalBody sends requests with hostile text and
@@ -214,6 +217,9 @@ func TestServerReceivesJSONMarshalBody(t *testing.T) {
 		}
 		if i%4 == 2 {
 			req.TopK, w.TopK = ip(i), ip(i)
+		}
+		if i%5 < 2 { // written by hand, without the map
+			req.EnableThinking, w.ChatTemplateKwargs = bp(i%5 == 1), map[string]any{"enable_thinking": i%5 == 1}
 		}
 		b, err := json.Marshal(w)
 		if err != nil {

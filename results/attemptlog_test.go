@@ -34,6 +34,11 @@ func TestAttemptLogCountsEachAttemptOnce(t *testing.T) {
 	if err := s.LLMCache().PutReplies(ctx, []Reply{{Key: as[0].Key, JSON: reply, Settles: as[:1]}}, nil); err != nil {
 		t.Fatal(err)
 	}
+	// the JSON is bound without a copy, and must still be stored as TEXT
+	if n := count(t, s, `SELECT COUNT(*) FROM llm_calls WHERE key = ? AND typeof(response_json) = 'text'
+		AND response_json = ?`, as[0].Key, string(reply)); n != 1 {
+		t.Fatalf("%d text rows hold the stored reply, want 1", n)
+	}
 	for range 2 {
 		if err := s.LLMCache().PutReplies(ctx, []Reply{{Key: as[1].Key, JSON: reply, Settles: as[1:2]}}, nil); err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unsafe"
 )
 
 // Attempt is one HTTP attempt of an LLM request, recorded before it is
@@ -30,7 +31,8 @@ func AttemptsCounter(role string) string { return "llm." + role + ".attempts" }
 func LostCounter(role string) string { return "llm." + role + ".lost_in_flight" }
 
 // Reply is a response to store in the cache: its JSON, whether committed
-// work counted its usage, and the attempts whose outcome it is.
+// work counted its usage, and the attempts whose outcome it is. Storing
+// reads JSON during the call only, and the caller must not change it then.
 type Reply struct {
 	Key     string
 	JSON    json.RawMessage
@@ -44,36 +46,28 @@ type CachedReply struct {
 	Counted bool
 }
 
-const putReplySQL = `INSERT INTO llm_calls (key, response_json, counted, created_at) VALUES `
-
-const putReplyUpsert = ` ON CONFLICT (key) DO UPDATE SET response_json = excluded.response_json,
-	counted = MAX(llm_calls.counted, excluded.counted)`
+var putReplySQL = rowsSQL{head: `INSERT INTO llm_calls (key, response_json, counted, created_at) VALUES `,
+	row: "(?, ?, ?, ?)", tail: ` ON CONFLICT (key) DO UPDATE SET response_json = excluded.response_json,
+	counted = MAX(llm_calls.counted, excluded.counted)`}
 
 // putReplies writes replies (one statement per maxRowsPerInsert) and
 // settles the attempts they (and settled) answer; counted never goes back
 // from 1 to 0. The column's CHECK (json_valid) refuses a reply that is
 // not JSON.
 func putReplies(ctx context.Context, tx *sql.Tx, sm *sums, replies []Reply, settled []Attempt) error {
-	now := nowMS()
+	now := any(nowMS()) // boxed once for every row
 	for len(replies) > 0 {
 		chunk := replies[:min(len(replies), maxRowsPerInsert)]
 		replies = replies[len(chunk):]
-		q := make([]byte, 0, len(putReplySQL)+len(putReplyUpsert)+len(chunk)*16)
-		q = append(q, putReplySQL...)
 		args := make([]any, 0, 4*len(chunk))
-		for i, r := range chunk {
+		for _, r := range chunk {
 			if r.Key == "" {
 				return fmt.Errorf("caching an LLM response: empty key")
 			}
-			if i > 0 {
-				q = append(q, ',')
-			}
-			q = append(q, "(?, ?, ?, ?)"...)
-			args = append(args, r.Key, string(r.JSON), r.Counted, now)
+			args = append(args, r.Key, bytesText(r.JSON), r.Counted, now)
 			settled = append(settled, r.Settles...)
 		}
-		q = append(q, putReplyUpsert...)
-		if _, err := tx.ExecContext(ctx, string(q), args...); err != nil {
+		if _, err := tx.ExecContext(ctx, putReplySQL.text(len(chunk)), args...); err != nil {
 			return fmt.Errorf("caching LLM responses (%s...): %w", chunk[0].Key, err)
 		}
 	}
@@ -285,3 +279,9 @@ func (c *LLMCache) DeleteReplies(ctx context.Context, keys []string) error {
 		return nil
 	})
 }
+
+// bytesText is b as a string argument, without a copy: SQLite copies the
+// text it binds (go-sqlite3 binds with SQLITE_TRANSIENT), so the string
+// is read only while the statement runs, while b does not change. A
+// []byte argument would be stored as a BLOB, not the TEXT a reply is.
+func bytesText(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -2,8 +2,10 @@ package results
 
 import (
 	"database/sql"
-	"encoding/json"
 	"fmt"
+	"strconv"
+
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // sums are counters and latency buckets added by the units of one group
@@ -68,33 +70,44 @@ const addLatencySQL = `INSERT INTO llm_latency (run_id, stage_key, role, le_us, 
 	SELECT value->>0, value->>1, value->>2, value->>3, value->>4 FROM json_each(?) WHERE true
 	ON CONFLICT (run_id, stage_key, role, le_us) DO UPDATE SET n = llm_latency.n + excluded.n`
 
-// write adds the sums to the counters and llm_latency tables in tx.
+// write adds the sums to the counters and llm_latency tables in tx. The
+// rows go as one JSON array per table, written by hand: boxing each row's
+// members for json.Marshal made four allocations a counter, and the
+// encoder's reflection more.
 func (s *sums) write(tx *sql.Tx) error {
 	if len(s.counters) > 0 {
-		rows := make([][4]any, 0, len(s.counters))
+		b := make([]byte, 0, 64*len(s.counters))
+		b = append(b, '[')
 		for k, v := range s.counters {
-			rows = append(rows, [4]any{k.run, k.stage, k.name, v})
+			b = appendRow(b, k.run, k.stage, k.name)
+			b = append(strconv.AppendInt(b, v, 10), "],"...)
 		}
-		b, err := json.Marshal(rows)
-		if err != nil {
-			return fmt.Errorf("encoding counters: %w", err)
-		}
-		if _, err := tx.Exec(addCountersSQL, string(b)); err != nil {
+		b[len(b)-1] = ']'
+		if _, err := tx.Exec(addCountersSQL, bytesText(b)); err != nil {
 			return fmt.Errorf("adding counters: %w", err)
 		}
 	}
 	if len(s.latency) > 0 {
-		rows := make([][5]any, 0, len(s.latency))
+		b := make([]byte, 0, 64*len(s.latency))
+		b = append(b, '[')
 		for k, n := range s.latency {
-			rows = append(rows, [5]any{k.run, k.stage, k.role, k.le, n})
+			b = appendRow(b, k.run, k.stage, k.role)
+			b = append(strconv.AppendInt(b, k.le, 10), ',')
+			b = append(strconv.AppendInt(b, n, 10), "],"...)
 		}
-		b, err := json.Marshal(rows)
-		if err != nil {
-			return fmt.Errorf("encoding latencies: %w", err)
-		}
-		if _, err := tx.Exec(addLatencySQL, string(b)); err != nil {
+		b[len(b)-1] = ']'
+		if _, err := tx.Exec(addLatencySQL, bytesText(b)); err != nil {
 			return fmt.Errorf("adding latencies: %w", err)
 		}
 	}
 	return nil
+}
+
+// appendRow opens a row of the sums' JSON with its three strings and a
+// comma before the numbers.
+func appendRow(b []byte, a, c, d string) []byte {
+	b = jsonl.AppendString(append(b, '['), a)
+	b = jsonl.AppendString(append(b, ','), c)
+	b = jsonl.AppendString(append(b, ','), d)
+	return append(b, ',')
 }

@@ -1,6 +1,9 @@
 package results
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+)
 
 // InsertCandidates inserts candidates and returns their ids, in one
 // statement. A prompt that several of them share (the K candidates of a
@@ -27,11 +30,13 @@ func (t *Tx) InsertCandidates(cs []Candidate) ([]int64, error) {
 			}
 		}
 	}
-	q := make([]byte, 0, len(insertCandidatesSQL)+len(cs)*40)
-	q = append(q, insertCandidatesSQL...)
 	args := make([]any, 0, 13*len(cs))
-	now := nowMS()
-	for i, c := range cs {
+	now := any(nowMS())
+	// The K candidates of a unit differ in their text and sample index
+	// only: each repeated column is boxed into an argument once.
+	var unitFP, runID, kind, contextID, persona, modelID, meta lastBoxed
+	var sharedID any
+	for _, c := range cs {
 		prompt, promptID := c.Prompt, any(nil)
 		if id := shared[prompt]; id != 0 {
 			if id < 0 {
@@ -44,16 +49,20 @@ func (t *Tx) InsertCandidates(cs []Candidate) ([]int64, error) {
 				}
 				shared[prompt] = id
 			}
-			prompt, promptID = "", id
+			if sharedID == nil || sharedID.(int64) != id {
+				sharedID = id
+			}
+			prompt, promptID = "", sharedID
 		}
-		if i > 0 {
-			q = append(q, ',')
+		var run any // t.run(c.RunID), boxed once
+		if r := cmp.Or(c.RunID, t.unit.RunID); r != "" {
+			run = runID.of(r)
 		}
-		q = append(q, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"...)
-		args = append(args, t.fp(c.UnitFP), t.run(c.RunID), orDefault(c.Kind, "response"), c.ContextID, c.Persona,
-			c.SampleIdx, prompt, promptID, c.Text, c.Raw, c.ModelID, jsonOr(c.Meta, "{}"), now)
+		args = append(args, unitFP.of(t.fp(c.UnitFP)), run, kind.of(orDefault(c.Kind, "response")), contextID.of(c.ContextID),
+			persona.of(c.Persona), c.SampleIdx, prompt, promptID, c.Text, c.Raw, modelID.of(c.ModelID),
+			meta.of(jsonOr(c.Meta, "{}")), now)
 	}
-	res, err := t.exec(string(q), args...)
+	res, err := t.exec(insertCandidatesSQL.text(len(cs)), args...)
 	if err != nil {
 		return nil, fmt.Errorf("inserting candidates %s: %w", cs[0].ContextID, err)
 	}
@@ -81,5 +90,19 @@ func candidatePrompt(a string) string {
 	return `COALESCE((SELECT cp.prompt FROM candidate_prompts cp WHERE cp.id = ` + a + `.prompt_id), ` + a + `.prompt)`
 }
 
-const insertCandidatesSQL = `INSERT INTO candidates (unit_fp, run_id, kind, context_id, persona, sample_idx,
-	prompt, prompt_id, text, raw, model_id, meta_json, created_at) VALUES `
+var insertCandidatesSQL = rowsSQL{head: `INSERT INTO candidates (unit_fp, run_id, kind, context_id, persona, sample_idx,
+	prompt, prompt_id, text, raw, model_id, meta_json, created_at) VALUES `, row: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"}
+
+// lastBoxed is a column's last value boxed as a statement argument: rows
+// that repeat it share one box (an allocation per string otherwise).
+type lastBoxed struct {
+	s string
+	v any
+}
+
+func (b *lastBoxed) of(s string) any {
+	if b.v == nil || b.s != s {
+		b.s, b.v = s, s
+	}
+	return b.v
+}

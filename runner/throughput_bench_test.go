@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -143,6 +144,7 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 	}
 	var stageTime, bareTime, stageCPU, bareCPU, stageSys, bareSys time.Duration
 	var requests int64
+	var stageMem, bareMem memDelta
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -151,6 +153,7 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 			b.Fatal(err)
 		}
 		b.StartTimer()
+		m0 := readMem()
 		cpu0, sys0, t0 := cpuSelf(), sysSelf(), time.Now()
 		var s *runner.Summary
 		// The label tags this path's samples (and its goroutines') in a
@@ -161,6 +164,7 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 		stageTime += time.Since(t0)
 		stageCPU += cpuSelf() - cpu0
 		stageSys += sysSelf() - sys0
+		stageMem.add(m0, readMem())
 		b.StopTimer()
 		if err != nil || s.Ran != units {
 			b.Fatalf("ran %v of %d units: %v", s.Ran, units, err)
@@ -177,12 +181,14 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 		if err := store.Close(); err != nil {
 			b.Fatal(err)
 		}
+		m0 = readMem()
 		cpu0, sys0 = cpuSelf(), sysSelf()
 		pprof.Do(context.Background(), pprof.Labels("path", "bare"), func(context.Context) {
 			bareTime += bareRequests(b, url, prompts, conc)
 		})
 		bareCPU += cpuSelf() - cpu0
 		bareSys += sysSelf() - sys0
+		bareMem.add(m0, readMem())
 		b.StartTimer()
 	}
 	b.StopTimer()
@@ -195,6 +201,32 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 	b.ReportMetric(float64(bareCPU.Microseconds())/float64(requests), "bare-cpu-µs/req")
 	b.ReportMetric(float64(stageSys.Microseconds())/float64(requests), "stage-sys-µs/req")
 	b.ReportMetric(float64(bareSys.Microseconds())/float64(requests), "bare-sys-µs/req")
+	stageMem.report(b, "stage", requests)
+	bareMem.report(b, "bare", requests)
+}
+
+// memDelta sums what the runtime counted between two readMem calls:
+// heap bytes and objects allocated, and collections run. Garbage is a
+// large share of the stage's CPU, so the benchmark reports it per request
+// beside the CPU time.
+type memDelta struct{ bytes, objects, gcs uint64 }
+
+func readMem() runtime.MemStats {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m
+}
+
+func (d *memDelta) add(before, after runtime.MemStats) {
+	d.bytes += after.TotalAlloc - before.TotalAlloc
+	d.objects += after.Mallocs - before.Mallocs
+	d.gcs += uint64(after.NumGC - before.NumGC)
+}
+
+func (d *memDelta) report(b *testing.B, path string, requests int64) {
+	b.ReportMetric(float64(d.bytes)/float64(requests), path+"-B/req")
+	b.ReportMetric(float64(d.objects)/float64(requests), path+"-allocs/req")
+	b.ReportMetric(float64(d.gcs)/float64(b.N), path+"-gcs/round")
 }
 
 // stagePrompts returns the prompts the stage sent, one per candidate

@@ -103,10 +103,9 @@ func keysOf(role string) *roleKeys {
 	return v.(*roleKeys)
 }
 
-// roleCounters flattens per-role LLM counts into counters (every name
-// present, zeros included, for each role) and latency histogram rows.
-func roleCounters(roles map[string]llm.RoleTally) (map[string]int64, []results.LatencyBucket) {
-	out := make(map[string]int64, len(roles)*(8+2*len(llm.Causes)))
+// roleCounters flattens per-role LLM counts into out (every name present,
+// zeros included, for each role) and returns the latency histogram rows.
+func roleCounters(out map[string]int64, roles map[string]llm.RoleTally) []results.LatencyBucket {
 	var hist []results.LatencyBucket
 	names := make([]string, 0, len(roles))
 	for r := range roles {
@@ -134,18 +133,29 @@ func roleCounters(roles map[string]llm.RoleTally) (map[string]int64, []results.L
 			hist = append(hist, results.LatencyBucket{Role: role, LE: llm.BucketLatency(b), Count: n})
 		}
 	}
-	return out, hist
+	return hist
 }
+
+// counterMaps hold a unit's counters while it commits: AddCounters keeps
+// nothing of the map it reads, and each unit made one of a few dozen
+// entries (the runner's largest allocation per unit).
+var counterMaps = sync.Pool{New: func() any { return map[string]int64{} }}
 
 // commitCounters writes the unit's counters and latency histogram in tx.
 func (t *unitTally) commit(tx *results.Tx, stage string) error {
-	c, hist := roleCounters(t.llm.Roles())
+	c := counterMaps.Get().(map[string]int64)
+	hist := roleCounters(c, t.llm.Roles())
 	t.mu.Lock()
 	for k, v := range t.counts {
 		c[k] += v
 	}
 	t.mu.Unlock()
-	if err := tx.AddCounters(stage, c); err != nil {
+	err := tx.AddCounters(stage, c)
+	if len(c) <= 256 { // a rare large one is left to the collector (iterating a map costs its capacity)
+		clear(c)
+		counterMaps.Put(c)
+	}
+	if err != nil {
 		return err
 	}
 	if err := tx.AddLatency(stage, hist); err != nil {

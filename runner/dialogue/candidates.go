@@ -73,7 +73,7 @@ func GenerateCandidates(ctx context.Context, ch Chatter, cfg CandidateConfig, s 
 	if err != nil {
 		return CandidateSet{}, err
 	}
-	set := CandidateSet{SampleID: s.ID, AgentName: a.Name, Candidates: []Candidate{}}
+	set := CandidateSet{SampleID: s.ID, AgentName: a.Name, Candidates: make([]Candidate, 0, cfg.K)}
 	st, ok, err := e.open(ctx)
 	if err != nil || !ok {
 		e.c.counters.NumSkippedSamples++

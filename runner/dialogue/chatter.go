@@ -48,9 +48,16 @@ type Pos struct {
 }
 
 // key is the deterministic cache key of a call.
+// "<unit>|<role>|<step>|r<round>|b<branch>|s<sample>", built in one
+// allocation (each request makes one).
 func (p Pos) key(unit, role string) string {
-	return strings.Join([]string{unit, role, p.Step, "r" + strconv.Itoa(p.Round),
-		"b" + p.Branch, "s" + strconv.Itoa(p.Sample)}, "|")
+	round, sample := strconv.Itoa(p.Round), strconv.Itoa(p.Sample)
+	var b strings.Builder
+	b.Grow(len(unit) + len(role) + len(p.Step) + len(round) + len(p.Branch) + len(sample) + 8)
+	for _, s := range [...]string{unit, "|", role, "|", p.Step, "|r", round, "|b", p.Branch, "|s", sample} {
+		b.WriteString(s)
+	}
+	return b.String()
 }
 
 // caller wraps a Chatter with the unit's key, seed, strictness and counters.
@@ -159,7 +166,7 @@ type Draw struct {
 // says which request and choice each one came from.
 func (c *caller) many(ctx context.Context, role string, s Sampling, pos Pos, msgs []llm.Message,
 	schema json.RawMessage, schemaName string, k int, supportsN bool) (out []string, ok []bool, from []Draw, err error) {
-	out = make([]string, 0, k)
+	out, ok, from = make([]string, 0, k), make([]bool, 0, k), make([]Draw, 0, k)
 	if supportsN && k > 1 {
 		resp, err := c.call(ctx, role, s, pos, msgs, schema, schemaName, k)
 		if err != nil {

@@ -180,6 +180,7 @@ func (e *engine) opening() *state {
 	if n := e.cfg.ContextTurns; n > 0 && n < len(ctxTurns) {
 		ctxTurns = ctxTurns[:n]
 	}
+	st.history = make([]line, 0, len(ctxTurns))
 	for _, u := range ctxTurns {
 		name := u.Speaker
 		switch low := strings.ToLower(u.Speaker); {

@@ -97,11 +97,32 @@ func normWords(s string) string {
 	}, s)
 }
 
-// normName is the comparison key of an agent name.
+// normName is the comparison key of an agent name: its words (runs of
+// letters and digits) lowercased and joined, without a leading "the"
+// when more follow. Every unit validates its roster and finds its agent
+// by it, so it is one pass and one allocation.
 func normName(s string) string {
-	f := strings.Fields(normWords(s))
-	if len(f) > 1 && f[0] == "the" {
-		f = f[1:]
+	var b strings.Builder
+	b.Grow(len(s))
+	words, first := 0, 0 // first: where the first word ends in b
+	inWord := false
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if !inWord {
+				words++
+			}
+			inWord = true
+			b.WriteRune(unicode.ToLower(r))
+			if words == 1 {
+				first = b.Len()
+			}
+			continue
+		}
+		inWord = false
 	}
-	return strings.Join(f, "")
+	out := b.String()
+	if words > 1 && out[:first] == "the" {
+		return out[first:]
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package dialogue
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"sync"
@@ -129,11 +130,25 @@ func (p *prompts) render(name string, data PromptData) (string, error) {
 	return renderTemplate(p.t[name], data)
 }
 
+// renderBufs are the buffers templates execute into: a prompt then takes
+// one allocation of its trimmed size, where a strings.Builder grew through
+// a copy per doubling (and kept the untrimmed capacity).
+var renderBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxRenderBuf keeps an unusually large prompt's buffer out of the pool.
+const maxRenderBuf = 256 << 10
+
 // renderTemplate executes t, naming it in the error.
 func renderTemplate(t *template.Template, data PromptData) (string, error) {
-	var b strings.Builder
-	if err := t.Execute(&b, data); err != nil {
+	b := renderBufs.Get().(*bytes.Buffer)
+	b.Reset()
+	defer func() {
+		if b.Cap() <= maxRenderBuf {
+			renderBufs.Put(b)
+		}
+	}()
+	if err := t.Execute(b, data); err != nil {
 		return "", fmt.Errorf("rendering template %s: %w", t.Name(), err)
 	}
-	return strings.TrimSpace(b.String()), nil
+	return string(bytes.TrimSpace(b.Bytes())), nil
 }

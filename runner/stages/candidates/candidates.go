@@ -34,6 +34,7 @@ type stage struct {
 	cfg    Config
 	roster dialogue.Roster
 	tmpl   dialogue.Templates
+	roles  map[string]string // the Router's, read only: built once, not per unit
 }
 
 type payload struct {
@@ -47,6 +48,7 @@ func New(env *runner.Env, st schema.Stage) (runner.Stage, error) {
 	if err := st.Decode(&s.cfg); err != nil {
 		return nil, err
 	}
+	s.roles = map[string]string{dialogue.RoleSpeaker: s.cfg.Endpoint}
 	var err error
 	if s.roster, err = stagekit.Roster(env, s.cfg.Roster); err != nil {
 		return nil, err
@@ -64,7 +66,7 @@ func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
 	for _, smp := range samples {
 		for _, a := range s.roster {
 			units = append(units, runner.Unit{
-				Key:     fmt.Sprintf("%s/%s", smp.ID, a.Name),
+				Key:     smp.ID + "/" + a.Name,
 				Inputs:  map[string]any{"sample": smp.ID, "agent": a.Name, "context": smp.Context},
 				Payload: payload{sample: smp, agent: a},
 			})
@@ -79,7 +81,7 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 	cfg := dialogue.CandidateConfig{K: s.cfg.K, Seed: s.env.Seed(s.key), UnitKey: u.Fingerprint,
 		Strict: s.env.Strict, SupportsN: ep.SupportsN, Speaker: stagekit.Sampling(s.cfg.Sampling),
 		Roster: s.roster, Templates: s.tmpl}
-	router := stagekit.Router{Client: s.env.LLM, Roles: map[string]string{dialogue.RoleSpeaker: s.cfg.Endpoint}}
+	router := stagekit.Router{Client: s.env.LLM, Roles: s.roles}
 	set, err := dialogue.GenerateCandidates(ctx, router, cfg, p.sample, p.agent)
 	stagekit.CountDialogue(ctx, s.env, s.key, set.Counters)
 	if err != nil {
@@ -93,7 +95,7 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 		return nil, fmt.Errorf("no candidate survived for %s (%d empty responses)", u.Key, set.Counters.NumEmptyResponses)
 	}
 	// json.Marshal's bytes, in one pass (the prompt is most of a unit's row)
-	prompt, model := string(llm.AppendMessagesJSON(nil, set.Prompt)), ep.Model // one copy for all K rows
+	prompt, model := llm.MessagesJSON(set.Prompt), ep.Model // one copy for all K rows
 	return func(tx *results.Tx) error {
 		rows := make([]results.Candidate, len(set.Candidates))
 		for i, c := range set.Candidates {
