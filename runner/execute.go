@@ -124,7 +124,7 @@ var ErrStageFailed = errors.New("stage failed")
 func Execute(ctx context.Context, opts Options) (*Summary, error) {
 	// A run allocates a fast stream of short-lived values over a small live
 	// heap: the collector gets room (gcpace).
-	defer gcpace.Raise()()
+	defer gcpace.Raise(100)()
 	r, err := newRun(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -260,7 +260,7 @@ func stagePrompts(b *testing.B, store *results.Store) [][]openai.ChatCompletionM
 func bareRequests(b *testing.B, url string, prompts [][]openai.ChatCompletionMessage, conc int) time.Duration {
 	// The anchor runs under the collector settings a run raises (gcpace),
 	// so the ratio compares the two paths' work, not their GC targets.
-	defer gcpace.Raise()()
+	defer gcpace.Raise(100)()
 	cfg := openai.DefaultConfig("")
 	cfg.BaseURL = url
 	cfg.HTTPClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc + 8}}

@@ -252,7 +252,7 @@ func storedPrompts(path string) ([][]openai.ChatCompletionMessage, int, error) {
 func bareRequests(ctx context.Context, url string, prompts [][]openai.ChatCompletionMessage, conc int) (cost, error) {
 	// The anchor runs under the collector settings a run raises (gcpace),
 	// so the ratio compares the two paths' work, not their GC targets.
-	defer gcpace.Raise()()
+	defer gcpace.Raise(100)()
 	cfg := openai.DefaultConfig("")
 	cfg.BaseURL = url
 	cfg.HTTPClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc + 8}}

@@ -20,25 +20,29 @@ var (
 	depth   int
 	active  bool // this package set the percent and keeps it up
 	prevPct int
+	floor   int    // the highest percent the open calls asked for at least
 	gen     uint64 // which Raise session a collection hook belongs to
 )
 
 // Raise keeps the collector's target at the live heap plus at least
-// Headroom until the returned function is called (unless GOGC is set or
-// the percent was set off or higher). Calls nest; the percent goes back
-// when the outermost ends.
-func Raise() (restore func()) {
+// Headroom, and at least minPercent percent above it, until the returned
+// function is called (unless GOGC is set or the percent was set off or
+// higher). Calls nest; the percent goes back when the outermost ends.
+func Raise(minPercent int) (restore func()) {
 	mu.Lock()
 	defer mu.Unlock()
 	if depth == 0 && os.Getenv("GOGC") == "" {
 		cur := debug.SetGCPercent(100)
 		debug.SetGCPercent(cur)
 		if cur >= 0 && cur <= 100 {
-			active, prevPct = true, cur
+			active, prevPct, floor = true, cur, minPercent
 			gen++
 			adjust()
 			arm(gen)
 		}
+	} else if active && minPercent > floor {
+		floor = minPercent
+		adjust()
 	}
 	depth++
 	var once sync.Once
@@ -56,12 +60,13 @@ func release() {
 	}
 }
 
-// Percent is the percent Raise sets for a live heap of live bytes.
-func Percent(live uint64) int {
+// Percent is the percent Raise sets for a live heap of live bytes when
+// asked for at least minPercent.
+func Percent(live uint64, minPercent int) int {
 	if live == 0 {
 		return maxPercent
 	}
-	return int(min(maxPercent, max(100, Headroom*100/live)))
+	return min(maxPercent, max(minPercent, 100, int(Headroom*100/live)))
 }
 
 // adjust sets the percent from the live heap the last collection left.
@@ -72,7 +77,7 @@ func adjust() {
 	if s[0].Value.Kind() == metrics.KindUint64 {
 		live = s[0].Value.Uint64()
 	}
-	debug.SetGCPercent(Percent(live))
+	debug.SetGCPercent(Percent(live, floor))
 }
 
 // sentinel is garbage from birth: its finalizer runs after the collection

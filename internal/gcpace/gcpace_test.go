@@ -23,17 +23,20 @@ func withPercent(pct int, f func()) {
 
 func TestPercentGivesHeadroom(t *testing.T) {
 	for _, c := range []struct {
-		live uint64
-		want int
+		live  uint64
+		floor int
+		want  int
 	}{
-		{0, maxPercent},
-		{1 << 20, maxPercent}, // 6,400 % capped
-		{16 << 20, 400},       // 16 MiB live: collect at 80 MiB
-		{Headroom, 100},       // Go's default from here on
-		{4 * Headroom, 100},
+		{0, 100, maxPercent},
+		{1 << 20, 100, maxPercent}, // 6,400 % capped
+		{16 << 20, 100, 400},       // 16 MiB live: collect at 80 MiB
+		{Headroom, 100, 100},       // Go's default from here on
+		{4 * Headroom, 100, 100},
+		{4 * Headroom, 300, 300}, // an import's floor
+		{16 << 20, 300, 400},
 	} {
-		if got := Percent(c.live); got != c.want {
-			t.Errorf("Percent(%d) = %d, want %d", c.live, got, c.want)
+		if got := Percent(c.live, c.floor); got != c.want {
+			t.Errorf("Percent(%d, %d) = %d, want %d", c.live, c.floor, got, c.want)
 		}
 	}
 }
@@ -42,7 +45,7 @@ func TestRaiseSetsAndRestores(t *testing.T) {
 	t.Setenv("GOGC", "")
 	withPercent(100, func() {
 		runtime.GC()
-		restore := Raise()
+		restore := Raise(100)
 		if got := percent(); got <= 100 {
 			t.Errorf("during Raise with a small heap: GC percent %d, want more than 100", got)
 		}
@@ -60,7 +63,7 @@ func TestRaiseFollowsTheLiveHeap(t *testing.T) {
 	t.Setenv("GOGC", "")
 	withPercent(100, func() {
 		runtime.GC()
-		restore := Raise()
+		restore := Raise(100)
 		defer restore()
 		small := percent()
 		if small <= 100 {
@@ -86,8 +89,8 @@ func TestRaiseNests(t *testing.T) {
 	t.Setenv("GOGC", "")
 	withPercent(100, func() {
 		runtime.GC() // the live heap an earlier test left is garbage now
-		outer := Raise()
-		inner := Raise()
+		outer := Raise(100)
+		inner := Raise(100)
 		outer() // the concurrent run that started first ends first
 		if got := percent(); got <= 100 {
 			t.Errorf("while one call is still open: GC percent %d, want more than 100", got)
@@ -103,7 +106,7 @@ func TestRaiseLeavesWhatTheUserSet(t *testing.T) {
 	t.Run("GOGC in the environment", func(t *testing.T) {
 		t.Setenv("GOGC", "50")
 		withPercent(50, func() {
-			restore := Raise()
+			restore := Raise(100)
 			defer restore()
 			if got := percent(); got != 50 {
 				t.Errorf("GC percent %d, want the user's 50", got)
@@ -114,7 +117,7 @@ func TestRaiseLeavesWhatTheUserSet(t *testing.T) {
 		t.Run("a percent set higher or off", func(t *testing.T) {
 			t.Setenv("GOGC", "")
 			withPercent(start, func() {
-				restore := Raise()
+				restore := Raise(100)
 				runtime.GC()
 				if got := percent(); got != start {
 					t.Errorf("GC percent %d, want %d left alone", got, start)

@@ -39,9 +39,17 @@ var ErrBadRecord = errors.New("bad record")
 // an exported training episode is a training episode of the imported run;
 // without one the mode is results.ModeImported. The keys stay on the record, so
 // exporting the imported run writes them back unchanged.
+// importGCPercent is the collector's target while Import runs, at least
+// (gcpace gives it 64 MiB of room besides): the import allocates a stream
+// of short-lived values (decoded records, row values) over a live heap of
+// some tens of megabytes, and collecting at 4× it instead of 2× halves the
+// collector's work. With 64 MiB of room alone, the suite's import of
+// 100,000 episodes took 8.5 and 9.7 CPU-s against 7.9 at 300 %.
+const importGCPercent = 300
+
 func Import(ctx context.Context, s *results.Store, path, runName string) (ImportResult, error) {
 	var res ImportResult
-	defer gcpace.Raise()()
+	defer gcpace.Raise(importGCPercent)()
 	data, release, err := readInput(path)
 	if err != nil {
 		return res, fmt.Errorf("importing %s: %w", path, err)
