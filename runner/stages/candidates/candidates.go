@@ -8,6 +8,7 @@ package candidates
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"mascot.dev/mascot/llm"
@@ -64,10 +65,18 @@ func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
 	}
 	var units []runner.Unit
 	for _, smp := range samples {
+		// The context is encoded once for the sample's units (one per
+		// persona) rather than by each unit's fingerprint: its bytes are
+		// what encoding the slice inside the inputs writes, so the
+		// fingerprints do not change (TestUnitInputsEncodeAsBefore).
+		ctxJSON, err := json.Marshal(smp.Context)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the context of sample %s: %w", smp.ID, err)
+		}
 		for _, a := range s.roster {
 			units = append(units, runner.Unit{
 				Key:     smp.ID + "/" + a.Name,
-				Inputs:  map[string]any{"sample": smp.ID, "agent": a.Name, "context": smp.Context},
+				Inputs:  map[string]any{"sample": smp.ID, "agent": a.Name, "context": json.RawMessage(ctxJSON)},
 				Payload: payload{sample: smp, agent: a},
 			})
 		}
