@@ -60,9 +60,9 @@ func release() {
 	}
 }
 
-// Percent is the percent Raise sets for a live heap of live bytes when
+// percentFor is the percent Raise sets for a live heap of live bytes when
 // asked for at least minPercent.
-func Percent(live uint64, minPercent int) int {
+func percentFor(live uint64, minPercent int) int {
 	if live == 0 {
 		return maxPercent
 	}
@@ -77,7 +77,7 @@ func adjust() {
 	if s[0].Value.Kind() == metrics.KindUint64 {
 		live = s[0].Value.Uint64()
 	}
-	debug.SetGCPercent(Percent(live, floor))
+	debug.SetGCPercent(percentFor(live, floor))
 }
 
 // sentinel is garbage from birth: its finalizer runs after the collection

@@ -35,8 +35,8 @@ func TestPercentGivesHeadroom(t *testing.T) {
 		{4 * Headroom, 300, 300}, // an import's floor
 		{16 << 20, 300, 400},
 	} {
-		if got := Percent(c.live, c.floor); got != c.want {
-			t.Errorf("Percent(%d, %d) = %d, want %d", c.live, c.floor, got, c.want)
+		if got := percentFor(c.live, c.floor); got != c.want {
+			t.Errorf("percentFor(%d, %d) = %d, want %d", c.live, c.floor, got, c.want)
 		}
 	}
 }

@@ -65,23 +65,33 @@ func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
 	}
 	var units []runner.Unit
 	for _, smp := range samples {
-		// The context is encoded once for the sample's units (one per
-		// persona) rather than by each unit's fingerprint: its bytes are
-		// what encoding the slice inside the inputs writes, so the
-		// fingerprints do not change (TestUnitInputsEncodeAsBefore).
-		ctxJSON, err := json.Marshal(smp.Context)
+		inputs, err := unitInputs(smp, s.roster)
 		if err != nil {
-			return nil, fmt.Errorf("encoding the context of sample %s: %w", smp.ID, err)
+			return nil, err
 		}
-		for _, a := range s.roster {
-			units = append(units, runner.Unit{
-				Key:     smp.ID + "/" + a.Name,
-				Inputs:  map[string]any{"sample": smp.ID, "agent": a.Name, "context": json.RawMessage(ctxJSON)},
-				Payload: payload{sample: smp, agent: a},
-			})
+		for i, a := range s.roster {
+			units = append(units, runner.Unit{Key: smp.ID + "/" + a.Name, Inputs: inputs[i],
+				Payload: payload{sample: smp, agent: a}})
 		}
 	}
 	return units, nil
+}
+
+// unitInputs returns the fingerprint inputs of a sample's unit for each
+// agent of roster. The context is encoded once for them all rather than
+// by each unit's fingerprint: its bytes are what encoding the slice inside
+// the inputs wrote, so the fingerprints, and the units cached under them,
+// do not change (TestUnitInputsEncodeAsBefore).
+func unitInputs(smp datasets.Sample, roster dialogue.Roster) ([]map[string]any, error) {
+	ctxJSON, err := json.Marshal(smp.Context)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the context of sample %s: %w", smp.ID, err)
+	}
+	out := make([]map[string]any, len(roster))
+	for i, a := range roster {
+		out[i] = map[string]any{"sample": smp.ID, "agent": a.Name, "context": json.RawMessage(ctxJSON)}
+	}
+	return out, nil
 }
 
 func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {

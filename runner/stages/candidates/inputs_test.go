@@ -3,15 +3,17 @@ package candidates
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"mascot.dev/mascot/runner/datasets"
+	"mascot.dev/mascot/runner/dialogue"
 )
 
-// TestUnitInputsEncodeAsBefore checks that a unit's inputs with the
-// sample's context encoded once (json.RawMessage) encode to the bytes the
-// context slice itself gave: the unit fingerprints, and so every cached
-// unit of an earlier version, stay what they were.
+// TestUnitInputsEncodeAsBefore checks that the inputs unitInputs gives a
+// sample's units (the context encoded once, as json.RawMessage) encode to
+// the bytes the context slice itself gave: the unit fingerprints, and so
+// every cached unit of an earlier version, stay what they were.
 func TestUnitInputsEncodeAsBefore(t *testing.T) {
 	contexts := [][]datasets.Utterance{
 		{{Speaker: "seeker", Text: "I can't sleep <since> the \"move\" & the job\u2028loss"},
@@ -28,21 +30,29 @@ func TestUnitInputsEncodeAsBefore(t *testing.T) {
 		}
 		contexts = append(contexts, c)
 	}
+	roster := dialogue.Roster{{Name: "Ann"}, {Name: "Bo <&>"}}
 	for i, ctx := range contexts {
-		before, err := json.Marshal(map[string]any{"sample": "s1", "agent": "Ann", "context": ctx})
+		smp := datasets.Sample{ID: fmt.Sprintf("s%d", i), Context: ctx}
+		got, err := unitInputs(smp, roster)
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, err := json.Marshal(ctx)
-		if err != nil {
-			t.Fatal(err)
+		if len(got) != len(roster) {
+			t.Fatalf("context %d: %d inputs for %d agents", i, len(got), len(roster))
 		}
-		after, err := json.Marshal(map[string]any{"sample": "s1", "agent": "Ann", "context": json.RawMessage(raw)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(before, after) {
-			t.Errorf("context %d: inputs encode as\n%s\nwere\n%s", i, after, before)
+		for k, a := range roster {
+			// What each unit's inputs were before: the slice itself.
+			before, err := json.Marshal(map[string]any{"sample": smp.ID, "agent": a.Name, "context": smp.Context})
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, err := json.Marshal(got[k])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(before, after) {
+				t.Errorf("context %d, agent %s: inputs encode as\n%s\nwere\n%s", i, a.Name, after, before)
+			}
 		}
 	}
 }
