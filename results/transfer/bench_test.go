@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"mascot.dev/mascot/internal/benchdb"
@@ -20,8 +21,9 @@ func BenchmarkExportImport100k(b *testing.B) {
 	var file string
 	b.Run("export", func(b *testing.B) {
 		defer benchdb.ReportCPU(b)()
-		for b.Loop() {
-			res, err := transfer.Export(ctx, s, benchdb.RunID, dir, transfer.ExportOptions{})
+		for i := 0; b.Loop(); i++ {
+			// An export never overwrites: each iteration writes a fresh folder.
+			res, err := transfer.Export(ctx, s, benchdb.RunID, filepath.Join(dir, strconv.Itoa(i)), transfer.ExportOptions{})
 			if err != nil || res.Episodes != 100_000 {
 				b.Fatal(res, err)
 			}
