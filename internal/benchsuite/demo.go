@@ -6,14 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 )
 
 // demoRows builds the mascot binary and runs `mascot run demo` in a fresh
-// directory once: the CPU-seconds of it and of the plugin processes it
-// waited for (wait4's usage of the child), and the peak RSS of the largest
-// of them. No anchor: the goal is absolute.
+// directory once, from a small helper process (runMeasured): the
+// CPU-seconds of it and of the plugin processes it waited for (wait4's
+// usage of the child), and the peak RSS of the largest of them. No
+// anchor: the goal is absolute.
 func demoRows(ctx context.Context, dir string) ([]Row, error) {
 	bin := filepath.Join(dir, "mascot")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "mascot.dev/mascot/cmd/mascot")
@@ -24,20 +24,14 @@ func demoRows(ctx context.Context, dir string) ([]Row, error) {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, bin, "run", "demo")
-	cmd.Dir = work
 	t0 := time.Now()
-	out, err := cmd.CombinedOutput()
+	u, err := runMeasured(work, bin, "run", "demo")
 	wall := time.Since(t0).Seconds()
 	if err != nil {
-		return nil, fmt.Errorf("mascot run demo: %v\n%s", err, tail(out, 2000))
+		return nil, fmt.Errorf("mascot run demo: %w", err)
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return nil, fmt.Errorf("no resource usage for the demo")
-	}
-	cpu := float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-	rss := float64(ru.Maxrss) / (1 << 20) // KiB → GiB
+	cpu := u.CPU
+	rss := float64(u.MaxRSS) / (1 << 20) // KiB → GiB
 	return []Row{
 		{Figure: "demo (mascot run demo), CPU-s", Values: []float64{cpu}, Format: "%.1f",
 			Cost: fmt.Sprintf("%.1f, %.1f", wall, cpu), Goal: "≤ 100", Met: atMost(100)},

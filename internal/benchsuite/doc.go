@@ -23,7 +23,8 @@
 //   - engine: the built-in engine's decode rates against the measured read
 //     bandwidth of its weights (trainer/serve/enginesuite);
 //   - demo: `mascot run demo` in a fresh directory, the built binary, CPU
-//     seconds of it and of its plugin processes, and its peak RSS.
+//     seconds of it and of its plugin processes, and its peak RSS, run
+//     from a small helper process (runMeasured says why).
 //
 // Environment: MASCOT_BENCH_ROUNDS (rounds per phase, default 5),
 // MASCOT_BENCH_EPISODES (the store's database size, default 10,000),

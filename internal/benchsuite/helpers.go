@@ -17,8 +17,8 @@ import (
 const helperEnv = "MASCOT_BENCHSUITE_HELPER"
 
 // HelperMain runs the helper process the environment asks for (the fake
-// server, or the busy loop) until its stdin closes, and reports whether
-// it did; a main or TestMain calls it first and exits when it returns
+// server or the busy loop, until its stdin closes; or a measured command,
+// runMeasured) and reports whether it did; a main or TestMain calls it first and exits when it returns
 // true.
 func HelperMain() bool {
 	switch os.Getenv(helperEnv) {
@@ -32,6 +32,9 @@ func HelperMain() bool {
 		fmt.Println("URL", s.URL())
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		s.Close()
+		return true
+	case "run":
+		helpRun()
 		return true
 	case "busy":
 		// One core kept busy, as a second user's job would.
