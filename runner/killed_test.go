@@ -14,9 +14,10 @@ import (
 // leaves "running" must read as interrupted (its pid is gone on this host),
 // and the counters of the units it committed must be there, exactly.
 func TestKilledRunReadsInterrupted(t *testing.T) {
-	// 9 units of 2 requests, one at a time: about 4.5 s of work, killed at 3 s.
+	// 9 units of 2 requests, one at a time (the endpoint takes one): about
+	// 4.5 s of work, killed at 3 s.
 	srv := fakevllm.Start(t, fakevllm.Options{Latency: fakevllm.Latency{Base: 250 * time.Millisecond}})
-	spec := candidatesSpec(t, srv.URL(), 2, 1, ", supports_n: false")
+	spec := candidatesSpec(t, srv.URL(), 2, 1, ", supports_n: false, concurrency: 1")
 	db := filepath.Join(t.TempDir(), "m.db")
 	store, err := results.Open(db)
 	if err != nil {

@@ -17,6 +17,7 @@ type CandidateConfig struct {
 	Seed         int64     `json:"seed"`       // request seeds derive from it
 	UnitKey      string    `json:"unit_key"`   // "" = "<dataset>/<sample id>/candidates/<agent>"
 	Strict       bool      `json:"strict"`     // return the first failure
+	Together     bool      `json:"-"`          // as in Config
 	SupportsN    bool      `json:"supports_n"` // one request with n = K
 	Generic      bool      `json:"generic"`    // generic speaker prompt (no persona card)
 	Speaker      Sampling  `json:"speaker"`
@@ -69,7 +70,7 @@ func GenerateCandidates(ctx context.Context, ch Chatter, cfg CandidateConfig, s 
 		system = SystemMASCOTP
 	}
 	e, err := newEngine(ch, Config{System: system, Roster: roster, Turns: 1, ContextTurns: cfg.ContextTurns, Seed: cfg.Seed, UnitKey: unit,
-		Strict: cfg.Strict, SupportsN: cfg.SupportsN, Speaker: cfg.Speaker, Templates: cfg.Templates}, s)
+		Strict: cfg.Strict, Together: cfg.Together, SupportsN: cfg.SupportsN, Speaker: cfg.Speaker, Templates: cfg.Templates}, s)
 	if err != nil {
 		return CandidateSet{}, err
 	}

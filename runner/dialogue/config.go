@@ -49,19 +49,25 @@ type Config struct {
 	// ContextTurns keeps only the first N utterances of an emotional-support
 	// sample's context as the opening history (0 = all). ESConv samples
 	// carry the whole recorded dialogue; 1 keeps the seeker's opening.
-	ContextTurns int            `json:"context_turns"`
-	Seed         int64          `json:"seed"`
-	UnitKey      string         `json:"unit_key"` // cache-key prefix; "" = "<dataset>/<sample id>/<system>"
-	Strict       bool           `json:"strict"`
-	SupportsN    bool           `json:"supports_n"` // the server honours n > 1
-	Director     Sampling       `json:"director"`
-	Speaker      Sampling       `json:"speaker"`
-	User         Sampling       `json:"user"`
-	Models       ModelNames     `json:"models"` // written into metadata
-	UserSim      UserConfig     `json:"user_sim"`
-	Templates    Templates      `json:"templates"`
-	Baseline     BaselineConfig `json:"baseline"`
-	Branching    BranchConfig   `json:"branching"`
+	ContextTurns int    `json:"context_turns"`
+	Seed         int64  `json:"seed"`
+	UnitKey      string `json:"unit_key"` // cache-key prefix; "" = "<dataset>/<sample id>/<system>"
+	Strict       bool   `json:"strict"`
+	// Together sends a unit's single requests for several draws at once
+	// through a ConcurrentChatter (tolerant mode); the stage sets it when
+	// its units' requests fit in the endpoint's slots. Not part of any
+	// stored or fingerprinted form: it changes no request, only when each
+	// goes out.
+	Together  bool           `json:"-"`
+	SupportsN bool           `json:"supports_n"` // the server honours n > 1
+	Director  Sampling       `json:"director"`
+	Speaker   Sampling       `json:"speaker"`
+	User      Sampling       `json:"user"`
+	Models    ModelNames     `json:"models"` // written into metadata
+	UserSim   UserConfig     `json:"user_sim"`
+	Templates Templates      `json:"templates"`
+	Baseline  BaselineConfig `json:"baseline"`
+	Branching BranchConfig   `json:"branching"`
 	// SeedKey, when set, replaces UnitKey in every seed and random
 	// decision (request seeds, user coins, fallback agents), so that two
 	// runs cached apart (a policy before and after training) face the

@@ -76,7 +76,7 @@ func newEngine(ch Chatter, cfg Config, s datasets.Sample) (*engine, error) {
 		cfg.SeedKey = cfg.UnitKey
 	}
 	e := &engine{cfg: cfg, p: p, sample: s, agentT: map[string]*template.Template{}}
-	e.c = &caller{ch: ch, unit: cfg.UnitKey, seedUnit: cfg.SeedKey, seed: cfg.Seed, strict: cfg.Strict, counters: &Counters{}}
+	e.c = &caller{ch: ch, unit: cfg.UnitKey, seedUnit: cfg.SeedKey, seed: cfg.Seed, strict: cfg.Strict, together: cfg.Together, counters: &Counters{}}
 	e.meeting = s.Dataset == "qmsum" || s.Query != ""
 	for _, a := range cfg.Roster {
 		if a.PromptTemplate == "" {

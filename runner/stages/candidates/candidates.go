@@ -36,6 +36,7 @@ type stage struct {
 	roster dialogue.Roster
 	tmpl   dialogue.Templates
 	roles  map[string]string // the Router's, read only: built once, not per unit
+	units  int               // how many Units listed (set before any Run)
 }
 
 type payload struct {
@@ -74,7 +75,17 @@ func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
 				Payload: payload{sample: smp, agent: a}})
 		}
 	}
+	s.units = len(units)
 	return units, nil
+}
+
+// together says whether a unit's k single requests go out at once: when
+// every unit's fit in the endpoint's slots together, so that a small stage
+// takes one request's time per unit instead of k. A larger stage keeps the
+// slots full either way, and its requests waiting together cost more CPU
+// (dialogue.ConcurrentChatter).
+func together(units, k, slots int, supportsN bool) bool {
+	return !supportsN && k > 1 && units > 0 && units*k <= slots
 }
 
 // unitInputs returns the fingerprint inputs of a sample's unit for each
@@ -99,7 +110,8 @@ func (s *stage) Run(ctx context.Context, u runner.Unit) (runner.Commit, error) {
 	ep := s.env.Exp.Endpoints[s.cfg.Endpoint]
 	cfg := dialogue.CandidateConfig{K: s.cfg.K, Seed: s.env.Seed(s.key), UnitKey: u.Fingerprint,
 		Strict: s.env.Strict, SupportsN: ep.SupportsN, Speaker: stagekit.Sampling(s.cfg.Sampling),
-		Roster: s.roster, Templates: s.tmpl}
+		Together: together(s.units, s.cfg.K, ep.Concurrency, ep.SupportsN),
+		Roster:   s.roster, Templates: s.tmpl}
 	router := stagekit.Router{Client: s.env.LLM, Roles: s.roles}
 	set, err := dialogue.GenerateCandidates(ctx, router, cfg, p.sample, p.agent)
 	stagekit.CountDialogue(ctx, s.env, s.key, set.Counters)
