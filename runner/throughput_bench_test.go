@@ -288,3 +288,58 @@ func bareRequests(b *testing.B, url string, prompts [][]openai.ChatCompletionMes
 	wg.Wait()
 	return time.Since(t0)
 }
+
+// BenchmarkSmallCandidatesStage runs a candidates stage smaller than its
+// endpoint (3 contexts × 3 personas, K = 4 without n: 36 requests for 64
+// slots) against a fake server answering in 200 ms, and reports a run's
+// seconds beside the floor of one reply's latency: a unit's requests go
+// out together there (runner/stages/candidates, together), so a run takes
+// about one latency instead of K.
+//
+//	go test ./runner -run '^$' -bench 'SmallCandidatesStage$' -benchtime 3x
+func BenchmarkSmallCandidatesStage(b *testing.B) {
+	const latency = 200 * time.Millisecond
+	url, stop := benchServer(b, latency)
+	defer stop()
+	dir := b.TempDir()
+	data, _ := benchContexts(b, dir, 1)
+	spec := filepath.Join(dir, "spec.cue")
+	src := fmt.Sprintf(`package spec
+
+import "mascot.dev/experiments/personas"
+
+name: "bench/small-candidates"
+datasets: es: {name: "esconv", path: %q, limit: 3}
+rosters: support: personas.emotional_support
+endpoints: speaker: {urls: [%q], model: "Qwen/Qwen3-8B", concurrency: 64, supports_n: false}
+stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 4}
+`, data, url)
+	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var took time.Duration
+	for i := 0; b.Loop(); i++ {
+		store, err := results.Open(filepath.Join(dir, fmt.Sprintf("s%d.db", i)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		s, err := runner.Execute(context.Background(), runner.Options{Loaded: l, Store: store, RunsDir: filepath.Join(dir, "runs")})
+		took += time.Since(t0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if s.Ran != 9 || s.Counters["llm.speaker.attempts"] != 36 {
+			b.Fatalf("ran %d of 9 units, %d requests of 36", s.Ran, s.Counters["llm.speaker.attempts"])
+		}
+		if err := store.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(took.Seconds()/float64(b.N), "s/run")
+	b.ReportMetric(latency.Seconds(), "latency-s")
+}
