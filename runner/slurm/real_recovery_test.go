@@ -60,9 +60,13 @@ func TestSlurmRequeueIngestsOnce(t *testing.T) {
 	if err := e.CLI.Requeue(context.Background(), a.JobID); err != nil {
 		t.Fatal(err)
 	}
-	// A requeued batch job waits out a begin-time delay; start it now.
+	// A requeued batch job waits out a begin-time delay; start it now, but
+	// only once the node has finished ending its first run: the job reads
+	// PENDING while the node still completes it, and started then, its
+	// second run failed to launch (exit 1, no line in its log; about one
+	// run in 15 with the CPUs busy).
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
-		if js, err := e.CLI.Show(context.Background(), a.JobID); err == nil && len(js) == 1 && js[0].State == "PENDING" {
+		if js, err := e.CLI.Show(context.Background(), a.JobID); err == nil && len(js) == 1 && js[0].State == "PENDING" && nodesIdle(t) {
 			if out, err := exec.Command("scontrol", "update", "jobid="+a.JobID, "StartTime=now").CombinedOutput(); err != nil {
 				t.Fatalf("scontrol update StartTime=now: %v %s", err, out)
 			}
@@ -91,6 +95,23 @@ func TestSlurmRequeueIngestsOnce(t *testing.T) {
 	if n := f.count(t, `SELECT COUNT(*) FROM candidates`); n != 2 {
 		t.Fatalf("%d candidate rows after a second controller", n)
 	}
+}
+
+// nodesIdle says whether every node is idle (sinfo's node states), none
+// still completing a job.
+func nodesIdle(t *testing.T) bool {
+	t.Helper()
+	out, err := exec.Command("sinfo", "-h", "-N", "-o", "%T").Output()
+	if err != nil {
+		t.Fatalf("sinfo: %v", err)
+	}
+	states := strings.Fields(string(out))
+	for _, st := range states {
+		if st != "idle" {
+			return false
+		}
+	}
+	return len(states) > 0
 }
 
 // setMinJobAge rewrites MinJobAge in slurm.conf and reconfigures.
