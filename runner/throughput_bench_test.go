@@ -124,24 +124,7 @@ func BenchmarkCandidatesStage(b *testing.B) {
 	dir := b.TempDir()
 	data, contexts := benchContexts(b, dir, 5)
 	units := contexts * personas
-	spec := filepath.Join(dir, "spec.cue")
-	src := fmt.Sprintf(`package spec
-
-import "mascot.dev/experiments/personas"
-
-name: "bench/candidates"
-datasets: es: {name: "esconv", path: %q}
-rosters: support: personas.emotional_support
-endpoints: speaker: {urls: [%q], model: "Qwen/Qwen3-8B", concurrency: %d, supports_n: false}
-stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
-`, data, url, conc, k)
-	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	l := candidatesBenchSpec(b, dir, data, url, 0, conc, k)
 	var stageTime, bareTime, stageCPU, bareCPU, stageSys, bareSys time.Duration
 	var requests int64
 	var stageMem, bareMem memDelta
@@ -209,6 +192,36 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 // heap bytes and objects allocated, and collections run. Garbage is a
 // large share of the stage's CPU, so the benchmark reports it per request
 // beside the CPU time.
+// candidatesBenchSpec writes and loads a spec with one candidates stage
+// (k requests per unit, no n) over the contexts in data (limit of them, 0
+// for all) against url with conc slots.
+func candidatesBenchSpec(b *testing.B, dir, data, url string, limit, conc, k int) *schema.Loaded {
+	b.Helper()
+	lim := ""
+	if limit > 0 {
+		lim = fmt.Sprintf(", limit: %d", limit)
+	}
+	spec := filepath.Join(dir, "spec.cue")
+	src := fmt.Sprintf(`package spec
+
+import "mascot.dev/experiments/personas"
+
+name: "bench/candidates"
+datasets: es: {name: "esconv", path: %q%s}
+rosters: support: personas.emotional_support
+endpoints: speaker: {urls: [%q], model: "Qwen/Qwen3-8B", concurrency: %d, supports_n: false}
+stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
+`, data, lim, url, conc, k)
+	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
 type memDelta struct{ bytes, objects, gcs uint64 }
 
 func readMem() runtime.MemStats {
@@ -303,24 +316,7 @@ func BenchmarkSmallCandidatesStage(b *testing.B) {
 	defer stop()
 	dir := b.TempDir()
 	data, _ := benchContexts(b, dir, 1)
-	spec := filepath.Join(dir, "spec.cue")
-	src := fmt.Sprintf(`package spec
-
-import "mascot.dev/experiments/personas"
-
-name: "bench/small-candidates"
-datasets: es: {name: "esconv", path: %q, limit: 3}
-rosters: support: personas.emotional_support
-endpoints: speaker: {urls: [%q], model: "Qwen/Qwen3-8B", concurrency: 64, supports_n: false}
-stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 4}
-`, data, url)
-	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	l := candidatesBenchSpec(b, dir, data, url, 3, 64, 4)
 	var took time.Duration
 	for i := 0; b.Loop(); i++ {
 		store, err := results.Open(filepath.Join(dir, fmt.Sprintf("s%d.db", i)))
