@@ -18,8 +18,8 @@ const helperEnv = "MASCOT_BENCHSUITE_HELPER"
 
 // HelperMain runs the helper process the environment asks for (the fake
 // server or the busy loop, until its stdin closes; or a measured command,
-// runMeasured) and reports whether it did; a main or TestMain calls it first and exits when it returns
-// true.
+// runMeasured) and reports whether it did; a main or TestMain calls it
+// first and exits when it returns true.
 func HelperMain() bool {
 	switch os.Getenv(helperEnv) {
 	case "server":
@@ -53,7 +53,8 @@ func HelperMain() bool {
 }
 
 // helper starts the running binary as helper kind and returns the line it
-// printed (the server's URL) and a function that ends it.
+// printed after "URL " (the server's URL, or a run helper's usage) and a
+// function that ends it.
 func helper(kind string, env ...string) (string, func(), error) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(append(os.Environ(), helperEnv+"="+kind), env...)

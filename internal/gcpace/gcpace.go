@@ -20,7 +20,7 @@ var (
 	depth   int
 	active  bool // this package set the percent and keeps it up
 	prevPct int
-	floor   int    // the highest percent the open calls asked for at least
+	floor   int    // the highest minimum percent any call of this session asked for (kept until the session ends)
 	gen     uint64 // which Raise session a collection hook belongs to
 )
 

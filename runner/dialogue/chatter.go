@@ -17,27 +17,6 @@ type Chatter interface {
 	Chat(ctx context.Context, req llm.Request) (llm.Response, error)
 }
 
-// ConcurrentChatter is a Chatter whose Chat may run on several goroutines
-// at once, each answer depending on its request alone (llm's client behind
-// stagekit.Router: the cache key and seed of a request fix it). With
-// Config.Together a unit's k single requests then go out together instead
-// of one after another, so that a stage with fewer units than slots takes
-// one request's time per unit instead of k. Strict mode keeps them in
-// turn, so that nothing is sent after a failure. Stages whose units fill
-// the slots anyway leave it off: with 600 units of 4 against 64 slots the
-// requests waiting together cost the stage a fifth more CPU per request
-// (docs/benchmarks.md).
-type ConcurrentChatter interface {
-	Chatter
-	Concurrent() bool
-}
-
-// concurrent says whether ch takes concurrent requests.
-func concurrent(ch Chatter) bool {
-	cc, ok := ch.(ConcurrentChatter)
-	return ok && cc.Concurrent()
-}
-
 // Roles set on llm.Request.Role.
 const (
 	RoleDirector = "director"
@@ -218,7 +197,7 @@ func (c *caller) many(ctx context.Context, role string, s Sampling, pos Pos, msg
 			}
 		}
 	}
-	if c.together && k-len(out) > 1 && !c.strict && concurrent(c.ch) {
+	if c.together && k-len(out) > 1 && !c.strict {
 		return c.manyAtOnce(ctx, role, s, pos, msgs, schema, schemaName, k, out, ok, from)
 	}
 	for i := len(out); i < k; i++ {
@@ -238,8 +217,8 @@ func (c *caller) many(ctx context.Context, role string, s Sampling, pos Pos, msg
 }
 
 // manyAtOnce is many's single requests from out's length to k sent at once
-// (a ConcurrentChatter, tolerant mode): each draw and its outcome are
-// noted in sample order, as one after another would note them.
+// (Config.Together, tolerant mode): each draw and its outcome are noted in
+// sample order, as one after another would note them.
 func (c *caller) manyAtOnce(ctx context.Context, role string, s Sampling, pos Pos, msgs []llm.Message,
 	schema json.RawMessage, schemaName string, k int, out []string, ok []bool, from []Draw) ([]string, []bool, []Draw, error) {
 	first := len(out)

@@ -53,11 +53,17 @@ type Config struct {
 	Seed         int64  `json:"seed"`
 	UnitKey      string `json:"unit_key"` // cache-key prefix; "" = "<dataset>/<sample id>/<system>"
 	Strict       bool   `json:"strict"`
-	// Together sends a unit's single requests for several draws at once
-	// through a ConcurrentChatter (tolerant mode); the stage sets it when
-	// its units' requests fit in the endpoint's slots. Not part of any
-	// stored or fingerprinted form: it changes no request, only when each
-	// goes out.
+	// Together sends a unit's single requests for several draws (k without
+	// supports_n) at once instead of one after another, so that a stage
+	// with fewer units than the endpoint's slots takes one request's time
+	// per unit instead of k; strict mode keeps them in turn, so that
+	// nothing is sent after a failure. The Chatter must take concurrent
+	// calls whose answers depend on their requests alone (llm's client
+	// behind stagekit.Router: a request's cache key and seed fix it). A
+	// stage whose units fill the slots anyway leaves it off: with 600 units
+	// of 4 against 64 slots the requests waiting together cost it a fifth
+	// more CPU per request (docs/benchmarks.md). Not part of any stored or
+	// fingerprinted form: it changes no request, only when each goes out.
 	Together  bool           `json:"-"`
 	SupportsN bool           `json:"supports_n"` // the server honours n > 1
 	Director  Sampling       `json:"director"`

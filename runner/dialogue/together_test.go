@@ -12,9 +12,8 @@ import (
 	"mascot.dev/mascot/llm"
 )
 
-// meetingChatter is a concurrent fakeChatter whose calls each wait, up to
-// patience, until want of them are in flight, and which records the most
-// that were.
+// meetingChatter is a fakeChatter whose calls each wait, up to patience,
+// until want of them are in flight, and which records the most that were.
 type meetingChatter struct {
 	fakeChatter
 	want     int
@@ -28,8 +27,6 @@ type meetingChatter struct {
 func newMeeting(reply func(llm.Request, int) (string, error), want int, patience time.Duration) *meetingChatter {
 	return &meetingChatter{fakeChatter: fakeChatter{reply: reply}, want: want, patience: patience, met: make(chan struct{})}
 }
-
-func (m *meetingChatter) Concurrent() bool { return true }
 
 func (m *meetingChatter) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
 	m.mu.Lock()
@@ -49,12 +46,11 @@ func (m *meetingChatter) Chat(ctx context.Context, req llm.Request) (llm.Respons
 	return m.fakeChatter.Chat(ctx, req)
 }
 
-// TestConcurrentChatterGetsAUnitsRequestsTogether: with Together, through
-// a ConcurrentChatter, a unit's k single requests are in flight together
-// and give the candidates, counters and last error that one after another
+// TestTogetherSendsAUnitsRequestsAtOnce: with Together a unit's k single
+// requests are in flight together and give the candidates, counters and last error that one after another
 // give (a failed draw and an empty one among them); strict mode, or a
 // stage that leaves Together off, sends them in turn.
-func TestConcurrentChatterGetsAUnitsRequestsTogether(t *testing.T) {
+func TestTogetherSendsAUnitsRequestsAtOnce(t *testing.T) {
 	roster := EmotionalSupportRoster()
 	reply := func(req llm.Request, i int) (string, error) {
 		switch {

@@ -83,7 +83,7 @@ func (s *stage) Units(ctx context.Context) ([]runner.Unit, error) {
 // every unit's fit in the endpoint's slots together, so that a small stage
 // takes one request's time per unit instead of k. A larger stage keeps the
 // slots full either way, and its requests waiting together cost more CPU
-// (dialogue.ConcurrentChatter).
+// (dialogue.Config.Together).
 func together(units, k, slots int, supportsN bool) bool {
 	return !supportsN && k > 1 && units > 0 && units*k <= slots
 }

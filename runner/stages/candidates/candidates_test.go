@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"mascot.dev/mascot/internal/fakevllm"
 	"mascot.dev/mascot/internal/testspec"
@@ -121,4 +123,60 @@ func TestCandidatesAskForNWhenTheEndpointSupportsIt(t *testing.T) {
 		}
 		store.Close()
 	}
+}
+
+// TestSmallStageSendsAUnitsRequestsTogether: 6 units of K = 3 without n
+// against a server that answers in 300 ms. With 64 slots every unit's
+// requests fit, and more than one request per unit is in flight at once
+// (the server's log of starts and ends); with 17 slots, fewer than the 18
+// requests, each unit sends its requests in turn, one at a time.
+func TestSmallStageSendsAUnitsRequestsTogether(t *testing.T) {
+	for _, c := range []struct {
+		slots    int
+		together bool
+	}{{64, true}, {17, false}} {
+		srv := fakevllm.Start(t, fakevllm.Options{Latency: fakevllm.Latency{Base: 300 * time.Millisecond}})
+		dir := t.TempDir()
+		store, err := results.Open(filepath.Join(dir, "m.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := run(t, srv, store, dir, fmt.Sprintf(", supports_n: false, concurrency: %d", c.slots))
+		store.Close()
+		if st.Status != "done" || st.Ran != 6 {
+			t.Fatalf("%d slots: stage %+v", c.slots, st)
+		}
+		peak := peakInFlight(srv.Log())
+		if c.together && peak <= st.Ran {
+			t.Errorf("%d slots: at most %d requests in flight for %d units; want a unit's together", c.slots, peak, st.Ran)
+		}
+		if !c.together && peak > st.Ran {
+			t.Errorf("%d slots: %d requests in flight for %d units; want each unit's in turn", c.slots, peak, st.Ran)
+		}
+	}
+}
+
+// peakInFlight is the most requests of log the server was answering at
+// once.
+func peakInFlight(log []fakevllm.LogEntry) int {
+	type edge struct {
+		at time.Time
+		d  int
+	}
+	var edges []edge
+	for _, e := range log {
+		edges = append(edges, edge{e.Start, 1}, edge{e.End, -1})
+	}
+	slices.SortFunc(edges, func(a, b edge) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return a.d - b.d // an end before a start at the same instant
+	})
+	n, peak := 0, 0
+	for _, e := range edges {
+		n += e.d
+		peak = max(peak, n)
+	}
+	return peak
 }

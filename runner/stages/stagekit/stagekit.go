@@ -161,10 +161,6 @@ func (r Router) Chat(ctx context.Context, req llm.Request) (llm.Response, error)
 	return r.Client.Chat(ctx, req)
 }
 
-// Concurrent implements dialogue.ConcurrentChatter: the client takes
-// concurrent requests, and the endpoint's concurrency bounds them.
-func (r Router) Concurrent() bool { return true }
-
 // Sampling converts schema sampling to dialogue sampling (explicit values,
 // so temperature 0 is really sent).
 func Sampling(s schema.Sampling) dialogue.Sampling {
