@@ -93,12 +93,15 @@ func stageFingerprint(k Kind, st schema.Stage, exp *schema.Experiment, upstream 
 	})
 }
 
-// unitFingerprint hashes a unit's inputs with its stage fingerprint:
+// UnitFingerprint is the fingerprint of a unit with inputs in a stage
+// whose fingerprint is stageFP (the runner sets Unit.Fingerprint to it; a
+// stage kind's tests compare the inputs it gives against earlier ones). It
+// hashes a unit's inputs with its stage fingerprint:
 // digest(map{"stage": stageFP, "inputs": canonical inputs}). The inputs
 // are canonical already, so the map's encoding is too and is hashed as
 // is, without digest's second round trip through any (the same bytes:
 // TestUnitFingerprintIsDigestOfStageAndInputs).
-func unitFingerprint(stageFP string, inputs any) (string, error) {
+func UnitFingerprint(stageFP string, inputs any) (string, error) {
 	b, err := hashInputs(inputs)
 	if err != nil {
 		return "", err

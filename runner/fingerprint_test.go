@@ -31,7 +31,7 @@ func TestUnitFingerprintIsDigestOfStageAndInputs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := unitFingerprint("ab12", in)
+		got, err := UnitFingerprint("ab12", in)
 		if err != nil {
 			t.Fatal(err)
 		}

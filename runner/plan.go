@@ -80,7 +80,7 @@ func (r *run) countUnits(ctx context.Context, key string) (int, int, string) {
 	units = r.opts.Slice.apply(key, units)
 	fps := make([]string, len(units))
 	for i, u := range units {
-		fps[i], _ = unitFingerprint(r.fps[key], u.Inputs)
+		fps[i], _ = UnitFingerprint(r.fps[key], u.Inputs)
 	}
 	done, err := r.opts.Store.DoneUnits(ctx, fps)
 	if err != nil {

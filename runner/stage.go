@@ -57,6 +57,11 @@ type Output struct {
 // hashInputs encodes unit inputs canonically: the bytes json.Marshal
 // writes for them decoded into any (canonjson.go).
 func hashInputs(v any) ([]byte, error) {
+	if m, ok := v.(map[string]any); ok {
+		if b, ok, err := canonicalInputs(m); ok {
+			return b, err
+		}
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err

@@ -169,7 +169,7 @@ const fingerprintGrain = 16
 func (p *unitPlan) fingerprint(lo, hi int) error {
 	stageFP := p.r.fps[p.key]
 	one := func(i int) error {
-		fp, err := unitFingerprint(stageFP, p.units[i].Inputs)
+		fp, err := UnitFingerprint(stageFP, p.units[i].Inputs)
 		if err != nil {
 			return fmt.Errorf("fingerprinting unit %s: %w", p.units[i].Key, err)
 		}

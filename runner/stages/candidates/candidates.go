@@ -89,18 +89,21 @@ func together(units, k, slots int, supportsN bool) bool {
 }
 
 // unitInputs returns the fingerprint inputs of a sample's unit for each
-// agent of roster. The context is encoded once for them all rather than
-// by each unit's fingerprint: its bytes are what encoding the slice inside
-// the inputs wrote, so the fingerprints, and the units cached under them,
-// do not change (TestUnitInputsEncodeAsBefore).
+// agent of roster. The context is encoded, in canonical form, once for
+// them all rather than by each unit's fingerprint (runner.Canonical); the
+// fingerprints, and the units cached under them, are what the slice itself
+// in the inputs gave (TestUnitInputsEncodeAsBefore).
 func unitInputs(smp datasets.Sample, roster dialogue.Roster) ([]map[string]any, error) {
 	ctxJSON, err := json.Marshal(smp.Context)
+	if err == nil {
+		ctxJSON, err = runner.CanonicalJSON(ctxJSON)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encoding the context of sample %s: %w", smp.ID, err)
 	}
 	out := make([]map[string]any, len(roster))
 	for i, a := range roster {
-		out[i] = map[string]any{"sample": smp.ID, "agent": a.Name, "context": json.RawMessage(ctxJSON)}
+		out[i] = map[string]any{"sample": smp.ID, "agent": a.Name, "context": runner.Canonical(ctxJSON)}
 	}
 	return out, nil
 }
