@@ -188,10 +188,6 @@ func BenchmarkCandidatesStage(b *testing.B) {
 	bareMem.report(b, "bare", requests)
 }
 
-// memDelta sums what the runtime counted between two readMem calls:
-// heap bytes and objects allocated, and collections run. Garbage is a
-// large share of the stage's CPU, so the benchmark reports it per request
-// beside the CPU time.
 // candidatesBenchSpec writes and loads a spec with one candidates stage
 // (k requests per unit, no n) over the contexts in data (limit of them, 0
 // for all) against url with conc slots.
@@ -222,6 +218,10 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 	return l
 }
 
+// memDelta sums what the runtime counted between two readMem calls:
+// heap bytes and objects allocated, and collections run. Garbage is a
+// large share of the stage's CPU, so the benchmark reports it per request
+// beside the CPU time.
 type memDelta struct{ bytes, objects, gcs uint64 }
 
 func readMem() runtime.MemStats {
