@@ -21,6 +21,18 @@
 	VMOVSHDUP     X28, X29 \
 	VADDSS        X29, X28, X28
 
+// PREFETCH8 starts the eight cache lines 2 KiB past R, where the loop's
+// prefetches stopped.
+#define PREFETCH8(R) \
+	PREFETCHT0 2048(R) \
+	PREFETCHT0 2112(R) \
+	PREFETCHT0 2176(R) \
+	PREFETCHT0 2240(R) \
+	PREFETCHT0 2304(R) \
+	PREFETCHT0 2368(R) \
+	PREFETCHT0 2432(R) \
+	PREFETCHT0 2496(R)
+
 #define PUT8(Z, Y, m) \
 	REDUCE8(Z, Y) \
 	VMOVSS X28, m
@@ -126,6 +138,14 @@ loop83z:
 	VFMADD231PS Z26, Z27, Z23
 	ADDQ        $64, AX
 	JNZ         loop83z
+
+	// The loop's prefetches have brought the next three rows in; the
+	// reductions below take as long as reading a third of a row, and
+	// without more reads under way memory would idle through them.
+	// Starting the first lines of the rows after those keeps it busy.
+	PREFETCH8(BX)
+	PREFETCH8(DX)
+	PREFETCH8(CX)
 
 	MOVQ    y+40(FP), R12
 	MOVQ    ldy+48(FP), R13
