@@ -139,10 +139,12 @@ loop83z:
 	ADDQ        $64, AX
 	JNZ         loop83z
 
-	// The loop's prefetches have brought the next three rows in; the
-	// reductions below take as long as reading a third of a row, and
-	// without more reads under way memory would idle through them.
-	// Starting the first lines of the rows after those keeps it busy.
+	// The loop's prefetches end 2 KiB past these rows (the whole next
+	// rows of each stream at n = 512). The reductions below take about
+	// as long as reading a third of a 2 KiB row, and with no read under
+	// way memory would idle through them: the next eight lines of each
+	// stream keep it busy (one thread streamed a third more bytes per
+	// second with them, docs/benchmarks.md).
 	PREFETCH8(BX)
 	PREFETCH8(DX)
 	PREFETCH8(CX)
