@@ -93,6 +93,7 @@ func BenchmarkDecode63M(b *testing.B)         { benchDecode(b, qwen3_63M(), 1) }
 func BenchmarkDecode63MBatch8(b *testing.B)   { benchDecode(b, qwen3_63M(), 8) }
 func BenchmarkDecode0_6B(b *testing.B)        { benchDecode(b, Qwen3_0_6B(), 1) }
 func BenchmarkDecode0_6BBatch4(b *testing.B)  { benchDecode(b, Qwen3_0_6B(), 4) }
+func BenchmarkDecode0_6BBatch8(b *testing.B)  { benchDecode(b, Qwen3_0_6B(), 8) }
 func BenchmarkDecode0_6BBatch16(b *testing.B) { benchDecode(b, Qwen3_0_6B(), 16) }
 
 // qwen3_63M is the engine suite's model (trainer/serve/enginesuite):
@@ -129,6 +130,36 @@ func BenchmarkMatmulSkinny(b *testing.B) {
 					0, blas32.General{Rows: rows, Cols: out, Stride: out, Data: y})
 			}
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
+
+// BenchmarkMatmulStream8 measures matmulT for eight rows (a decoding step
+// of eight sequences) on the shapes of the engine suite's model and of
+// Qwen3-0.6B's MLP, [out,in], with the weights coming from memory: each
+// call takes the next of enough copies to fill 256 MiB. It reports the
+// weight bytes read per second.
+//
+//	go test ./trainer/qwen3 -run '^$' -bench MatmulStream8
+func BenchmarkMatmulStream8(b *testing.B) {
+	for _, sh := range [][2]int{{1536, 512}, {512, 1536}, {49152, 512}, {3072, 1024}, {1024, 3072}} {
+		out, in := sh[0], sh[1]
+		copies := max(1, (256<<20)/(out*in*4))
+		w := make([]float32, copies*out*in)
+		for i := range w {
+			w[i] = float32(i%1013)/1013 - 0.5
+		}
+		x, y := make([]float32, 8*in), make([]float32, 8*out)
+		for i := range x {
+			x[i] = float32(i%997)/997 - 0.5
+		}
+		b.Run(strconv.Itoa(out)+"x"+strconv.Itoa(in), func(b *testing.B) {
+			n := 0
+			for b.Loop() {
+				matmulT(x, 8, in, w[(n%copies)*out*in:], out, y, false)
+				n++
+			}
+			b.ReportMetric(float64(n)*float64(out*in*4)/b.Elapsed().Seconds()/1e9, "GB/s")
 		})
 	}
 }

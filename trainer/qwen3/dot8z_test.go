@@ -4,6 +4,7 @@ package qwen3
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -51,6 +52,55 @@ func TestDot8x3zEqualsOneByOne(t *testing.T) {
 					for j := 3; j < ldy; j++ {
 						if y[r*ldy+j] != float32((r*ldy+j)%13)/13 {
 							t.Fatalf("n %d: row %d column %d outside the kernel's outputs was written", n, r, j)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMatmulChunkedEqualsOneByOne checks the chunked eight-row path
+// (matmulT8k, dot8x3zk) against dot1x1z bit for bit: inner sizes of two
+// to six chunks, output counts that leave the CPUs' ranges with and
+// without outputs beyond three streams, setting and accumulating, and the
+// five-to-seven-row path that pads to eight.
+func TestMatmulChunkedEqualsOneByOne(t *testing.T) {
+	if !zmmKernels {
+		t.Skip("this CPU has no AVX-512F: dot8x3zk never runs here")
+	}
+	for _, in := range []int{1536, 2048, 3072} {
+		if !chunkedInner(in) {
+			t.Fatalf("inner size %d does not take the chunked path", in)
+		}
+		for _, out := range []int{1, 3, 5, 53, 389} {
+			w := make([]float32, out*in)
+			x := make([]float32, 8*in)
+			for i := range w {
+				w[i] = float32((i*7919)%1013)/1013 - 0.5
+			}
+			for i := range x {
+				x[i] = float32((i*104729)%997)/997 - 0.5
+			}
+			for _, acc := range []bool{false, true} {
+				for _, rows := range []int{8, 5, 7} {
+					if acc && rows < 8 {
+						continue // matmulT8 sets only
+					}
+					y := make([]float32, rows*out+1)
+					for i := range y {
+						y[i] = float32(i%13) / 13
+					}
+					want := slices.Clone(y)
+					matmulT(x[:rows*in], rows, in, w, out, y[:rows*out], acc)
+					for r := range rows {
+						for j := range out {
+							dot1x1z(&x[r*in], &w[j*in], in, &want[r*out+j], acc)
+						}
+					}
+					for i := range y {
+						if math.Float32bits(y[i]) != math.Float32bits(want[i]) {
+							t.Fatalf("in %d out %d rows %d acc %v: output %d is %v, one by one %v", in, out, rows, acc, i, y[i], want[i])
 						}
 					}
 				}

@@ -42,6 +42,16 @@ func dot4x4z(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy in
 //go:noescape
 func dot8x3z(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, ycs int, acc bool)
 
+// dot8x3zk is dot8x3z over one chunk of kChunk inner floats, the eight
+// input rows packed kChunk apart at xp, the accumulators carried between
+// chunks in part (24 × 16 floats): mode&1 continues from part, mode&2
+// finishes into y, else part is written. rowb is the bytes from a weight
+// row to the next of its stream, where the kernel prefetches
+// (dot8zk_amd64.s).
+//
+//go:noescape
+func dot8x3zk(xp *float32, w *float32, ldw int, rowb int, part *float32, mode int, y *float32, ldy int, ycs int, acc bool)
+
 // dot1x8z is dot1x8 with sixteen lanes.
 //
 //go:noescape

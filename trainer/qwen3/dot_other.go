@@ -25,6 +25,10 @@ func dot8x3z(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy in
 	panic("qwen3: dot8x3z without the amd64 kernels")
 }
 
+func dot8x3zk(xp *float32, w *float32, ldw int, rowb int, part *float32, mode int, y *float32, ldy int, ycs int, acc bool) {
+	panic("qwen3: dot8x3zk without the amd64 kernels")
+}
+
 func dot1x8z(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bool) {
 	panic("qwen3: dot1x8z without the amd64 kernels")
 }

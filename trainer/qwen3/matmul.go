@@ -24,6 +24,10 @@ func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accum
 	if len(x) < rows*in || len(w) < out*in || len(y) < rows*out {
 		panic(fmt.Sprintf("qwen3: matmulT %d×%d by [%d,%d] with %d, %d and %d floats", rows, in, out, in, len(x), len(w), len(y)))
 	}
+	if rows == 8 && chunkedInner(in) {
+		matmulT8k(x, in, w, out, y, accumulate)
+		return
+	}
 	if rows > 4 && rows < 8 && !accumulate && zmmKernels && in%16 == 0 && in > 0 {
 		matmulT8(x, rows, in, w, out, y)
 		return
@@ -45,9 +49,13 @@ func matmulT8(x []float32, rows, in int, w []float32, out int, y []float32) {
 	copy(xp, x[:rows*in])
 	clear(xp[rows*in:]) // zero rows: no stale NaN or subnormal to slow the kernel
 	yp := getFloats(8 * out)[:8*out]
-	parallelFor(out, 8*out*in, colAlign, func(lo, hi int) {
-		dotsT(xp, 8, in, w, lo, hi, yp, out, false)
-	})
+	if chunkedInner(in) {
+		matmulT8k(xp, in, w, out, yp, false)
+	} else {
+		parallelFor(out, 8*out*in, colAlign, func(lo, hi int) {
+			dotsT(xp, 8, in, w, lo, hi, yp, out, false)
+		})
+	}
 	copy(y[:rows*out], yp)
 	putFloats(xp)
 	putFloats(yp)

@@ -1,0 +1,203 @@
+#include "textflag.h"
+#include "dot8z_amd64.h"
+
+// dot8x3zk is dot8x3z over one 512-float chunk of the inner dimension,
+// for products whose eight input rows do not fit in L1 (48 KiB) beside
+// the weight stream: over 1,536 floats the inputs take 48 KiB and every
+// input load went to L2, where the kernel streamed 21–23 GB/s against 28–
+// 29 by chunks (docs/benchmarks.md). The caller copies each chunk of the
+// eight rows together (xp, 2 KiB apart) and goes over all the weight rows
+// chunk by chunk; between chunks the 24 accumulators wait in part, so
+// every output still gets one accumulator per lane, fed in k order, and
+// the same tree at the end: dot8x3z's bits.
+
+// PREFETCH8AT starts the eight cache lines from R.
+#define PREFETCH8AT(R) \
+	PREFETCHT0 0(R) \
+	PREFETCHT0 64(R) \
+	PREFETCHT0 128(R) \
+	PREFETCHT0 192(R) \
+	PREFETCHT0 256(R) \
+	PREFETCHT0 320(R) \
+	PREFETCHT0 384(R) \
+	PREFETCHT0 448(R)
+
+// func dot8x3zk(xp *float32, w *float32, ldw int, rowb int, part *float32, mode int, y *float32, ldy int, ycs int, acc bool)
+//
+// The chunk's products of the input rows xp + 512r (r < 8) with the
+// weight rows w + j·ldw (j < 3, 512 floats each) are added to the
+// accumulators: zero at first, part's 24 × 16 floats with mode&1. With
+// mode&2 the sums go to y[r·ldy + j·ycs] (or are added to it with acc),
+// else the accumulators go back to part. The next weight rows are rowb
+// bytes on (the same chunk of the next row of each stream), where the
+// loop prefetches.
+TEXT ·dot8x3zk(SB), NOSPLIT, $0-73
+	MOVQ  part+32(FP), R12
+	MOVQ  mode+40(FP), R13
+	TESTQ $1, R13
+	JZ    zero8k
+	VMOVUPS 0(R12), Z0
+	VMOVUPS 64(R12), Z1
+	VMOVUPS 128(R12), Z2
+	VMOVUPS 192(R12), Z3
+	VMOVUPS 256(R12), Z4
+	VMOVUPS 320(R12), Z5
+	VMOVUPS 384(R12), Z6
+	VMOVUPS 448(R12), Z7
+	VMOVUPS 512(R12), Z8
+	VMOVUPS 576(R12), Z9
+	VMOVUPS 640(R12), Z10
+	VMOVUPS 704(R12), Z11
+	VMOVUPS 768(R12), Z12
+	VMOVUPS 832(R12), Z13
+	VMOVUPS 896(R12), Z14
+	VMOVUPS 960(R12), Z15
+	VMOVUPS 1024(R12), Z16
+	VMOVUPS 1088(R12), Z17
+	VMOVUPS 1152(R12), Z18
+	VMOVUPS 1216(R12), Z19
+	VMOVUPS 1280(R12), Z20
+	VMOVUPS 1344(R12), Z21
+	VMOVUPS 1408(R12), Z22
+	VMOVUPS 1472(R12), Z23
+	JMP start8k
+
+zero8k:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+
+start8k:
+	MOVQ $2048, AX
+	MOVQ xp+0(FP), R8
+	ADDQ AX, R8
+	MOVQ w+8(FP), BX
+	ADDQ AX, BX
+	MOVQ ldw+16(FP), CX
+	SHLQ $2, CX
+	LEAQ (BX)(CX*1), DX
+	LEAQ (DX)(CX*1), CX
+	MOVQ rowb+24(FP), SI
+	LEAQ (BX)(SI*1), R9
+	LEAQ (DX)(SI*1), R10
+	LEAQ (CX)(SI*1), R11
+	NEGQ AX
+
+loop8k:
+	PREFETCHT0  (R9)(AX*1)
+	PREFETCHT0  (R10)(AX*1)
+	PREFETCHT0  (R11)(AX*1)
+	VMOVUPS     (BX)(AX*1), Z24
+	VMOVUPS     (DX)(AX*1), Z25
+	VMOVUPS     (CX)(AX*1), Z26
+	VMOVUPS     0(R8)(AX*1), Z27
+	VFMADD231PS Z24, Z27, Z0
+	VFMADD231PS Z25, Z27, Z1
+	VFMADD231PS Z26, Z27, Z2
+	VMOVUPS     2048(R8)(AX*1), Z27
+	VFMADD231PS Z24, Z27, Z3
+	VFMADD231PS Z25, Z27, Z4
+	VFMADD231PS Z26, Z27, Z5
+	VMOVUPS     4096(R8)(AX*1), Z27
+	VFMADD231PS Z24, Z27, Z6
+	VFMADD231PS Z25, Z27, Z7
+	VFMADD231PS Z26, Z27, Z8
+	VMOVUPS     6144(R8)(AX*1), Z27
+	VFMADD231PS Z24, Z27, Z9
+	VFMADD231PS Z25, Z27, Z10
+	VFMADD231PS Z26, Z27, Z11
+	VMOVUPS     8192(R8)(AX*1), Z27
+	VFMADD231PS Z24, Z27, Z12
+	VFMADD231PS Z25, Z27, Z13
+	VFMADD231PS Z26, Z27, Z14
+	VMOVUPS     10240(R8)(AX*1), Z27
+	VFMADD231PS Z24, Z27, Z15
+	VFMADD231PS Z25, Z27, Z16
+	VFMADD231PS Z26, Z27, Z17
+	VMOVUPS     12288(R8)(AX*1), Z27
+	VFMADD231PS Z24, Z27, Z18
+	VFMADD231PS Z25, Z27, Z19
+	VFMADD231PS Z26, Z27, Z20
+	VMOVUPS     14336(R8)(AX*1), Z27
+	VFMADD231PS Z24, Z27, Z21
+	VFMADD231PS Z25, Z27, Z22
+	VFMADD231PS Z26, Z27, Z23
+	ADDQ        $64, AX
+	JNZ         loop8k
+
+	// As in dot8x3z: keep memory busy through what follows with the
+	// first lines of the chunk one row further on.
+	LEAQ -2048(R9)(SI*1), R9
+	LEAQ -2048(R10)(SI*1), R10
+	LEAQ -2048(R11)(SI*1), R11
+	PREFETCH8AT(R9)
+	PREFETCH8AT(R10)
+	PREFETCH8AT(R11)
+
+	TESTQ $2, R13
+	JNZ   finish8k
+	VMOVUPS Z0, 0(R12)
+	VMOVUPS Z1, 64(R12)
+	VMOVUPS Z2, 128(R12)
+	VMOVUPS Z3, 192(R12)
+	VMOVUPS Z4, 256(R12)
+	VMOVUPS Z5, 320(R12)
+	VMOVUPS Z6, 384(R12)
+	VMOVUPS Z7, 448(R12)
+	VMOVUPS Z8, 512(R12)
+	VMOVUPS Z9, 576(R12)
+	VMOVUPS Z10, 640(R12)
+	VMOVUPS Z11, 704(R12)
+	VMOVUPS Z12, 768(R12)
+	VMOVUPS Z13, 832(R12)
+	VMOVUPS Z14, 896(R12)
+	VMOVUPS Z15, 960(R12)
+	VMOVUPS Z16, 1024(R12)
+	VMOVUPS Z17, 1088(R12)
+	VMOVUPS Z18, 1152(R12)
+	VMOVUPS Z19, 1216(R12)
+	VMOVUPS Z20, 1280(R12)
+	VMOVUPS Z21, 1344(R12)
+	VMOVUPS Z22, 1408(R12)
+	VMOVUPS Z23, 1472(R12)
+	VZEROUPPER
+	RET
+
+finish8k:
+	MOVQ    y+48(FP), R12
+	MOVQ    ldy+56(FP), R13
+	SHLQ    $2, R13
+	MOVQ    ycs+64(FP), BX
+	SHLQ    $2, BX
+	MOVBLZX acc+72(FP), CX
+	TESTQ   CX, CX
+	JNZ     add8k
+	PUT24
+	VZEROUPPER
+	RET
+
+add8k:
+	ADD24
+	VZEROUPPER
+	RET
