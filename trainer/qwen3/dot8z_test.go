@@ -64,7 +64,8 @@ func TestDot8x3zEqualsOneByOne(t *testing.T) {
 // (matmulT8k, dot8x3zk) against dot1x1z bit for bit: inner sizes of two
 // to six chunks, output counts that leave the CPUs' ranges with and
 // without outputs beyond three streams, setting and accumulating, and the
-// five-to-seven-row path that pads to eight.
+// five-to-seven-row path that pads to eight; on one CPU and, for the
+// largest matrices, spread over the CPUs.
 func TestMatmulChunkedEqualsOneByOne(t *testing.T) {
 	if !zmmKernels {
 		t.Skip("this CPU has no AVX-512F: dot8x3zk never runs here")
@@ -73,7 +74,7 @@ func TestMatmulChunkedEqualsOneByOne(t *testing.T) {
 		if !chunkedInner(in) {
 			t.Fatalf("inner size %d does not take the chunked path", in)
 		}
-		for _, out := range []int{1, 3, 5, 53, 389} {
+		for _, out := range []int{1, 3, 5, 53, 389, 1400} { // 1400: over oneCPUWeights, so spread over the CPUs
 			w := make([]float32, out*in)
 			x := make([]float32, 8*in)
 			for i := range w {

@@ -32,9 +32,32 @@ func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accum
 		matmulT8(x, rows, in, w, out, y)
 		return
 	}
-	parallelFor(out, rows*out*in, colAlign, func(lo, hi int) {
+	parallelFor(out, productWork(rows, in, out), colAlign, func(lo, hi int) {
 		dotsT(x, rows, in, w, lo, hi, y, out, accumulate)
 	})
+}
+
+// oneCPUWeights is the most weights (floats) a product of a few rows
+// keeps on one CPU. Such a product reads its weights from memory at one
+// CPU's bandwidth and is over in 0.1–0.3 ms; a second CPU, woken for it,
+// joined too late to shorten it: eight rows by [1536,512] and [512,1536]
+// (3 MiB) ran 27–32 and 23–24 GB/s on one CPU, 27–28 and 24–25 on two,
+// while [3072,1024] (12 MiB) went from 27–32 to 44 and the 100 MiB LM
+// head from 27 to 55 (BenchmarkMatmulStream8, -cpu 1 and 2). The engine
+// suite's decoding rates per CPU-second rose 10–16 % with it, at the same
+// tokens per second (docs/benchmarks.md).
+const oneCPUWeights = 2 << 20
+
+// productWork is the work parallelFor weighs for a product of rows input
+// rows by an [out,in] matrix: none for a decoding step's rows (eight at
+// most) against a matrix under oneCPUWeights, whose product stays on one
+// CPU; rows·out·in multiply-adds otherwise (prefill's many rows are
+// arithmetic, which a second CPU halves).
+func productWork(rows, in, out int) int {
+	if rows <= 8 && out*in < oneCPUWeights {
+		return 0
+	}
+	return rows * out * in
 }
 
 // matmulT8 is matmulT for five to seven rows on the AVX-512 kernels: the
@@ -52,7 +75,7 @@ func matmulT8(x []float32, rows, in int, w []float32, out int, y []float32) {
 	if chunkedInner(in) {
 		matmulT8k(xp, in, w, out, yp, false)
 	} else {
-		parallelFor(out, 8*out*in, colAlign, func(lo, hi int) {
+		parallelFor(out, productWork(8, in, out), colAlign, func(lo, hi int) {
 			dotsT(xp, 8, in, w, lo, hi, yp, out, false)
 		})
 	}

@@ -25,7 +25,7 @@ func matmulT8k(x []float32, in int, w []float32, out int, y []float32, acc bool)
 			copy(xp[(c*8+r)*kChunk:(c*8+r+1)*kChunk], x[r*in+c*kChunk:])
 		}
 	}
-	parallelFor(out, 8*out*in, colAlign, func(lo, hi int) {
+	parallelFor(out, productWork(8, in, out), colAlign, func(lo, hi int) {
 		dotsT8k(x, xp, in, w, lo, hi, y, out, acc)
 	})
 	putFloats(xp)
