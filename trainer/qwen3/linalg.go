@@ -10,24 +10,31 @@ import (
 // attention head), interleaving units over the CPUs when work is large
 // enough (prefill rows grow in cost with their position, so interleaving
 // balances them); each goroutine has its own scratch of scratchLen floats.
+// The calling goroutine takes the first share itself: below the threshold
+// nothing is handed to another goroutine, whose waking and waiting cost a
+// decoding step more CPU than its few heads (docs/benchmarks.md).
 func eachRow(n, work int, f func(r int, scratch []float32), scratchLen int) {
 	p := min(n, runtime.GOMAXPROCS(0))
-	if work < 1<<16 {
+	if work < eachRowMinWork {
 		p = 1
 	}
-	var wg sync.WaitGroup
-	for w := 0; w < p; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			scratch := make([]float32, scratchLen)
-			for r := w; r < n; r += p {
-				f(r, scratch)
-			}
-		}()
+	share := func(w int) {
+		scratch := getFloats(scratchLen)[:scratchLen]
+		for r := w; r < n; r += p {
+			f(r, scratch)
+		}
+		putFloats(scratch)
 	}
+	var wg sync.WaitGroup
+	for w := 1; w < p; w++ {
+		wg.Go(func() { share(w) })
+	}
+	share(0)
 	wg.Wait()
 }
+
+// eachRowMinWork is the least work (multiply-adds) eachRow spreads.
+const eachRowMinWork = 1 << 16
 
 // rmsNorm writes y = x / sqrt(mean(x²) + eps) · weight over each row of
 // width len(weight); the mean is accumulated in float64 (Qwen3RMSNorm

@@ -107,15 +107,18 @@ func drawAll(seqs []*seq) []draw {
 		}
 		return out
 	}
+	// The caller samples groups too: one goroutine fewer to wake.
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range p {
-		wg.Go(func() {
-			for g := int(next.Add(1)) - 1; g < groups; g = int(next.Add(1)) - 1 {
-				group(g*drawGroup, min((g+1)*drawGroup, len(seqs)))
-			}
-		})
+	worker := func() {
+		for g := int(next.Add(1)) - 1; g < groups; g = int(next.Add(1)) - 1 {
+			group(g*drawGroup, min((g+1)*drawGroup, len(seqs)))
+		}
 	}
+	var wg sync.WaitGroup
+	for range p - 1 {
+		wg.Go(worker)
+	}
+	worker()
 	wg.Wait()
 	return out
 }
