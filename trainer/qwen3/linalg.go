@@ -19,7 +19,7 @@ func eachRow(n, work int, f func(r int, scratch []float32), scratchLen int) {
 		p = 1
 	}
 	share := func(w int) {
-		scratch := getFloats(scratchLen)[:scratchLen]
+		scratch := getFloats(max(scratchLen, 1))[:scratchLen]
 		for r := w; r < n; r += p {
 			f(r, scratch)
 		}

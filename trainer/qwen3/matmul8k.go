@@ -1,8 +1,8 @@
 package qwen3
 
 // kChunk is the inner length the chunked eight-row kernel (dot8x3zk)
-// takes at a time: eight rows of it are 16 KiB, which L1 keeps beside
-// the weight stream.
+// takes at a time, fixed in its assembly (rows 2 KiB apart): eight rows
+// of it are 16 KiB, which L1 keeps beside the weight stream.
 const kChunk = 512
 
 // chunkedInner says whether an eight-row product over in inner floats
