@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"mascot.dev/mascot/trainer/qwen3"
 )
 
 // arrivals makes requests join the engine at chosen steps: before step k
@@ -337,5 +339,61 @@ func TestCancelFreesSlotAtOnce(t *testing.T) {
 	}
 	if s.eng.running.Load() != 0 || s.eng.waiting() != 0 {
 		t.Errorf("running %d waiting %d after both ended", s.eng.running.Load(), s.eng.waiting())
+	}
+}
+
+// TestPassesOfTwoBasesKeepTheirLogits: a request still decoding on the
+// base that LoadModel replaced shares its steps with a request on the new
+// base, one pass each; both get their alone outputs (a step that let one
+// pass's logits overwrite the other's fails it).
+func TestPassesOfTwoBasesKeepTheirLogits(t *testing.T) {
+	m, err := qwen3.NewRandom(qwen3.Tiny(), 99)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := m.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteByteTokenizerMarker(dir); err != nil {
+		t.Fatal(err)
+	}
+	old := map[string]any{"model": "tiny", "user": "old", "messages": msgs("first request"), "temperature": 1,
+		"seed": 3, "max_tokens": 30, "logprobs": true} // seed 3 runs all 30 tokens on the test model
+	fresh := map[string]any{"model": "tiny", "user": "new", "messages": msgs("on the new base"), "temperature": 1,
+		"seed": 5, "max_tokens": 12, "logprobs": true}
+	_, aloneOld := startServer(t, Options{})
+	wantOld := chat(t, aloneOld, old)
+	sNew, aloneNew := startServer(t, Options{})
+	if err := sNew.LoadModel(dir); err != nil {
+		t.Fatal(err)
+	}
+	wantNew := chat(t, aloneNew, fresh)
+
+	s, url := startServer(t, Options{})
+	var mu sync.Mutex
+	var sizes []int
+	s.eng.observe = func(n int) {
+		mu.Lock()
+		sizes = append(sizes, n)
+		steps := len(sizes)
+		mu.Unlock()
+		if steps == 6 { // "old" was admitted on the first base
+			if err := s.LoadModel(dir); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	got := arrivals(t, s, url, map[int][]map[string]any{0: {old}, 7: {fresh}})()
+	if err := sameChoices(got["old"], wantOld); err != nil {
+		t.Errorf("old base: %v", err)
+	}
+	if err := sameChoices(got["new"], wantNew); err != nil {
+		t.Errorf("new base: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sizes) < 10 || sizes[8] != 2 {
+		t.Errorf("sequences per step %v: want the two requests together from the eighth step", sizes)
 	}
 }
