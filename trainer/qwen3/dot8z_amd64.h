@@ -12,6 +12,41 @@
 	VMOVSHDUP     X28, X29 \
 	VADDSS        X29, X28, X28
 
+// ZERO24 zeroes the accumulators.
+#define ZERO24 \
+	VPXORD Z0, Z0, Z0 \
+	VPXORD Z1, Z1, Z1 \
+	VPXORD Z2, Z2, Z2 \
+	VPXORD Z3, Z3, Z3 \
+	VPXORD Z4, Z4, Z4 \
+	VPXORD Z5, Z5, Z5 \
+	VPXORD Z6, Z6, Z6 \
+	VPXORD Z7, Z7, Z7 \
+	VPXORD Z8, Z8, Z8 \
+	VPXORD Z9, Z9, Z9 \
+	VPXORD Z10, Z10, Z10 \
+	VPXORD Z11, Z11, Z11 \
+	VPXORD Z12, Z12, Z12 \
+	VPXORD Z13, Z13, Z13 \
+	VPXORD Z14, Z14, Z14 \
+	VPXORD Z15, Z15, Z15 \
+	VPXORD Z16, Z16, Z16 \
+	VPXORD Z17, Z17, Z17 \
+	VPXORD Z18, Z18, Z18 \
+	VPXORD Z19, Z19, Z19 \
+	VPXORD Z20, Z20, Z20 \
+	VPXORD Z21, Z21, Z21 \
+	VPXORD Z22, Z22, Z22 \
+	VPXORD Z23, Z23, Z23
+
+// ROW3 multiplies the input vector at X by the three weight vectors
+// (Z24–Z26) into the accumulators A, B and C: one input row's step.
+#define ROW3(X, A, B, C) \
+	VMOVUPS     X, Z27 \
+	VFMADD231PS Z24, Z27, A \
+	VFMADD231PS Z25, Z27, B \
+	VFMADD231PS Z26, Z27, C
+
 // PREFETCH8 starts the eight cache lines 2 KiB past R, where the loop's
 // prefetches stopped.
 #define PREFETCH8(R) \

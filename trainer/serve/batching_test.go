@@ -11,8 +11,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"mascot.dev/mascot/trainer/qwen3"
 )
 
 // arrivals makes requests join the engine at chosen steps: before step k
@@ -347,14 +345,7 @@ func TestCancelFreesSlotAtOnce(t *testing.T) {
 // base, one pass each; both get their alone outputs (a step that let one
 // pass's logits overwrite the other's fails it).
 func TestPassesOfTwoBasesKeepTheirLogits(t *testing.T) {
-	m, err := qwen3.NewRandom(qwen3.Tiny(), 99)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := m.Save(dir); err != nil {
-		t.Fatal(err)
-	}
+	dir := randomModelDir(t, 99)
 	if err := WriteByteTokenizerMarker(dir); err != nil {
 		t.Fatal(err)
 	}

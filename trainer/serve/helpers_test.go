@@ -50,6 +50,21 @@ func tinyModelDir(t testing.TB) string {
 	return modelDir
 }
 
+// randomModelDir saves a random tiny model of the given seed in a new
+// folder, without the tokenizer marker LoadModel also wants.
+func randomModelDir(t testing.TB, seed uint64) string {
+	t.Helper()
+	m, err := qwen3.NewRandom(qwen3.Tiny(), seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := m.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // adapterDir writes a LoRA adapter with non-zero B for the tiny model.
 func adapterDir(t testing.TB, seed uint64) string {
 	t.Helper()

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"testing"
 
-	"mascot.dev/mascot/trainer/qwen3"
 	"mascot.dev/mascot/trainer/sample"
 	"mascot.dev/mascot/trainer/tokenizer"
 )
@@ -360,14 +359,7 @@ func TestLoadModelSwapsTheBase(t *testing.T) {
 	s, url := startServer(t, Options{})
 	body := map[string]any{"model": "tiny", "messages": msgs("swap"), "temperature": 1, "seed": 8, "max_tokens": 12}
 	before := chat(t, url, body).Choices[0].Message.Content
-	m, err := qwen3.NewRandom(qwen3.Tiny(), 99)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := m.Save(dir); err != nil {
-		t.Fatal(err)
-	}
+	dir := randomModelDir(t, 99)
 	if err := s.LoadModel(dir); err == nil {
 		t.Fatal("LoadModel without a tokenizer or marker succeeded")
 	}
