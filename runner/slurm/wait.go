@@ -20,6 +20,7 @@ type shardOutcome struct {
 	ok    bool
 	msg   string // why it failed
 	miss  int    // polls with neither a Slurm record nor an exitcode file
+	ended int    // polls in a row that showed it ended without success
 	note  string // last pending message logged
 }
 
@@ -184,7 +185,7 @@ func (e *Executor) step(ctx context.Context, a *Attempt, q map[string]Job, outs 
 		}
 		switch {
 		case known && !Terminal(j.State):
-			o.miss = 0
+			o.miss, o.ended = 0, 0
 			if j.State == "PENDING" {
 				if msg := PendingMessage(j.Reason); msg != "" && msg != o.note {
 					o.note = msg
@@ -204,6 +205,13 @@ func (e *Executor) step(ctx context.Context, a *Attempt, q map[string]Job, outs 
 				*o = shardOutcome{final: true, ok: true}
 			case j.State == "COMPLETED" && !ok && o.miss < forgetPolls:
 				o.miss++ // the file may not be visible yet
+				all = false
+			case o.ended == 0:
+				// A failure is final once the next poll still shows it:
+				// a job being requeued (scontrol requeue, a node that
+				// failed) can read as ended, its first run's exit code
+				// written, before Slurm lists it PENDING again.
+				o.ended++
 				all = false
 			case j.State == "COMPLETED" || j.State == "FAILED":
 				*o = shardOutcome{final: true, msg: exitMessage(code, ok, a.LogPath(i))}
