@@ -137,7 +137,8 @@ func BenchmarkMatmulSkinny(b *testing.B) {
 // BenchmarkMatmulStream8 measures matmulT for eight rows (a decoding step
 // of eight sequences) on the shapes of the engine suite's model and of
 // Qwen3-0.6B's MLP, [out,in], with the weights coming from memory: each
-// call takes the next of enough copies to fill 256 MiB. It reports the
+// call takes the next of enough copies to fill 256 MiB (made when a shape
+// first runs, so a -bench filter makes only its own). It reports the
 // weight bytes read per second.
 //
 //	go test ./trainer/qwen3 -run '^$' -bench MatmulStream8
@@ -145,15 +146,17 @@ func BenchmarkMatmulStream8(b *testing.B) {
 	for _, sh := range [][2]int{{1536, 512}, {512, 1536}, {49152, 512}, {3072, 1024}, {1024, 3072}} {
 		out, in := sh[0], sh[1]
 		copies := max(1, (256<<20)/(out*in*4))
-		w := make([]float32, copies*out*in)
-		for i := range w {
-			w[i] = float32(i%1013)/1013 - 0.5
-		}
-		x, y := make([]float32, 8*in), make([]float32, 8*out)
-		for i := range x {
-			x[i] = float32(i%997)/997 - 0.5
-		}
+		var w, x, y []float32
 		b.Run(strconv.Itoa(out)+"x"+strconv.Itoa(in), func(b *testing.B) {
+			if w == nil {
+				w, x, y = make([]float32, copies*out*in), make([]float32, 8*in), make([]float32, 8*out)
+				for i := range w {
+					w[i] = float32(i%1013)/1013 - 0.5
+				}
+				for i := range x {
+					x[i] = float32(i%997)/997 - 0.5
+				}
+			}
 			n := 0
 			for b.Loop() {
 				matmulT(x, 8, in, w[(n%copies)*out*in:], out, y, false)

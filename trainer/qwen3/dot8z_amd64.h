@@ -47,17 +47,18 @@
 	VFMADD231PS Z25, Z27, B \
 	VFMADD231PS Z26, Z27, C
 
-// PREFETCH8 starts the eight cache lines 2 KiB past R, where the loop's
-// prefetches stopped.
-#define PREFETCH8(R) \
-	PREFETCHT0 2048(R) \
-	PREFETCHT0 2112(R) \
-	PREFETCHT0 2176(R) \
-	PREFETCHT0 2240(R) \
-	PREFETCHT0 2304(R) \
-	PREFETCHT0 2368(R) \
-	PREFETCHT0 2432(R) \
-	PREFETCHT0 2496(R)
+// PREFETCH8 starts the eight cache lines from OFF bytes past R: the
+// eight-row kernels issue it before their reductions, past where the
+// loop's prefetches stopped.
+#define PREFETCH8(OFF, R) \
+	PREFETCHT0 OFF+0(R) \
+	PREFETCHT0 OFF+64(R) \
+	PREFETCHT0 OFF+128(R) \
+	PREFETCHT0 OFF+192(R) \
+	PREFETCHT0 OFF+256(R) \
+	PREFETCHT0 OFF+320(R) \
+	PREFETCHT0 OFF+384(R) \
+	PREFETCHT0 OFF+448(R)
 
 #define PUT8(Z, Y, m) \
 	REDUCE8(Z, Y) \

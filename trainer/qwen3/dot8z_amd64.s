@@ -66,9 +66,9 @@ loop83z:
 	// way memory would idle through them: the next eight lines of each
 	// stream keep it busy (one thread streamed a third more bytes per
 	// second with them, docs/benchmarks.md).
-	PREFETCH8(BX)
-	PREFETCH8(DX)
-	PREFETCH8(CX)
+	PREFETCH8(2048, BX)
+	PREFETCH8(2048, DX)
+	PREFETCH8(2048, CX)
 
 	MOVQ    y+40(FP), R12
 	MOVQ    ldy+48(FP), R13

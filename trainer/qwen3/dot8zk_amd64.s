@@ -11,17 +11,6 @@
 // every output still gets one accumulator per lane, fed in k order, and
 // the same tree at the end: dot8x3z's bits.
 
-// PREFETCH8AT starts the eight cache lines from R.
-#define PREFETCH8AT(R) \
-	PREFETCHT0 0(R) \
-	PREFETCHT0 64(R) \
-	PREFETCHT0 128(R) \
-	PREFETCHT0 192(R) \
-	PREFETCHT0 256(R) \
-	PREFETCHT0 320(R) \
-	PREFETCHT0 384(R) \
-	PREFETCHT0 448(R)
-
 // func dot8x3zk(xp *float32, w *float32, ldw int, rowb int, part *float32, mode int, y *float32, ldy int, ycs int, acc bool)
 //
 // The chunk's products of the input rows xp + 512r (r < 8) with the
@@ -104,9 +93,9 @@ loop8k:
 	LEAQ -2048(R9)(SI*1), R9
 	LEAQ -2048(R10)(SI*1), R10
 	LEAQ -2048(R11)(SI*1), R11
-	PREFETCH8AT(R9)
-	PREFETCH8AT(R10)
-	PREFETCH8AT(R11)
+	PREFETCH8(0, R9)
+	PREFETCH8(0, R10)
+	PREFETCH8(0, R11)
 
 	TESTQ $2, R13
 	JNZ   finish8k

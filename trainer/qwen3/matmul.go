@@ -72,13 +72,7 @@ func matmulT8(x []float32, rows, in int, w []float32, out int, y []float32) {
 	copy(xp, x[:rows*in])
 	clear(xp[rows*in:]) // zero rows: no stale NaN or subnormal to slow the kernel
 	yp := getFloats(8 * out)[:8*out]
-	if chunkedInner(in) {
-		matmulT8k(xp, in, w, out, yp, false)
-	} else {
-		parallelFor(out, productWork(8, in, out), colAlign, func(lo, hi int) {
-			dotsT(xp, 8, in, w, lo, hi, yp, out, false)
-		})
-	}
+	matmulT(xp, 8, in, w, out, yp, false) // eight rows: every eight-row path
 	copy(y[:rows*out], yp)
 	putFloats(xp)
 	putFloats(yp)
