@@ -27,22 +27,34 @@ type Chunk struct {
 // chunks: every output of every matrix product is one dot product in a
 // fixed order (matmulT), and each row attends over its own cache.
 func (m *Model) Extend(chunks []Chunk) ([][]float32, error) {
+	lg, _, err := m.ExtendInto(chunks, nil)
+	return lg, err
+}
+
+// ExtendInto is Extend writing the logits into buf's array when it is
+// large enough (else into a new one) and returning that array for the
+// next call: the returned logits alias it until then. A server's decoding
+// step at eight sequences would otherwise allocate 1.5 MB of logits (a
+// 49k vocabulary) that the next step drops; at that rate the collector
+// runs every few hundred tokens and the heap's returned pages fault back
+// in, work the process pays for in CPU-seconds.
+func (m *Model) ExtendInto(chunks []Chunk, buf []float32) ([][]float32, []float32, error) {
 	if m.head == nil {
-		return nil, fmt.Errorf("running model: a sequence-classification model has no lm_head")
+		return nil, buf, fmt.Errorf("running model: a sequence-classification model has no lm_head")
 	}
 	seen := make(map[*Cache]bool, len(chunks))
 	n := 0
 	for i, ch := range chunks {
 		c := ch.Cache
 		if c == nil || c.model.base() != m.base() {
-			return nil, fmt.Errorf("running model: chunk %d's cache belongs to another model", i)
+			return nil, buf, fmt.Errorf("running model: chunk %d's cache belongs to another model", i)
 		}
 		if seen[c] {
-			return nil, fmt.Errorf("running model: chunk %d's cache appears twice", i)
+			return nil, buf, fmt.Errorf("running model: chunk %d's cache appears twice", i)
 		}
 		seen[c] = true
 		if err := m.checkTokens(ch.Tokens); err != nil {
-			return nil, err
+			return nil, buf, err
 		}
 		n += len(ch.Tokens)
 	}
@@ -65,9 +77,9 @@ func (m *Model) Extend(chunks []Chunk) ([][]float32, error) {
 			want = append(want, ch.Logits && k == len(ch.Tokens)-1)
 		}
 	}
-	lg, err := m.logitsRows(rows, want)
+	lg, buf, err := m.logitsRowsInto(rows, want, buf)
 	if err != nil {
-		return nil, err
+		return nil, buf, err
 	}
 	out := make([][]float32, len(chunks))
 	w := 0
@@ -77,7 +89,7 @@ func (m *Model) Extend(chunks []Chunk) ([][]float32, error) {
 			w++
 		}
 	}
-	return out, nil
+	return out, buf, nil
 }
 
 // viewsOf lists the distinct model views of chunks' caches in order of
@@ -122,17 +134,25 @@ func (m *Model) Step(c *Cache, id int) ([]float32, error) {
 // weights are read once for the whole batch) and returns each sequence's
 // next-token logits. The caches must be distinct and this view's.
 func (m *Model) StepBatch(caches []*Cache, tokens []int) ([][]float32, error) {
+	lg, _, err := m.StepBatchInto(caches, tokens, nil)
+	return lg, err
+}
+
+// StepBatchInto is StepBatch writing the logits into buf's array when it
+// is large enough, as ExtendInto: a sampling loop hands each step the
+// array the step before returned.
+func (m *Model) StepBatchInto(caches []*Cache, tokens []int, buf []float32) ([][]float32, []float32, error) {
 	if len(caches) != len(tokens) {
-		return nil, fmt.Errorf("stepping batch: %d caches for %d tokens", len(caches), len(tokens))
+		return nil, buf, fmt.Errorf("stepping batch: %d caches for %d tokens", len(caches), len(tokens))
 	}
 	chunks := make([]Chunk, len(caches))
 	for i, c := range caches {
 		if err := m.checkCache(c); err != nil {
-			return nil, err
+			return nil, buf, err
 		}
 		chunks[i] = Chunk{Cache: c, Tokens: tokens[i : i+1], Logits: true}
 	}
-	return m.Extend(chunks)
+	return m.ExtendInto(chunks, buf)
 }
 
 type row struct {
@@ -143,19 +163,29 @@ type row struct {
 
 // logitsRows runs rows through the decoder and projects the wanted rows.
 func (m *Model) logitsRows(rows []row, want []bool) ([][]float32, error) {
+	lg, _, err := m.logitsRowsInto(rows, want, nil)
+	return lg, err
+}
+
+// logitsRowsInto is logitsRows writing into buf's array when it has room
+// (ExtendInto), and returning the array written.
+func (m *Model) logitsRowsInto(rows []row, want []bool, buf []float32) ([][]float32, []float32, error) {
 	if m.head == nil {
-		return nil, fmt.Errorf("running model: a sequence-classification model has no lm_head")
+		return nil, buf, fmt.Errorf("running model: a sequence-classification model has no lm_head")
 	}
 	hid := m.decodeRows(rows, want)
 	D, V := m.Config.HiddenSize, m.Config.VocabSize
 	W := len(hid) / D
-	logits := make([]float32, W*V)
+	if cap(buf) < W*V {
+		buf = make([]float32, W*V)
+	}
+	logits := buf[:W*V]
 	matmulT(hid, W, D, m.head.Data, V, logits, false)
 	out := make([][]float32, W)
 	for i := range out {
 		out[i] = logits[i*V : (i+1)*V : (i+1)*V]
 	}
-	return out, nil
+	return out, buf, nil
 }
 
 // span is a run of rows of one model view.
@@ -206,22 +236,36 @@ func (m *Model) decodeRows(rows []row, want []bool) []float32 {
 	R, D, H, K, d, I := len(rows), c.HiddenSize, c.NumAttentionHeads, c.NumKeyValueHeads, c.HeadDim, c.IntermediateSize
 	KV := K * d
 	spans := spansOf(rows)
-	h := make([]float32, R*D)
+	// The step's activations come from the float pools and go back at the
+	// end (every one is written before it is read): a decoding server
+	// would otherwise allocate them anew at every step.
+	var held [][]float32
+	scratch := func(n int) []float32 {
+		b := getFloats(n)[:n]
+		held = append(held, b)
+		return b
+	}
+	defer func() {
+		for _, b := range held {
+			putFloats(b)
+		}
+	}()
+	h := scratch(R * D)
 	for r, rw := range rows {
 		copy(h[r*D:(r+1)*D], m.embed.Data[rw.tok*D:(rw.tok+1)*D])
 	}
 	inv := RopeInvFreq(c.RopeTheta, d)
-	cos, sin := make([]float32, R*d), make([]float32, R*d)
+	cos, sin := scratch(R*d), scratch(R*d)
 	maxPos := 0
 	for r, rw := range rows {
 		ropeAt(inv, rw.pos, cos[r*d:(r+1)*d], sin[r*d:(r+1)*d])
 		maxPos = max(maxPos, rw.pos)
 	}
 	scaling := float32(math.Pow(float64(d), -0.5))
-	x := make([]float32, R*D)
-	q, k, v := make([]float32, R*H*d), make([]float32, R*KV), make([]float32, R*KV)
-	o, tmp := make([]float32, R*H*d), make([]float32, R*D)
-	gate, up := make([]float32, R*I), make([]float32, R*I)
+	x := scratch(R * D)
+	q, k, v := scratch(R*H*d), scratch(R*KV), scratch(R*KV)
+	o, tmp := scratch(R*H*d), scratch(R*D)
+	gate, up := scratch(R*I), scratch(R*I)
 	for li := range m.layers {
 		l := &m.layers[li]
 		rmsNorm(h, l.inNorm, c.RMSNormEps, x)
