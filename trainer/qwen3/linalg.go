@@ -33,8 +33,13 @@ func eachRow(n, work int, f func(r int, scratch []float32), scratchLen int) {
 	wg.Wait()
 }
 
-// eachRowMinWork is the least work (multiply-adds) eachRow spreads.
-const eachRowMinWork = 1 << 16
+// eachRowMinWork is the least work (multiply-adds) eachRow spreads. A
+// decoding step's attention at eight sequences of a hundred positions
+// (some 3·10⁵) took less time than a goroutine's wake-up and park cost
+// the other CPU, so spreading it lost per CPU-second and per second
+// alike; from some 4·10⁶ (eight sequences at a thousand positions) the
+// second CPU shortens the step.
+const eachRowMinWork = 1 << 22
 
 // rmsNorm writes y = x / sqrt(mean(x²) + eps) · weight over each row of
 // width len(weight); the mean is accumulated in float64 (Qwen3RMSNorm
