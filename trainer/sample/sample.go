@@ -142,6 +142,7 @@ func decode(ctx context.Context, m *qwen3.Model, caches []*qwen3.Cache, logits [
 	for i := range active {
 		active[i] = i
 	}
+	var buf []float32
 	for step := 0; len(active) > 0; step++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("sampling: %w", err)
@@ -174,8 +175,10 @@ func decode(ctx context.Context, m *qwen3.Model, caches []*qwen3.Cache, logits [
 		if len(active) == 0 {
 			break
 		}
+		// A step's logits are read by the draws above only, before the
+		// next step writes over them.
 		var err error
-		if logits, err = m.StepBatch(stepCaches, stepTokens); err != nil {
+		if logits, buf, err = m.StepBatchInto(stepCaches, stepTokens, buf); err != nil {
 			return nil, fmt.Errorf("sampling: %w", err)
 		}
 	}

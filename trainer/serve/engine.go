@@ -116,6 +116,10 @@ type engine struct {
 
 	prefixes *prefixCache
 
+	// logitBufs are the arrays the passes of a step write their logits
+	// to, one per pass, reused from step to step (step).
+	logitBufs [][]float32
+
 	running              atomic.Int64
 	promptTok, genTok    atomic.Int64
 	finishedOK, finished atomic.Int64

@@ -146,8 +146,15 @@ func (e *engine) step(b *batch) {
 		add(f.j.model, qwen3.Chunk{Cache: f.cache, Tokens: f.j.prompt[f.fed : f.fed+n], Logits: f.fed+n == len(f.j.prompt)}, part{f: f})
 		f.fed += n
 	}
-	for _, ps := range passes {
-		lgs, err := ps.base.Extend(ps.chunks)
+	for k, ps := range passes {
+		// A pass's logits live until the next step's draws, which come
+		// before its passes: each pass writes over the array its place
+		// used a step ago.
+		if k == len(e.logitBufs) {
+			e.logitBufs = append(e.logitBufs, nil)
+		}
+		lgs, buf, err := ps.base.ExtendInto(ps.chunks, e.logitBufs[k])
+		e.logitBufs[k] = buf
 		for i, p := range ps.parts {
 			switch {
 			case err != nil && p.s != nil:

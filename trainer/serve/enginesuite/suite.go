@@ -202,8 +202,9 @@ func (res *Result) Print(w io.Writer) {
 }
 
 // decodeSteps prefills batch sequences with a 16-token prompt and returns
-// a phase body that runs 24 StepBatch steps of them (the prefill is done
-// before the phase is timed).
+// a phase body that runs 24 steps of them (the prefill is done before the
+// phase is timed), each step writing its logits over the last step's as
+// the sampler and the server do (StepBatchInto).
 func decodeSteps(m *qwen3.Model, batch int) func() (float64, error) {
 	caches := make([]*qwen3.Cache, batch)
 	toks := make([]int, batch)
@@ -219,8 +220,10 @@ func decodeSteps(m *qwen3.Model, batch int) func() (float64, error) {
 			return 0, perr
 		}
 		const steps = 24
+		var buf []float32
 		for range steps {
-			if _, err := m.StepBatch(caches, toks); err != nil {
+			var err error
+			if _, buf, err = m.StepBatchInto(caches, toks, buf); err != nil {
 				return 0, err
 			}
 		}
