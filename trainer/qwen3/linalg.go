@@ -39,7 +39,7 @@ func eachRow(n, work int, f func(r int, scratch []float32), scratchLen int) {
 // the other CPU, so spreading it lost per CPU-second and per second
 // alike; from some 4·10⁶ (eight sequences at a thousand positions) the
 // second CPU shortens the step.
-const eachRowMinWork = 1 << 22
+var eachRowMinWork = 1 << 22 // a variable for tests
 
 // rmsNorm writes y = x / sqrt(mean(x²) + eps) · weight over each row of
 // width len(weight); the mean is accumulated in float64 (Qwen3RMSNorm
