@@ -45,6 +45,7 @@ type openBLAS struct {
 	gemm, setNT, getNT unsafe.Pointer
 	config, corename   string
 	coreChosen         string // the OPENBLAS_CORETYPE chooseCoreType set, if any
+	timeoutChosen      string // the OPENBLAS_THREAD_TIMEOUT chooseThreadTimeout set, if any
 	mu                 sync.Mutex
 	nt                 int
 }
@@ -57,10 +58,10 @@ var (
 
 func loadOpenBLAS() (*openBLAS, error) {
 	openBLASOnce.Do(func() {
-		chosen := chooseCoreType()
+		chosen, timeout := chooseCoreType(), chooseThreadTimeout()
 		openBLASLib, openBLASErr = openOpenBLAS(openBLASNames, openBLASDirs)
 		if openBLASLib != nil {
-			openBLASLib.coreChosen = chosen
+			openBLASLib.coreChosen, openBLASLib.timeoutChosen = chosen, timeout
 		}
 	})
 	return openBLASLib, openBLASErr
@@ -91,6 +92,29 @@ func chooseCoreType() string {
 		return ""
 	}
 	return core
+}
+
+// threadTimeout is the OPENBLAS_THREAD_TIMEOUT chooseThreadTimeout sets:
+// OpenBLAS's idle threads spin for 2^14 cycles (a few µs) after a
+// product before they sleep.
+const threadTimeout = "14"
+
+// chooseThreadTimeout sets OPENBLAS_THREAD_TIMEOUT, when the user has not,
+// to threadTimeout. OpenBLAS's pthreads build keeps its idle threads
+// spinning (with sched_yield) for 2^28 cycles, about 0.1 s, after every
+// product, so that a next product finds them awake. A trainer's products
+// are separated by the network's own work, which the spinning threads
+// then take a core from and bill as CPU time; large products lose nothing
+// to the wake-up (docs/benchmarks.md, the demo). Read when the library is
+// loaded, so set before. It returns the value it set, or "".
+func chooseThreadTimeout() string {
+	if _, set := os.LookupEnv("OPENBLAS_THREAD_TIMEOUT"); set {
+		return ""
+	}
+	if os.Setenv("OPENBLAS_THREAD_TIMEOUT", threadTimeout) != nil {
+		return ""
+	}
+	return threadTimeout
 }
 
 func openOpenBLAS(names, dirs []string) (*openBLAS, error) {
@@ -124,6 +148,9 @@ func (o *openBLAS) describe() string {
 		}
 		if o.coreChosen != "" {
 			s += " from the CPU's features; set OPENBLAS_CORETYPE to override"
+		}
+		if o.timeoutChosen != "" {
+			s += "; idle threads sleep after 2^" + o.timeoutChosen + " cycles, set OPENBLAS_THREAD_TIMEOUT to override"
 		}
 		s += ")"
 	}
