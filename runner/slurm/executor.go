@@ -29,6 +29,10 @@ type Executor struct {
 	Binary string
 	// Poll is the status polling interval; default 5s.
 	Poll time.Duration
+	// EndSettle is how long a task must keep reading as ended without
+	// success (on two polls at least) before it counts as failed; default
+	// 5s. A task being requeued reads as ended for a moment first.
+	EndSettle time.Duration
 	// MaxShards bounds the array size of one stage; default 16.
 	MaxShards int
 	// Dir is the shared state root; default <runs dir>/slurm, next to
@@ -46,6 +50,13 @@ type Executor struct {
 func (e *Executor) poll() time.Duration {
 	if e.Poll > 0 {
 		return e.Poll
+	}
+	return 5 * time.Second
+}
+
+func (e *Executor) endSettle() time.Duration {
+	if e.EndSettle > 0 {
+		return e.EndSettle
 	}
 	return 5 * time.Second
 }

@@ -31,6 +31,7 @@ func needSlurm(t *testing.T) *Executor {
 	}
 	e := testExecutor(t)
 	e.Poll = 300 * time.Millisecond
+	e.EndSettle = 0 // the default: a requeued task reads as ended for longer than two polls here
 	// Jobs must see the same paths; t.TempDir is on this (only) node.
 	return e
 }

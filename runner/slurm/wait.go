@@ -18,10 +18,11 @@ import (
 type shardOutcome struct {
 	final bool
 	ok    bool
-	msg   string // why it failed
-	miss  int    // polls with neither a Slurm record nor an exitcode file
-	ended int    // polls in a row that showed it ended without success
-	note  string // last pending message logged
+	msg   string    // why it failed
+	miss  int       // polls with neither a Slurm record nor an exitcode file
+	ended int       // polls in a row that showed it ended without success
+	since time.Time // when the first of them did
+	note  string    // last pending message logged
 }
 
 // forgetPolls is how many polls a job may be missing from Slurm without an
@@ -206,11 +207,15 @@ func (e *Executor) step(ctx context.Context, a *Attempt, q map[string]Job, outs 
 			case j.State == "COMPLETED" && !ok && o.miss < forgetPolls:
 				o.miss++ // the file may not be visible yet
 				all = false
-			case o.ended == 0:
-				// A failure is final once the next poll still shows it:
-				// a job being requeued (scontrol requeue, a node that
-				// failed) can read as ended, its first run's exit code
-				// written, before Slurm lists it PENDING again.
+			case o.ended == 0 || time.Since(o.since) < e.endSettle():
+				// A failure is final once later polls still show it, for
+				// EndSettle: a job being requeued (scontrol requeue, a
+				// node that failed) can read as ended, its first run's
+				// exit code written, until Slurm lists it PENDING again,
+				// and with a short poll interval that outlasted one poll.
+				if o.ended == 0 {
+					o.since = time.Now()
+				}
 				o.ended++
 				all = false
 			case j.State == "COMPLETED" || j.State == "FAILED":
