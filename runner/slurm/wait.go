@@ -20,8 +20,7 @@ type shardOutcome struct {
 	ok    bool
 	msg   string    // why it failed
 	miss  int       // polls with neither a Slurm record nor an exitcode file
-	ended int       // polls in a row that showed it ended without success
-	since time.Time // when the first of them did
+	since time.Time // when the polls in a row that show it ended without success began
 	note  string    // last pending message logged
 }
 
@@ -186,7 +185,7 @@ func (e *Executor) step(ctx context.Context, a *Attempt, q map[string]Job, outs 
 		}
 		switch {
 		case known && !Terminal(j.State):
-			o.miss, o.ended = 0, 0
+			o.miss, o.since = 0, time.Time{}
 			if j.State == "PENDING" {
 				if msg := PendingMessage(j.Reason); msg != "" && msg != o.note {
 					o.note = msg
@@ -207,16 +206,15 @@ func (e *Executor) step(ctx context.Context, a *Attempt, q map[string]Job, outs 
 			case j.State == "COMPLETED" && !ok && o.miss < forgetPolls:
 				o.miss++ // the file may not be visible yet
 				all = false
-			case o.ended == 0 || time.Since(o.since) < e.endSettle():
+			case o.since.IsZero() || time.Since(o.since) < e.endSettle():
 				// A failure is final once later polls still show it, for
 				// EndSettle: a job being requeued (scontrol requeue, a
 				// node that failed) can read as ended, its first run's
 				// exit code written, until Slurm lists it PENDING again,
 				// and with a short poll interval that outlasted one poll.
-				if o.ended == 0 {
+				if o.since.IsZero() {
 					o.since = time.Now()
 				}
-				o.ended++
 				all = false
 			case j.State == "COMPLETED" || j.State == "FAILED":
 				*o = shardOutcome{final: true, msg: exitMessage(code, ok, a.LogPath(i))}

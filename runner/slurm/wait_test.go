@@ -22,8 +22,7 @@ func TestEndedShardIsFinalOnTheSecondPoll(t *testing.T) {
 	}
 	exitcode := filepath.Join(a.ShardDir(0), "exitcode")
 	touch(t, exitcode, "143\n")
-	e := testExecutor(t)
-	e.EndSettle = time.Nanosecond // polls, not time, decide here
+	e := testExecutor(t) // EndSettle 1 ns: polls, not time, decide here
 	log := slog.New(slog.DiscardHandler)
 	outs := make([]shardOutcome, 1)
 	poll := func(state string) bool {

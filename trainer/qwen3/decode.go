@@ -33,11 +33,11 @@ func (m *Model) Extend(chunks []Chunk) ([][]float32, error) {
 
 // ExtendInto is Extend writing the logits into buf's array when it is
 // large enough (else into a new one) and returning that array for the
-// next call: the returned logits alias it until then. A server's decoding
-// step at eight sequences would otherwise allocate 1.5 MB of logits (a
-// 49k vocabulary) that the next step drops; at that rate the collector
-// runs every few hundred tokens and the heap's returned pages fault back
-// in, work the process pays for in CPU-seconds.
+// next call: the returned logits alias it until then. A decoding loop
+// would otherwise allocate a batch's logits at every step for the next
+// step to drop; with a model's weights live in the heap, that garbage
+// grows the heap into fresh pages that fault in, CPU the process pays
+// for (docs/benchmarks.md, the engine's heap-growth round).
 func (m *Model) ExtendInto(chunks []Chunk, buf []float32) ([][]float32, []float32, error) {
 	if m.head == nil {
 		return nil, buf, fmt.Errorf("running model: a sequence-classification model has no lm_head")

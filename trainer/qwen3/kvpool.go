@@ -11,9 +11,9 @@ import (
 // in: a cost per sequence that batching does not share. So the arrays
 // grow to powers of two, and the ones a cache gives up (when it grows, or
 // on Release) are kept here for the next cache. Only storage moves; no
-// value and no arithmetic changes. The padded operands of matmulT8 come
-// from the same pools, so that a step of five to seven sequences does not
-// allocate a logits-sized array.
+// value and no arithmetic changes. The padded operands of matmulT8 and a
+// pass's activations (decodeRows) come from the same pools, so that a
+// decoding step allocates no array of its own.
 
 // minFloatClass is the smallest array kept (2¹⁰ floats).
 const minFloatClass = 10

@@ -188,13 +188,7 @@ func TestRequestArrivingMidDecodeMatchesAlone(t *testing.T) {
 		"temperature": 1, "seed": 2, "max_tokens": 12, "logprobs": true}
 	wantFirst, wantLate := chat(t, alone, first), chat(t, alone, late)
 	s, url := startServer(t, Options{})
-	var mu sync.Mutex
-	var sizes []int
-	s.eng.observe = func(n int) {
-		mu.Lock()
-		sizes = append(sizes, n)
-		mu.Unlock()
-	}
+	steps := stepSizes(s, nil)
 	got := arrivals(t, s, url, map[int][]map[string]any{0: {first}, 7: {late}})()
 	if err := sameChoices(got["first"], wantFirst); err != nil {
 		t.Errorf("first: %v", err)
@@ -202,9 +196,7 @@ func TestRequestArrivingMidDecodeMatchesAlone(t *testing.T) {
 	if err := sameChoices(got["late"], wantLate); err != nil {
 		t.Errorf("late: %v", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(sizes) < 8 || sizes[5] != 1 || sizes[6] != 2 {
+	if sizes := steps(); len(sizes) < 8 || sizes[5] != 1 || sizes[6] != 2 {
 		t.Errorf("sequences per step %v: want one for six steps, then two", sizes)
 	}
 }
@@ -362,19 +354,13 @@ func TestPassesOfTwoBasesKeepTheirLogits(t *testing.T) {
 	wantNew := chat(t, aloneNew, fresh)
 
 	s, url := startServer(t, Options{})
-	var mu sync.Mutex
-	var sizes []int
-	s.eng.observe = func(n int) {
-		mu.Lock()
-		sizes = append(sizes, n)
-		steps := len(sizes)
-		mu.Unlock()
-		if steps == 6 { // "old" was admitted on the first base
+	steps := stepSizes(s, func(step int) {
+		if step == 6 { // "old" was admitted on the first base
 			if err := s.LoadModel(dir); err != nil {
 				t.Error(err)
 			}
 		}
-	}
+	})
 	got := arrivals(t, s, url, map[int][]map[string]any{0: {old}, 7: {fresh}})()
 	if err := sameChoices(got["old"], wantOld); err != nil {
 		t.Errorf("old base: %v", err)
@@ -382,9 +368,7 @@ func TestPassesOfTwoBasesKeepTheirLogits(t *testing.T) {
 	if err := sameChoices(got["new"], wantNew); err != nil {
 		t.Errorf("new base: %v", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(sizes) < 10 || sizes[8] != 2 {
+	if sizes := steps(); len(sizes) < 10 || sizes[8] != 2 {
 		t.Errorf("sequences per step %v: want the two requests together from the eighth step", sizes)
 	}
 }

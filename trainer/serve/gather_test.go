@@ -15,14 +15,8 @@ func TestIdleEngineGathersArrivingRequests(t *testing.T) {
 	s, url := startServer(t, Options{})
 	var arriving atomic.Bool
 	arriving.Store(true)
-	var mu sync.Mutex
-	var sizes []int
 	s.eng.arriving, s.eng.gatherWait = arriving.Load, time.Minute // the test decides when arrivals end
-	s.eng.observe = func(n int) {
-		mu.Lock()
-		sizes = append(sizes, n)
-		mu.Unlock()
-	}
+	steps := stepSizes(s, nil)
 	var wg sync.WaitGroup
 	send := func(user string) {
 		wg.Go(func() {
@@ -39,9 +33,7 @@ func TestIdleEngineGathersArrivingRequests(t *testing.T) {
 	waitFor(t, func() bool { return s.eng.running.Load() == 2 })
 	arriving.Store(false)
 	wg.Wait()
-	mu.Lock()
-	defer mu.Unlock()
-	if len(sizes) == 0 || sizes[0] != 2 {
+	if sizes := steps(); len(sizes) == 0 || sizes[0] != 2 {
 		t.Errorf("sequences per step %v: want both requests in the first step", sizes)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -48,6 +49,29 @@ func tinyModelDir(t testing.TB) string {
 		t.Fatal(modelErr)
 	}
 	return modelDir
+}
+
+// stepSizes records the number of sequences in each of s's engine steps
+// (engine.observe) and returns a function giving them so far; at, when
+// set, runs after each is recorded with the step's number (1 for the
+// first), on the engine's goroutine before the step runs.
+func stepSizes(s *Server, at func(step int)) func() []int {
+	var mu sync.Mutex
+	var sizes []int
+	s.eng.observe = func(n int) {
+		mu.Lock()
+		sizes = append(sizes, n)
+		step := len(sizes)
+		mu.Unlock()
+		if at != nil {
+			at(step)
+		}
+	}
+	return func() []int {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(sizes)
+	}
 }
 
 // randomModelDir saves a random tiny model of the given seed in a new
