@@ -75,6 +75,46 @@ func gemmOp(name string, m, n, k int, bf bool) benchOp {
 	}}
 }
 
+// transGemmOp is C = op(A)·op(B) with the given transposes, A and B
+// stored densely.
+func transGemmOp(name string, transA, transB bool, m, n, k int) benchOp {
+	return benchOp{name: name, flops: 2 * float64(m) * float64(n) * float64(k), setup: func(b *cpu.Backend) (func(), func()) {
+		x := filled(b, false, m*k, n*k, m*n)
+		lda, ldb := k, n
+		if transA {
+			lda = m
+		}
+		if transB {
+			ldb = k
+		}
+		return func() { b.Gemm(transA, transB, m, n, k, 1, x[0], lda, x[1], ldb, 0, x[2], n) }, freer(b, x)
+	}}
+}
+
+// demoGemmOps are the demo's most frequent products (by FLOP, with the
+// tiny Qwen3-shaped model its pretrain stage makes: head dimension 16,
+// hidden 64, rows of up to two thousand tokens), the shapes the fallback
+// BLAS must be fast at.
+func demoGemmOps() []benchOp {
+	return []benchOp{
+		transGemmOp("demo_scores_128x128x16_nt", false, true, 128, 128, 16),
+		transGemmOp("demo_proj_1937x128x64_nt", false, true, 1937, 128, 64),
+		transGemmOp("demo_pv_128x16x128_nn", false, false, 128, 16, 128),
+		transGemmOp("demo_dw_128x64x1937_tn", true, false, 128, 64, 1937),
+	}
+}
+
+// BenchmarkSgemmDemoShapes times the demo's products through the BLAS the
+// environment selects, the built-in sgemm and gonum.
+func BenchmarkSgemmDemoShapes(bb *testing.B) {
+	for _, lib := range []string{"", "builtin", "gonum"} {
+		b := newBench(bb, cpu.Options{BLAS: lib})
+		for _, op := range demoGemmOps() {
+			bb.Run(b.BLAS()+"/"+op.name, func(bb *testing.B) { runBench(bb, b, op, peak(bb)) })
+		}
+	}
+}
+
 func lens(b *cpu.Backend, B, T int) compute.Tensor {
 	l := b.Alloc(compute.I32, B)
 	v := make([]int32, B)
@@ -264,7 +304,7 @@ func peak(tb testing.TB) float64 {
 // (a projection X·Wᵀ of 4,096 tokens) through the BLAS the environment
 // selects, and through gonum.
 func BenchmarkSgemmPeak(bb *testing.B) {
-	for _, lib := range []string{"", "gonum"} {
+	for _, lib := range []string{"", "builtin", "gonum"} {
 		b := newBench(bb, cpu.Options{BLAS: lib})
 		ops := []benchOp{
 			gemmOp("n1024", 1024, 1024, 1024, false),
