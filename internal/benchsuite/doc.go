@@ -25,8 +25,9 @@
 //   - demo: `mascot run demo` in a fresh directory, the built binary, CPU
 //     seconds of it and of its plugin processes, and its peak RSS, run
 //     from a small helper process (runMeasured says why); the row names
-//     the BLAS the trainer chose (OpenBLAS when installed, else gonum),
-//     which its CPU time depends on.
+//     the BLAS the trainer chose (the built-in sgemm unless MASCOT_BLAS
+//     says otherwise), which its CPU time depends on. Where OpenBLAS is
+//     installed, the demo runs again with MASCOT_BLAS=openblas beside it.
 //
 // Environment: MASCOT_BENCH_ROUNDS (rounds per phase, default 5),
 // MASCOT_BENCH_EPISODES (the store's database size, default 10,000),

@@ -22,6 +22,7 @@ type usage struct {
 type measuredCommand struct {
 	Dir  string   `json:"dir"`
 	Args []string `json:"args"`
+	Env  []string `json:"env,omitempty"` // added to the suite's environment
 }
 
 // runMeasured runs args in dir from a fresh helper process (the running
@@ -31,8 +32,8 @@ type measuredCommand struct {
 // counts the memory it leaves), so a command started by the suite after
 // the store phase (1.5 GiB) would report that. The helper is small: what
 // it reports is the command's own.
-func runMeasured(dir string, args ...string) (usage, error) {
-	spec, err := json.Marshal(measuredCommand{Dir: dir, Args: args})
+func runMeasured(dir string, env []string, args ...string) (usage, error) {
+	spec, err := json.Marshal(measuredCommand{Dir: dir, Args: args, Env: env})
 	if err != nil {
 		return usage{}, err
 	}
@@ -66,6 +67,7 @@ func helpRun() {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, c.Env...)
 	out, err := cmd.CombinedOutput()
 	var u usage
 	if ru, ok := sysUsage(cmd); ok {

@@ -9,11 +9,11 @@ import (
 
 // Options chooses the BLAS, the thread count and the block sizes.
 type Options struct {
-	// BLAS is "openblas", "gonum" or empty: the value of MASCOT_BLAS, and
-	// when that is empty too OpenBLAS if the loader finds it, else gonum.
+	// BLAS is "builtin", "openblas", "gonum" or empty: the value of
+	// MASCOT_BLAS, and when that is empty too the built-in sgemm.
 	BLAS string
 	// Threads is how many goroutines an op splits its rows among and how
-	// many threads OpenBLAS uses for a product; 0 means GOMAXPROCS.
+	// many threads a product uses; 0 means GOMAXPROCS.
 	// Results are bit-identical for one thread count.
 	Threads int
 	// Blocks overrides the block sizes (zero fields keep the defaults);
@@ -50,22 +50,21 @@ func (bl *Blocks) fill() {
 // each op runs to completion before it returns, so Sync only reports the
 // sticky error.
 type Backend struct {
-	blas     blasLib
-	fallback string
-	threads  int
-	blocks   Blocks
-	err      error
-	inUse    int64
-	scratch  [][]float32 // per-thread scratch of the blocked ops
-	convA    []float32   // Gemm's widened BF16 blocks
-	convB    []float32
+	blas    blasLib
+	threads int
+	blocks  Blocks
+	err     error
+	inUse   int64
+	scratch [][]float32 // per-thread scratch of the blocked ops
+	convA   []float32   // Gemm's widened BF16 blocks
+	convB   []float32
 }
 
 var _ compute.Backend = (*Backend)(nil)
 
 // New opens a CPU backend.
 func New(o Options) (*Backend, error) {
-	lib, fallback, err := selectBLAS(o.BLAS)
+	lib, err := selectBLAS(o.BLAS)
 	if err != nil {
 		return nil, err
 	}
@@ -74,26 +73,22 @@ func New(o Options) (*Backend, error) {
 		t = runtime.GOMAXPROCS(0)
 	}
 	o.Blocks.fill()
-	return &Backend{blas: lib, fallback: fallback, threads: t, blocks: o.Blocks}, nil
+	return &Backend{blas: lib, threads: t, blocks: o.Blocks}, nil
 }
 
 // Name implements compute.Backend.
 func (b *Backend) Name() string { return "cpu" }
 
-// BLAS is "openblas" or "gonum".
+// BLAS is "openblas", "builtin" or "gonum".
 func (b *Backend) BLAS() string { return b.blas.name() }
 
 // Threads is the thread count results are deterministic for.
 func (b *Backend) Threads() int { return b.threads }
 
-// Describe implements compute.Backend: the BLAS library, how it was
-// chosen, and the thread count.
+// Describe implements compute.Backend: the BLAS library and the thread
+// count.
 func (b *Backend) Describe() string {
-	s := fmt.Sprintf("cpu: %s, %d threads", b.blas.describe(), b.threads)
-	if b.fallback != "" {
-		s += "; OpenBLAS not used: " + b.fallback
-	}
-	return s
+	return fmt.Sprintf("cpu: %s, %d threads", b.blas.describe(), b.threads)
 }
 
 // Sync implements compute.Backend: ops run synchronously, so it returns
@@ -128,9 +123,9 @@ func (b *Backend) scratchPerThread(n int) [][]float32 {
 }
 
 // parallelBLAS runs a parallel region whose threads each call sgemm on
-// small blocks: OpenBLAS is held to one thread per call meanwhile, so the
-// calls run side by side on the region's threads instead of contending
-// for its pool.
+// small blocks: the BLAS is held to one thread per call meanwhile, so the
+// calls run side by side on the region's threads instead of each
+// splitting its rows (or, for OpenBLAS, contending for its pool).
 func (b *Backend) parallelBLAS(n, grain int, fn func(w, lo, hi int)) {
 	b.blas.setThreads(1)
 	b.parallelFor(n, grain, fn)

@@ -9,9 +9,9 @@ import (
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
-// EnvBLAS names the variable that forces a BLAS: "openblas" (an error
-// when it cannot be loaded) or "gonum". Unset, OpenBLAS is used when the
-// loader finds it and gonum otherwise.
+// EnvBLAS names the variable that chooses the BLAS: "builtin" (the
+// default: the backend's own sgemm, sgemm.c), "openblas" (loaded at run
+// time; an error when it cannot be) or "gonum" (gonum's pure-Go BLAS).
 const EnvBLAS = "MASCOT_BLAS"
 
 // blasLib is the one BLAS routine the backend needs, row-major, with the
@@ -29,30 +29,25 @@ type blasLib interface {
 }
 
 // selectBLAS returns the BLAS that req (or, when req is empty, EnvBLAS)
-// names. fallback says why OpenBLAS was not used when it was not asked
-// for and could not be loaded.
-func selectBLAS(req string) (lib blasLib, fallback string, err error) {
+// names.
+func selectBLAS(req string) (blasLib, error) {
 	src := "Options.BLAS"
 	if req == "" {
 		req, src = os.Getenv(EnvBLAS), EnvBLAS
 	}
 	switch req {
-	case "", "auto":
-		ob, err := loadOpenBLAS()
-		if err != nil {
-			return gonumBLAS{}, err.Error(), nil
-		}
-		return ob, "", nil
+	case "", "builtin":
+		return newBuiltinBLAS(runtime.GOMAXPROCS(0)), nil
 	case "openblas":
 		ob, err := loadOpenBLAS()
 		if err != nil {
-			return nil, "", fmt.Errorf("%s=openblas: loading OpenBLAS: %w", src, err)
+			return nil, fmt.Errorf("%s=openblas: loading OpenBLAS: %w", src, err)
 		}
-		return ob, "", nil
+		return ob, nil
 	case "gonum":
-		return gonumBLAS{}, "", nil
+		return gonumBLAS{}, nil
 	}
-	return nil, "", fmt.Errorf("%s=%q: unknown BLAS (want openblas, gonum or empty for the best present)", src, req)
+	return nil, fmt.Errorf("%s=%q: unknown BLAS (want builtin, openblas or gonum; empty for builtin)", src, req)
 }
 
 // gonumBLAS is gonum's pure-Go BLAS (its float32 kernels are assembly

@@ -24,12 +24,28 @@ func opener(o cpu.Options) func(t *testing.T) compute.Backend {
 	}
 }
 
-// TestConformance runs the suite on the BLAS the environment selects
-// (OpenBLAS when present; .ci/run runs it again with MASCOT_BLAS=gonum).
+// TestConformance runs the suite on the BLAS the environment selects (the
+// built-in sgemm unless MASCOT_BLAS says otherwise; .ci/run runs it again
+// with MASCOT_BLAS=gonum). TestConformanceBuiltin runs it on the built-in
+// sgemm whatever the environment, TestConformanceOpenBLAS on OpenBLAS
+// where it is installed (always under MASCOT_FULL=1).
 func TestConformance(t *testing.T) {
 	b := opener(cpu.Options{})(t)
 	t.Log(b.Describe())
 	computetest.RunWith(t, opener(cpu.Options{}), exactBF16)
+}
+
+func TestConformanceBuiltin(t *testing.T) {
+	computetest.RunWith(t, opener(cpu.Options{BLAS: "builtin"}), exactBF16)
+	computetest.RunWith(t, opener(cpu.Options{BLAS: "builtin", Threads: 3,
+		Blocks: cpu.Blocks{AttnQ: 5, HeadRows: 7, HeadVocab: 11, GemmConvert: 200}}), exactBF16)
+}
+
+func TestConformanceOpenBLAS(t *testing.T) {
+	if os.Getenv("MASCOT_FULL") != "1" && !openBLASPresent() {
+		t.Skip("OpenBLAS is not installed (apt-get install libopenblas0); MASCOT_FULL=1 makes this an error")
+	}
+	computetest.RunWith(t, opener(cpu.Options{BLAS: "openblas"}), exactBF16)
 }
 
 // TestConformanceSmallBlocks makes every block tiny and uses three
@@ -61,8 +77,19 @@ func TestBLASSelection(t *testing.T) {
 	if g.BLAS() != "gonum" || !strings.Contains(g.Describe(), "gonum") {
 		t.Errorf("BLAS %q, Describe %q", g.BLAS(), g.Describe())
 	}
+	bi, err := cpu.New(cpu.Options{BLAS: "builtin", Threads: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := bi.Describe(); bi.BLAS() != "builtin" || !strings.Contains(d, "built-in sgemm") || !strings.Contains(d, "3 threads") {
+		t.Errorf("BLAS %q, Describe %q", bi.BLAS(), d)
+	}
 	if _, err := cpu.New(cpu.Options{BLAS: "mkl"}); err == nil || !strings.Contains(err.Error(), "mkl") {
 		t.Errorf("an unknown BLAS: %v", err)
+	}
+	t.Setenv(cpu.EnvBLAS, "")
+	if d, err := cpu.New(cpu.Options{}); err != nil || d.BLAS() != "builtin" {
+		t.Errorf("the default BLAS: %v, %v; want builtin", d, err)
 	}
 	t.Setenv(cpu.EnvBLAS, "gonum")
 	if b, err := cpu.New(cpu.Options{}); err != nil || b.BLAS() != "gonum" {
