@@ -2,7 +2,7 @@
 // hardware that runs it: one Backend interface holding the heavy work of a
 // forward and backward pass (matrix products, fused attention, RMSNorm,
 // RoPE, SwiGLU, the LM-head log-prob, gathers, AdamW), implemented for the
-// CPU (trainer/compute/cpu: OpenBLAS when present, gonum otherwise) and for
+// CPU (trainer/compute/cpu: its own sgemm, or OpenBLAS or gonum) and for
 // CUDA (trainer/compute/cuda, built with -tags cuda).
 //
 // Layer: trainer, below the network (trainer/net) and above nothing but
