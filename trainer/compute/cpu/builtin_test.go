@@ -19,14 +19,8 @@ type product struct {
 
 func newProduct(rng *rand.Rand, transA, transB bool, m, n, k int, alpha, beta float32) *product {
 	p := &product{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta}
-	ar, ac := m, k
-	if transA {
-		ar, ac = k, m
-	}
-	br, bc := k, n
-	if transB {
-		br, bc = n, k
-	}
+	ar, ac := stored(transA, m, k)
+	br, bc := stored(transB, k, n)
 	p.lda, p.ldb, p.ldc = ac+3, bc+1, n+2
 	fill := func(rows, ld int) []float32 {
 		x := make([]float32, rows*ld)

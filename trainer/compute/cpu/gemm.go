@@ -17,14 +17,8 @@ func (b *Backend) Gemm(transA, transB bool, m, n, k int, alpha float32, a comput
 		b.fail(op, "negative size m=%d n=%d k=%d", m, n, k)
 		return
 	}
-	ar, ac := m, k
-	if transA {
-		ar, ac = k, m
-	}
-	br, bc := k, n
-	if transB {
-		br, bc = n, k
-	}
+	ar, ac := stored(transA, m, k)
+	br, bc := stored(transB, k, n)
 	if lda < max(1, ac) || ldb < max(1, bc) || ldc < max(1, n) {
 		b.fail(op, "leading dimensions lda=%d ldb=%d ldc=%d are below the rows' widths %d, %d, %d", lda, ldb, ldc, ac, bc, n)
 		return
@@ -62,6 +56,15 @@ func (b *Backend) Gemm(transA, transB bool, m, n, k int, alpha float32, a comput
 			b.blas.sgemm(transA, transB, i1-i0, j1-j0, k, alpha, ab, abld, bb, bbld, beta, cf[i0*ldc+j0:], ldc)
 		}
 	}
+}
+
+// stored is the shape in memory of an operand whose product shape
+// (after the transpose) is rows×cols.
+func stored(trans bool, rows, cols int) (int, int) {
+	if trans {
+		return cols, rows
+	}
+	return rows, cols
 }
 
 // need is the length a rows×cols matrix with stride ld occupies.
