@@ -3,7 +3,12 @@
 
 #include "kernels.h"
 
+#if defined(__x86_64__)
 #define CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+// One build for the target's own vector unit (NEON on arm64).
+#define CLONES
+#endif
 // The helpers are always inlined: left to itself GCC 12 called fexp out of
 // line, scalar, from the AVX2 clone of mascot_swiglu_bwd.
 #define INLINE static inline __attribute__((always_inline))
