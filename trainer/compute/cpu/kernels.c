@@ -1,17 +1,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "clones.h"
 #include "kernels.h"
-
-#if defined(__x86_64__)
-#define CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-// One build for the target's own vector unit (NEON on arm64).
-#define CLONES
-#endif
-// The helpers are always inlined: left to itself GCC 12 called fexp out of
-// line, scalar, from the AVX2 clone of mascot_swiglu_bwd.
-#define INLINE static inline __attribute__((always_inline))
 
 // fexp is e^x to about 2 ulp: Cephes' expf polynomial after reducing by
 // round(x·log2 e)·ln 2, branch-free so that loops calling it vectorise.

@@ -1,14 +1,8 @@
 #include <string.h>
 
+#include "clones.h"
 #include "sgemm.h"
 
-#if defined(__x86_64__)
-#define CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-// One build for the target's own vector unit (NEON on arm64).
-#define CLONES
-#endif
-#define INLINE static inline __attribute__((always_inline))
 #define NR SGEMM_NR
 #define KC SGEMM_KC
 
