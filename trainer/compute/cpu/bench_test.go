@@ -300,7 +300,8 @@ var peakOnce struct {
 }
 
 // peak is the 2048³ sgemm rate of the default backend (the built-in
-// sgemm unless MASCOT_BLAS says otherwise), measured once per process: the anchor of every "of-peak".
+// sgemm unless MASCOT_BLAS says otherwise), measured once per process:
+// the anchor of every "of-peak".
 func peak(tb testing.TB) float64 {
 	if !peakOnce.done {
 		peakOnce.v, peakOnce.done = cpu.MeasurePeak(newBench(tb, cpu.Options{}), 2048), true

@@ -54,21 +54,10 @@ func (l *builtinBLAS) sgemm(transA, transB bool, m, n, k int, alpha float32, a [
 		C.mascot_sgemm_rows(cbool(transA), C.int(lo), C.int(hi), C.int(n), C.int(k), C.float(alpha),
 			fptr(a), C.int(lda), fptr(bp), C.float(beta), fptr(c), C.int(ldc))
 	}
-	parts := min(l.nthreads, (m+C.SGEMM_MR-1)/C.SGEMM_MR, max(1, m*n*k/sgemmWorkPerThread))
-	if parts <= 1 {
-		rows(0, m)
-	} else {
-		// Parts of whole micro-tiles: a part's last tile is full but for
-		// the matrix's last.
-		tiles := (m + C.SGEMM_MR - 1) / C.SGEMM_MR
-		var wg sync.WaitGroup
-		for w := 1; w < parts; w++ {
-			lo, hi := span(tiles, parts, w)
-			wg.Go(func() { rows(lo*C.SGEMM_MR, min(m, hi*C.SGEMM_MR)) })
-		}
-		_, hi := span(tiles, parts, 0)
-		rows(0, min(m, hi*C.SGEMM_MR))
-		wg.Wait()
-	}
+	// Parts of whole micro-tiles: a part's last tile is full but for the
+	// matrix's last.
+	tiles := (m + C.SGEMM_MR - 1) / C.SGEMM_MR
+	parts := min(l.nthreads, tiles, max(1, m*n*k/sgemmWorkPerThread))
+	runParts(tiles, parts, func(_, lo, hi int) { rows(lo*C.SGEMM_MR, min(m, hi*C.SGEMM_MR)) })
 	packs.Put(bufp)
 }

@@ -9,7 +9,13 @@ import "sync"
 // independent — or whose reductions stay inside one part, combined in
 // part order — gives the same bits on every run.
 func (b *Backend) parallelFor(n, grain int, fn func(w, lo, hi int)) {
-	parts := b.parts(n, grain)
+	runParts(n, b.parts(n, grain), fn)
+}
+
+// runParts splits [0, n) into parts contiguous parts (span) and runs
+// fn(w, lo, hi) on part w concurrently, the first on the calling
+// goroutine.
+func runParts(n, parts int, fn func(w, lo, hi int)) {
 	if parts <= 1 {
 		if n > 0 {
 			fn(0, 0, n)
@@ -19,11 +25,7 @@ func (b *Backend) parallelFor(n, grain int, fn func(w, lo, hi int)) {
 	var wg sync.WaitGroup
 	for w := 1; w < parts; w++ {
 		lo, hi := span(n, parts, w)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(w, lo, hi)
-		}()
+		wg.Go(func() { fn(w, lo, hi) })
 	}
 	lo, hi := span(n, parts, 0)
 	fn(0, lo, hi)
