@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Group commit: unit transactions that arrive while the writer is busy
@@ -34,6 +35,14 @@ type grouper struct {
 	mu      sync.Mutex
 	queue   []*groupReq
 	running bool
+
+	// See grouphold.go.
+	params   holdParams
+	expected atomic.Int64
+	holding  bool          // a leader holds its group (mu)
+	arrived  chan struct{} // wakes it; capacity 1
+	held     int64         // times a leader held, for tests (mu)
+	groups   int64         // groups written, for tests (mu)
 }
 
 // writeGrouped runs fn in a write transaction shared with the writes that
@@ -50,6 +59,9 @@ func (s *Store) writeGroupedSums(ctx context.Context, fn func(context.Context, *
 	req := &groupReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	s.group.mu.Lock()
 	s.group.queue = append(s.group.queue, req)
+	if s.group.holding {
+		s.group.wake()
+	}
 	lead := !s.group.running
 	s.group.running = true
 	s.group.mu.Unlock()
@@ -70,9 +82,11 @@ func (s *Store) writeGroupedSums(ctx context.Context, fn func(context.Context, *
 // transactions per request) at the cost of one scheduler pass.
 func (s *Store) leadGroups() {
 	runtime.Gosched()
+	s.hold()
 	s.group.mu.Lock()
 	batch := s.group.queue
 	s.group.queue = nil
+	s.group.groups++
 	s.group.mu.Unlock()
 	s.writeGroup(batch)
 	s.group.mu.Lock()

@@ -106,7 +106,9 @@ func openWith(ctx context.Context, path string, dsnOf func(path string, readOnly
 		return nil, fmt.Errorf("opening readers on %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(8)
-	return &Store{path: path, w: w, r: r}, nil
+	s := &Store{path: path, w: w, r: r}
+	s.group.params, s.group.arrived = defaultHold, make(chan struct{}, 1)
+	return s, nil
 }
 
 // dsn builds the go-sqlite3 connection string.

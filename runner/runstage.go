@@ -136,6 +136,12 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan 
 	uctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	do := func(u Unit, stored bool) {
+		// The unit's commit is on its way: the store may hold a group
+		// for it (results.ExpectCommits); queued, or not coming, it is
+		// no longer expected.
+		r.opts.Store.ExpectCommits(1)
+		queued := sync.OnceFunc(func() { r.opts.Store.ExpectCommits(-1) })
+		defer queued()
 		ref := results.Unit{Fingerprint: u.Fingerprint, Kind: r.kinds[key].Name, StageKey: key, RunID: r.env.RunID}
 		tctx, tally := withUnitTally(uctx, key, r.cache)
 		// Concurrent runs in this process (sweep variants) that reach the
@@ -160,6 +166,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan 
 			}
 			commit, err := st.Run(tctx, u)
 			if err == nil {
+				queued()
 				if err = r.opts.Store.CommitUnit(uctx, ref, tally.commitWith(key, commit)); err == nil {
 					tally.committed()
 				}
@@ -170,6 +177,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan 
 			return nil, tally.withFirstFailure(err)
 		})
 		if !executed && err == nil {
+			queued()
 			err = r.opts.Store.CommitUnit(uctx, ref, nil) // links it, as cached
 			if err == nil {
 				r.env.Count(key, "units_shared", 1)
@@ -183,6 +191,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan 
 			}
 			failed.Add(1)
 			once.Do(func() { firstErr = fmt.Errorf("unit %s: %w", u.Key, err) })
+			queued()
 			if ferr := r.opts.Store.FailUnitWith(context.WithoutCancel(ctx), ref, err.Error(), func(tx *results.Tx) error {
 				return tally.commit(tx, key)
 			}); ferr != nil {

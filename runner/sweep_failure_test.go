@@ -93,6 +93,9 @@ sweep: {
 			t.Errorf("variant %s did not fail", c.Variant.Label())
 		}
 	}
+	if n := store.ExpectedCommits(); n != 0 {
+		t.Errorf("%d unit commits still expected after the sweep (failed units included), want 0", n)
+	}
 	// The printed summary says which variant failed and why: the model
 	// the server does not have, not only that a stage failed.
 	if !strings.Contains(printed.String(), "1 of 3 variants failed") ||

@@ -83,6 +83,11 @@ sweep: axes: {
 	if second.Cached != 30 {
 		t.Fatalf("second sweep cached %d units, want 30 (the distinct units of the first: 6 shared + 4 x 6)", second.Cached)
 	}
+	// Every unit's announced commit came, shared or executed (a count
+	// left over would hold every later group; results.ExpectCommits).
+	if n := store.ExpectedCommits(); n != 0 {
+		t.Errorf("%d unit commits still expected after both sweeps, want 0", n)
+	}
 }
 
 // modelSizeTags are paper/model-size's tags: one server per policy size.
