@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Group commit: unit transactions that arrive while the writer is busy
@@ -41,6 +42,7 @@ type grouper struct {
 	expected atomic.Int64
 	holding  bool          // a leader holds its group (mu)
 	arrived  chan struct{} // wakes it; capacity 1
+	last     time.Time     // when the last group committed (mu)
 	held     int64         // times a leader held, for tests (mu)
 	groups   int64         // groups written, for tests (mu)
 }
@@ -90,6 +92,7 @@ func (s *Store) leadGroups() {
 	s.group.mu.Unlock()
 	s.writeGroup(batch)
 	s.group.mu.Lock()
+	s.group.last = time.Now()
 	more := len(s.group.queue) > 0
 	s.group.running = more
 	s.group.mu.Unlock()

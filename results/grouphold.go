@@ -18,22 +18,26 @@ import (
 // The hold costs each unit up to groupHold before its claim and again
 // before its commit. Below groupHoldMin expected commits there is no hold:
 // a stage with few units in flight would leave its endpoint idle meanwhile,
-// and the last units of a stage commit as soon as they come. A writer that
-// expects nothing (a command, an import, the viewer) never waits.
+// and the last units of a stage commit as soon as they come. Nor is there
+// one after groupQuiet without a group: the first claims of a stage, which
+// its first requests wait for, are written at once. A writer that expects
+// nothing (a command, an import, the viewer) never waits.
 const (
 	groupHold    = 20 * time.Millisecond
 	groupHoldMin = 64
 	groupFull    = 64
+	groupQuiet   = 100 * time.Millisecond
 )
 
 // holdParams are a store's hold settings (the constants; tests set others).
 type holdParams struct {
-	hold time.Duration
-	min  int64
-	full int
+	hold  time.Duration
+	min   int64
+	full  int
+	quiet time.Duration
 }
 
-var defaultHold = holdParams{hold: groupHold, min: groupHoldMin, full: groupFull}
+var defaultHold = holdParams{hold: groupHold, min: groupHoldMin, full: groupFull, quiet: groupQuiet}
 
 // ExpectCommits tells the group commit that n more unit commits (or
 // failures) are on their way, n < 0 that that many have been queued or
@@ -56,6 +60,12 @@ func (s *Store) ExpectedCommits() int64 { return s.group.expected.Load() }
 func (s *Store) hold() {
 	p := s.group.params
 	if p.hold <= 0 || s.group.expected.Load() < p.min {
+		return
+	}
+	s.group.mu.Lock()
+	quiet := time.Since(s.group.last) >= p.quiet
+	s.group.mu.Unlock()
+	if quiet {
 		return
 	}
 	t := time.NewTimer(p.hold)

@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// holdStore opens a store whose group commit holds with p.
+// holdStore opens a store whose group commit holds with p, busy: as if a
+// group had just committed (p.quiet is an hour).
 func holdStore(t *testing.T, p holdParams) *Store {
 	t.Helper()
 	s, err := Open(filepath.Join(t.TempDir(), "h.db"))
@@ -16,7 +17,8 @@ func holdStore(t *testing.T, p holdParams) *Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	s.group.params = p
+	p.quiet = time.Hour
+	s.group.params, s.group.last = p, time.Now()
 	return s
 }
 
@@ -114,4 +116,20 @@ func TestGroupNoHoldWithoutExpectedCommits(t *testing.T) {
 	if g, h := groupsAndHolds(s); g != 2 || h != 0 {
 		t.Errorf("%d groups, %d holds; want two groups, no hold", g, h)
 	}
+}
+
+// TestGroupNoHoldAfterAQuietSpell: the first group after a quiet spell is
+// written at once, commits expected or not (a stage's first claims, which
+// its first requests wait for).
+func TestGroupNoHoldAfterAQuietSpell(t *testing.T) {
+	s := holdStore(t, holdParams{hold: time.Hour, min: 2, full: 64})
+	s.group.mu.Lock()
+	s.group.last = time.Now().Add(-2 * time.Hour)
+	s.group.mu.Unlock()
+	s.ExpectCommits(10)
+	result(t, write(s, "a"))
+	if g, h := groupsAndHolds(s); g != 1 || h != 0 {
+		t.Errorf("%d groups, %d holds; want one group, no hold", g, h)
+	}
+	s.ExpectCommits(-10)
 }
