@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 type chatMessage struct {
@@ -205,4 +207,25 @@ func truncateWords(s string, max int) (string, string) {
 	return strings.Join(f[:max], " "), "length"
 }
 
-func countWords(s string) int { return len(strings.Fields(s)) }
+// countWords is len(strings.Fields(s)), without the slice: the server
+// counts every prompt's words for its usage.
+func countWords(s string) int {
+	n, in := 0, false
+	for i := 0; i < len(s); {
+		var space bool
+		if c := s[i]; c < utf8.RuneSelf {
+			space = c == ' ' || c-'\t' <= '\r'-'\t' // \t \n \v \f \r, as unicode.IsSpace
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			space = unicode.IsSpace(r)
+			i += size
+		}
+		if space {
+			in = false
+		} else if !in {
+			n, in = n+1, true
+		}
+	}
+	return n
+}
