@@ -1,6 +1,7 @@
 package fakevllm
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -53,6 +54,29 @@ func TestCountWordsIsFieldsLength(t *testing.T) {
 		"bad \xff utf8 \xfe\xfd", strings.Repeat("word ", 500)} {
 		if got, want := countWords(s), len(strings.Fields(s)); got != want {
 			t.Errorf("countWords(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// TestMessageTextOfEveryContentShape: a content is read as the server read
+// it when it held the raw JSON (a string, a list of text parts, anything
+// else empty).
+func TestMessageTextOfEveryContentShape(t *testing.T) {
+	for raw, want := range map[string]string{
+		`"plain \"quoted\"\nline"`:                                "plain \"quoted\"\nline",
+		`[{"type":"text","text":"a"},{"type":"text","text":"b"}]`: "ab",
+		`[{"type":"image_url"},{"text":null},{"text":"c"}]`:       "c",
+		`[{"text":1}]`: "",
+		`["x"]`:        "",
+		`null`:         "",
+		`42`:           "",
+	} {
+		var m chatMessage
+		if err := json.Unmarshal([]byte(`{"role":"user","content":`+raw+`}`), &m); err != nil {
+			t.Fatal(err)
+		}
+		if got := m.text(); got != want {
+			t.Errorf("content %s: text %q, want %q", raw, got, want)
 		}
 	}
 }
