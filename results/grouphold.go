@@ -62,34 +62,32 @@ func (s *Store) hold() {
 	if p.hold <= 0 || s.group.expected.Load() < p.min {
 		return
 	}
+	var t *time.Timer
+	defer func() {
+		s.group.holding = false
+		s.group.mu.Unlock()
+		if t != nil {
+			t.Stop()
+		}
+	}()
 	s.group.mu.Lock()
-	quiet := time.Since(s.group.last) >= p.quiet
-	s.group.mu.Unlock()
-	if quiet {
+	if time.Since(s.group.last) >= p.quiet {
 		return
 	}
-	t := time.NewTimer(p.hold)
-	defer t.Stop()
-	for first := true; ; first = false {
-		s.group.mu.Lock()
-		if len(s.group.queue) >= p.full || s.group.expected.Load() < p.min {
-			s.group.holding = false
-			s.group.mu.Unlock()
-			return
-		}
-		s.group.holding = true
-		if first {
+	t = time.NewTimer(p.hold)
+	for len(s.group.queue) < p.full && s.group.expected.Load() >= p.min {
+		if !s.group.holding {
+			s.group.holding = true
 			s.group.held++
 		}
 		s.group.mu.Unlock()
 		select {
 		case <-t.C:
 			s.group.mu.Lock()
-			s.group.holding = false
-			s.group.mu.Unlock()
 			return
-		case <-s.group.arrived:
+		case <-s.group.arrived: // a stale signal only makes the loop look again
 		}
+		s.group.mu.Lock()
 	}
 }
 
