@@ -1,6 +1,7 @@
 package fakevllm
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 type chatMessage struct {
@@ -73,7 +76,7 @@ type chatChoice struct {
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	var req chatRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	if err := decodeBody(r, &req); err != nil {
 		s.writeError(w, http.StatusBadRequest, "BadRequestError", "JSON decode error: "+err.Error(), nil)
 		return
 	}
@@ -237,4 +240,17 @@ func countWords(s string) int {
 		}
 	}
 	return n
+}
+
+// decodeBody decodes a request's JSON body into v with json v2's engine
+// under encoding/json's rules (github.com/go-json-experiment/json/v1):
+// the server shares the client's cores in the benchmarks, and reading a
+// 2.4 kB prompt twice with encoding/json's Decoder (once to find the
+// value's end, once to decode it) was a fifth of its CPU.
+func decodeBody(r *http.Request, v any) error {
+	buf := bytes.NewBuffer(make([]byte, 0, max(r.ContentLength, 0)+bytes.MinRead))
+	if _, err := buf.ReadFrom(r.Body); err != nil {
+		return err
+	}
+	return jsonv1.Unmarshal(buf.Bytes(), v)
 }

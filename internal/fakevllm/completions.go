@@ -43,7 +43,7 @@ func (c completionRequest) prompts() ([]string, bool) {
 
 func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 	var req completionRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	if err := decodeBody(r, &req); err != nil {
 		s.writeError(w, http.StatusBadRequest, "BadRequestError", "JSON decode error: "+err.Error(), nil)
 		return
 	}
