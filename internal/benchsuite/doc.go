@@ -29,7 +29,7 @@
 //     says otherwise), which its CPU time depends on. Where OpenBLAS is
 //     installed, the demo runs again with MASCOT_BLAS=openblas beside it.
 //
-// Environment: MASCOT_BENCH_ROUNDS (rounds per phase, default 5),
+// Environment: MASCOT_BENCH_ROUNDS (rounds per phase, default 7),
 // MASCOT_BENCH_EPISODES (the store's database size, default 10,000),
 // MASCOT_BENCH_100K=1 (the store at 100,000 episodes: a 4.3 GB database,
 // built once under the temp dir in about 20 minutes; not for CI),

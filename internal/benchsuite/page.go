@@ -55,7 +55,7 @@ func (cfg Config) Command() string {
 	} else if cfg.Episodes != 10_000 {
 		env = append(env, fmt.Sprintf("MASCOT_BENCH_EPISODES=%d", cfg.Episodes))
 	}
-	if cfg.Rounds != 5 {
+	if cfg.Rounds != defaultRounds {
 		env = append(env, fmt.Sprintf("MASCOT_BENCH_ROUNDS=%d", cfg.Rounds))
 	}
 	if len(cfg.Skip) > 0 {

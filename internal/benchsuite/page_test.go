@@ -23,7 +23,7 @@ func TestWritePageKeepsOneBlockPerKind(t *testing.T) {
 		return &Table{Commit: "abc1234", Started: time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC), LoadBefore: "1 1 1", LoadAfter: "2 2 2",
 			Rounds: 1, Rows: []Row{{Figure: "report, computed afresh", Values: []float64{v}, Cost: "1, 1"}}}
 	}
-	full := Config{Rounds: 5, Episodes: 10_000}
+	full := Config{Rounds: defaultRounds, Episodes: 10_000}
 	store := Config{Rounds: 3, Episodes: paperScale, Skip: []string{"candidates", "engine", "demo"}}
 	for _, w := range []struct {
 		tab *Table
@@ -57,7 +57,7 @@ func TestWritePageKeepsOneBlockPerKind(t *testing.T) {
 func TestWritePageRefusesAPageWithoutTheSection(t *testing.T) {
 	page := filepath.Join(t.TempDir(), "benchmarks.md")
 	os.WriteFile(page, []byte("# Other page\n"), 0o644)
-	err := WritePage(page, (&Table{}).Block(Config{Rounds: 5, Episodes: 10_000}))
+	err := WritePage(page, (&Table{}).Block(Config{Rounds: defaultRounds, Episodes: 10_000}))
 	if err == nil || !strings.Contains(err.Error(), "no \"## The benchmark suite\" section") {
 		t.Fatalf("err = %v", err)
 	}
