@@ -42,8 +42,8 @@ func TestChatRefusesBodiesThatAreNotARequest(t *testing.T) {
 	s := Start(t, Options{})
 	for _, body := range []string{
 		`{"messages": [{"role": "user", "content": "hi"}]`, // cut short
-		`{"messages": "hi"}`,                              // wrong type
-		`{"messages": [], "n": "two"}`,                    // wrong type
+		`{"messages": "hi"}`,           // wrong type
+		`{"messages": [], "n": "two"}`, // wrong type
 		`not json`,
 		``,
 	} {
