@@ -255,7 +255,8 @@ func bareRequests(ctx context.Context, url string, prompts [][]openai.ChatComple
 	defer gcpace.Raise(100)()
 	cfg := openai.DefaultConfig("")
 	cfg.BaseURL = url
-	cfg.HTTPClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc + 8}}
+	tr := &http.Transport{MaxIdleConnsPerHost: conc + 8}
+	cfg.HTTPClient = &http.Client{Transport: tr}
 	c := openai.NewClientWithConfig(cfg)
 	jobs := make(chan []openai.ChatCompletionMessage, len(prompts))
 	for _, p := range prompts {
@@ -277,6 +278,11 @@ func bareRequests(ctx context.Context, url string, prompts [][]openai.ChatComple
 			})
 		}
 		wg.Wait()
+		// Closed as the stage's client closes its own when a run ends:
+		// left open, every round's connections (and their two goroutines
+		// each, and the server's one) stayed for the rest of the suite,
+		// and each collection in either process scanned them all.
+		tr.CloseIdleConnections()
 		return first
 	})
 }
