@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -139,6 +140,10 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 			func() error { ba, err = bareRequests(ctx, url, prompts, candConc); return err },
 		}
 		for k := range steps {
+			// Each side starts from a collected heap, as a run in a
+			// fresh process does, rather than finishing the other
+			// side's collection cycle inside its own measurement.
+			runtime.GC()
 			if err := steps[(k+r)%2](); err != nil {
 				return nil, err
 			}
