@@ -31,8 +31,8 @@ func HelperMain() bool {
 		}
 		// The server stands in for one on another machine but shares the
 		// measured client's two cores: its collector gets room, as the
-		// runner's does (gcpace), so that it takes less of them (its
-		// collector was 8-9 % of its CPU at the default, 2 % at 400).
+		// runner's does (gcpace), so that it takes less of them
+		// (docs/benchmarks.md has what it took at the default).
 		debug.SetGCPercent(400)
 		s := fakevllm.Start(nil, fakevllm.Options{Latency: fakevllm.Latency{Base: lat}})
 		fmt.Println("URL", s.URL())

@@ -21,9 +21,10 @@ type Config struct {
 	Skip     []string
 }
 
-// defaultRounds is the rounds of each phase. Seven rather than five: a
-// candidates round's CPU ratio ranged 1.6-2.35 within one run under
-// ordinary load, and the median of five moved by 0.15 between runs.
+// defaultRounds is the rounds of each phase: seven rather than five, as a
+// candidates round's CPU ratio spreads widely within one run under
+// ordinary load and a median of five moved between runs by more than the
+// goal's margin (docs/benchmarks.md).
 const defaultRounds = 7
 
 // FromEnv is the full suite's configuration, with the environment's

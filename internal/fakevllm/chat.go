@@ -244,11 +244,13 @@ func countWords(s string) int {
 
 // decodeBody decodes a request's JSON body into v with json v2's engine
 // under encoding/json's rules (github.com/go-json-experiment/json/v1):
-// the server shares the client's cores in the benchmarks, and reading a
-// 2.4 kB prompt twice with encoding/json's Decoder (once to find the
-// value's end, once to decode it) was a fifth of its CPU.
+// the server shares the client's cores in the benchmarks, where
+// encoding/json's Decoder, reading a prompt twice (once to find the
+// value's end, once to decode it), was a large part of its CPU
+// (docs/benchmarks.md). The buffer is sized from the declared length, up
+// to 1 MiB (a longer body grows it).
 func decodeBody(r *http.Request, v any) error {
-	buf := bytes.NewBuffer(make([]byte, 0, max(r.ContentLength, 0)+bytes.MinRead))
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), 1<<20)+bytes.MinRead))
 	if _, err := buf.ReadFrom(r.Body); err != nil {
 		return err
 	}

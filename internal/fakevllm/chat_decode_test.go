@@ -63,3 +63,14 @@ func TestChatRefusesBodiesThatAreNotARequest(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeBodyTrustsNoDeclaredLength: a declared length far beyond the
+// body neither sizes the buffer nor stops the body from decoding.
+func TestDecodeBodyTrustsNoDeclaredLength(t *testing.T) {
+	r := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(`{"model": "m"}`))
+	r.ContentLength = 1 << 62
+	var req chatRequest
+	if err := decodeBody(r, &req); err != nil || req.Model != "m" {
+		t.Fatalf("decodeBody: %+v, %v", req, err)
+	}
+}
