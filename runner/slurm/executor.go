@@ -31,7 +31,9 @@ type Executor struct {
 	Poll time.Duration
 	// EndSettle is how long a task must keep reading as ended without
 	// success (on two polls at least) before it counts as failed; default
-	// 5s. A task being requeued reads as ended for a moment first.
+	// 30s. A task being requeued reads as ended, its first run's exit code
+	// written, until Slurm lists it PENDING again: on a busy controller
+	// that outlasted 5 s, and a task that really failed costs the wait once.
 	EndSettle time.Duration
 	// MaxShards bounds the array size of one stage; default 16.
 	MaxShards int
@@ -58,7 +60,7 @@ func (e *Executor) endSettle() time.Duration {
 	if e.EndSettle > 0 {
 		return e.EndSettle
 	}
-	return 5 * time.Second
+	return 30 * time.Second
 }
 
 // RunUnits implements runner.Executor: it re-attaches to attempts a

@@ -54,12 +54,6 @@ func TestSlurmRequeueIngestsOnce(t *testing.T) {
 	t.Setenv("FAKE_REQUEUE", "1")
 	f := newFixture(t, 2)
 	e.MaxShards = 1
-	// The requeued task reads as ended, with its first run's exit code
-	// (143, the requeue's SIGTERM), until Slurm lists it PENDING again:
-	// with the CI machine's CPUs busy that once outlasted the default 5 s
-	// and the task counted as failed. This test is about ingesting once,
-	// so it allows the transition 30 s.
-	e.EndSettle = 30 * time.Second
 	res := startRun(e, f)
 	a := attemptOf(t, e, f)
 	waitFile(t, filepath.Join(a.ShardDir(0), "started"), 60*time.Second)
