@@ -10,18 +10,18 @@ import (
 // writes every page its transaction changed to the WAL, and the units of
 // one transaction share pages (the rows appended to the same tables, the
 // run's tallies, the leaves of a run's indexes), so fewer, larger groups
-// write fewer pages per unit. In the candidates benchmark (2,400 requests,
-// 256 units in flight) groups fell from about 80 to 24 a run and the
-// stage's CPU by 2-3 %, its wall time by less than 1 % longer
-// (docs/benchmarks.md).
+// write fewer pages per unit (what it saved, and cost in wall time, is in
+// docs/benchmarks.md).
 //
 // The hold costs each unit up to groupHold before its claim and again
 // before its commit. Below groupHoldMin expected commits there is no hold:
 // a stage with few units in flight would leave its endpoint idle meanwhile,
 // and the last units of a stage commit as soon as they come. Nor is there
 // one after groupQuiet without a group: the first claims of a stage, which
-// its first requests wait for, are written at once. A writer that expects
-// nothing (a command, an import, the viewer) never waits.
+// its first requests wait for, are written at once. The count is the
+// store's: a store whose runner announces nothing (a command's, an
+// import's, a viewer's in a process of its own) never waits, while in the
+// process of a running stage any write may join a held group.
 const (
 	groupHold    = 20 * time.Millisecond
 	groupHoldMin = 64

@@ -17,8 +17,8 @@ import (
 type chatMessage struct {
 	Role string `json:"role"`
 	// A string or a list of parts, decoded once as the document is read
-	// (held raw and decoded again, a 2.4 kB prompt was scanned four
-	// times: a tenth of the server's CPU).
+	// (held raw and decoded again, a prompt was scanned four times;
+	// docs/benchmarks.md).
 	Content any `json:"content"`
 }
 

@@ -1,10 +1,11 @@
 package fakevllm
 
 import (
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -71,11 +72,14 @@ func TestMessageTextOfEveryContentShape(t *testing.T) {
 		`null`:         "",
 		`42`:           "",
 	} {
-		var m chatMessage
-		if err := json.Unmarshal([]byte(`{"role":"user","content":`+raw+`}`), &m); err != nil {
+		// decoded as the server decodes a request
+		body := `{"messages":[{"role":"user","content":` + raw + `}]}`
+		r := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body))
+		var req chatRequest
+		if err := decodeBody(r, &req); err != nil {
 			t.Fatal(err)
 		}
-		if got := m.text(); got != want {
+		if got := req.Messages[0].text(); got != want {
 			t.Errorf("content %s: text %q, want %q", raw, got, want)
 		}
 	}
