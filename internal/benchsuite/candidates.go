@@ -18,7 +18,6 @@ import (
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	_ "mascot.dev/mascot/runner/stages/all" // the candidates kind
-	"mascot.dev/mascot/schema"
 )
 
 // The candidates phase's shape: 3 personas, K = 4 single requests per
@@ -33,27 +32,38 @@ const (
 
 // candidatesCase is one variant of the phase.
 type candidatesCase struct {
-	name  string
-	long  bool // QMSum-length contexts
-	busy  bool // a second process keeps one core busy meanwhile
-	goal  float64
-	label string
+	name string
+	long bool // QMSum-length contexts
+	busy bool // a second process keeps one core busy meanwhile
+	// history is the number of dialogue contexts of an earlier run the
+	// store already holds when the stage starts (0: a new store), as a
+	// researcher's database does after some runs.
+	history int
+	goal    float64
+	label   string
 }
 
 // candidatesRows runs the candidates phase's variants, rounds rounds each,
-// with contexts dialogue contexts per stage run.
-func candidatesRows(ctx context.Context, dir string, contexts, rounds int) ([]Row, error) {
+// with contexts dialogue contexts per stage run; the history case, whose
+// store holds an earlier run over history other contexts, runs unless
+// history is 0.
+func candidatesRows(ctx context.Context, dir string, contexts, history, rounds int) ([]Row, error) {
 	url, stop, err := helper("server", helperEnv+"_LATENCY="+candLatency.String())
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
-	var rows []Row
-	for _, c := range []candidatesCase{
+	cases := []candidatesCase{
 		{name: "short", goal: 0.90, label: "candidates stage"},
 		{name: "busy", busy: true, goal: 0.90, label: "candidates stage + busy process"},
 		{name: "long", long: true, goal: 0.85, label: "candidates stage, QMSum length"},
-	} {
+	}
+	if history > 0 {
+		cases = append(cases, candidatesCase{name: "history", history: history, goal: 0.90,
+			label: fmt.Sprintf("candidates stage, store holding %d earlier units", history*candPersonas)})
+	}
+	var rows []Row
+	for _, c := range cases {
 		rs, err := candidatesCaseRows(ctx, filepath.Join(dir, c.name), url, c, contexts, rounds)
 		if err != nil {
 			return nil, fmt.Errorf("candidates (%s): %w", c.name, err)
@@ -67,33 +77,31 @@ func candidatesCaseRows(ctx context.Context, dir, url string, c candidatesCase, 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	data, err := writeContexts(dir, contexts, c.long)
+	l, err := candidatesSpec(dir, url, contexts, 0, c.long)
 	if err != nil {
 		return nil, err
 	}
-	spec := filepath.Join(dir, "spec.cue")
-	src := fmt.Sprintf(`package spec
-
-import "mascot.dev/experiments/personas"
-
-name: "bench/candidates"
-datasets: es: {name: "esconv", path: %q}
-rosters: support: personas.emotional_support
-endpoints: speaker: {urls: [%q], model: "Qwen/Qwen3-8B", concurrency: %d, supports_n: false}
-stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
-`, data, url, candConc, candK)
-	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
-		return nil, err
-	}
-	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
-	if err != nil {
-		return nil, err
+	var history string // a store holding an earlier run, copied for each stage run
+	if c.history > 0 {
+		if history, err = historyStore(ctx, dir, url, c); err != nil {
+			return nil, err
+		}
 	}
 	want := contexts * candPersonas * candK
 	run := 0
+	var firstRun string
 	stageRun := func() (cost, error) {
 		run++
-		store, err := results.Open(filepath.Join(dir, fmt.Sprintf("r%d.db", run)))
+		path := filepath.Join(dir, fmt.Sprintf("r%d.db", run))
+		if history != "" {
+			if err := copyFile(history, path); err != nil {
+				return cost{}, err
+			}
+			if run > 1 { // each a copy of the history: not kept
+				defer removeStore(path)
+			}
+		}
+		store, err := results.Open(path)
 		if err != nil {
 			return cost{}, err
 		}
@@ -109,6 +117,9 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 		if n := s.Counters["llm.speaker.attempts"]; n != int64(want) {
 			return co, fmt.Errorf("the stage sent %d requests, want %d", n, want)
 		}
+		if run == 1 {
+			firstRun = s.RunID
+		}
 		return co, nil
 	}
 	// An untimed run first: it warms the caches and gives the bare client
@@ -116,7 +127,7 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 	if _, err := stageRun(); err != nil {
 		return nil, err
 	}
-	prompts, bytes, err := storedPrompts(filepath.Join(dir, "r1.db"))
+	prompts, bytes, err := storedPrompts(filepath.Join(dir, "r1.db"), firstRun)
 	if err != nil {
 		return nil, err
 	}
@@ -179,13 +190,14 @@ stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: %d}
 	}, nil
 }
 
-// writeContexts writes n dialogue contexts in ESConv's format: the demo's
-// conversations (their ids, and so the units, differ per copy), each
+// writeContexts writes n dialogue contexts in ESConv's format, numbered
+// from first, to dir/name: the demo's conversations (their ids, and so the
+// units, differ per number), each
 // followed by the turns of the next four (requests of about 2.5 kB, a
 // paper/empathetic speaker's), or with long by those of the next eighteen
 // (about 7 kB, the length of a QMSum meeting excerpt the paper's prompts
 // carry).
-func writeContexts(dir string, n int, long bool) (string, error) {
+func writeContexts(dir, name string, first, n int, long bool) (string, error) {
 	src, err := experiments.Files.ReadFile("demo/data/esconv.json")
 	if err != nil {
 		return "", err
@@ -195,7 +207,7 @@ func writeContexts(dir string, n int, long bool) (string, error) {
 		return "", err
 	}
 	var all []map[string]any
-	for i := range n {
+	for i := first; i < first+n; i++ {
 		c := map[string]any{}
 		for k, v := range convs[i%len(convs)] {
 			c[k] = v
@@ -214,19 +226,20 @@ func writeContexts(dir string, n int, long bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, "esconv.json")
+	path := filepath.Join(dir, name)
 	return path, os.WriteFile(path, out, 0o644)
 }
 
-// storedPrompts returns the prompts a stage run stored, one per candidate
-// (a request each), and the bytes of their request bodies.
-func storedPrompts(path string) ([][]openai.ChatCompletionMessage, int, error) {
+// storedPrompts returns the prompts run runID's stage stored, one per
+// candidate (a request each), and the bytes of their request bodies.
+func storedPrompts(path, runID string) ([][]openai.ChatCompletionMessage, int, error) {
 	store, err := results.Open(path)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer store.Close()
-	rows, err := store.Reader().Query(`SELECT COALESCE(p.prompt, c.prompt) FROM candidates c LEFT JOIN candidate_prompts p ON p.id = c.prompt_id`)
+	rows, err := store.Reader().Query(`SELECT COALESCE(p.prompt, c.prompt) FROM candidates c
+		LEFT JOIN candidate_prompts p ON p.id = c.prompt_id WHERE c.run_id = ?`, runID)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -14,8 +14,9 @@
 //     (20 ms per reply, endpoint concurrency 64), anchored on a bare
 //     go-openai client sending the prompts the stage sent, 64 at a time,
 //     to the same server: dialogue contexts of about 2.5 kB per request,
-//     the same with a second process keeping one core busy, and
-//     QMSum-length contexts of about 7 kB;
+//     the same with a second process keeping one core busy,
+//     QMSum-length contexts of about 7 kB, and 2.5 kB contexts written
+//     into a store that already holds an earlier run (candHistory);
 //   - store: report and compare computed afresh, export and import of the
 //     benchmark database (internal/benchdb, shaped like a paper run), and
 //     the viewer's report and compare pages ready after a write, anchored

@@ -16,6 +16,7 @@ import (
 type Config struct {
 	Rounds   int
 	Contexts int  // dialogue contexts per candidates stage run (× 3 personas × K 4 requests)
+	History  int  // dialogue contexts of an earlier run in the history case's store (0: no such case)
 	Episodes int  // the store's benchmark database
 	Tiny     bool // the engine on a tiny model (the small CI run)
 	Skip     []string
@@ -30,7 +31,7 @@ const defaultRounds = 7
 // FromEnv is the full suite's configuration, with the environment's
 // overrides (doc.go lists them).
 func FromEnv() Config {
-	c := Config{Rounds: defaultRounds, Contexts: 200, Episodes: 10_000}
+	c := Config{Rounds: defaultRounds, Contexts: 200, History: candHistory, Episodes: 10_000}
 	if v, err := strconv.Atoi(os.Getenv("MASCOT_BENCH_ROUNDS")); err == nil && v > 0 {
 		c.Rounds = v
 	}
@@ -51,7 +52,7 @@ func Run(ctx context.Context, dir string, cfg Config) (*Table, error) {
 	t := &Table{Commit: commit(), Started: time.Now(), LoadBefore: loadAvg(), Rounds: cfg.Rounds}
 	on := func(p string) bool { return !slices.Contains(cfg.Skip, p) }
 	if on("candidates") {
-		rows, err := candidatesRows(ctx, filepath.Join(dir, "candidates"), cfg.Contexts, cfg.Rounds)
+		rows, err := candidatesRows(ctx, filepath.Join(dir, "candidates"), cfg.Contexts, cfg.History, cfg.Rounds)
 		if err != nil {
 			return nil, err
 		}

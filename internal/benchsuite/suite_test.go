@@ -47,7 +47,7 @@ func BenchmarkSuite(b *testing.B) {
 // (speed is for benchmarks).
 func TestSuiteSmall(t *testing.T) {
 	testgate.Long(t, "the benchmark suite at a small scale, a minute on 2 cores")
-	cfg := Config{Rounds: 2, Contexts: 10, Episodes: 400, Tiny: true, Skip: []string{"demo"}}
+	cfg := Config{Rounds: 2, Contexts: 10, History: 30, Episodes: 400, Tiny: true, Skip: []string{"demo"}}
 	tab, err := Run(context.Background(), t.TempDir(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +55,7 @@ func TestSuiteSmall(t *testing.T) {
 	var out strings.Builder
 	tab.Print(&out)
 	t.Log(out.String())
-	want := 6 + 6 + 4 // candidates (3 cases × rate, CPU), store ops, engine ratios
+	want := 8 + 6 + 4 // candidates (4 cases × rate, CPU), store ops, engine ratios
 	if len(tab.Rows) != want {
 		t.Fatalf("%d rows, want %d", len(tab.Rows), want)
 	}
@@ -69,7 +69,7 @@ func TestSuiteSmall(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range []string{"candidates stage", "report, computed afresh", "viewer compare page", "engine qwen3-tiny", "load average"} {
+	for _, s := range []string{"candidates stage", "store holding 90 earlier units", "report, computed afresh", "viewer compare page", "engine qwen3-tiny", "load average"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("the table lacks %q", s)
 		}
