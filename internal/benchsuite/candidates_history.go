@@ -3,7 +3,6 @@ package benchsuite
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -70,36 +69,4 @@ func historyStore(ctx context.Context, dir, url string, c candidatesCase) (strin
 		return "", fmt.Errorf("the history run sent %d requests, want %d", s.Counters["llm.speaker.attempts"], want)
 	}
 	return path, nil
-}
-
-// copyFile copies a closed store's database file (its WAL is checkpointed
-// into it when the store closes) and syncs the copy: its 80 MB are then
-// written back before the stage starts, not by the kernel during the
-// rounds that follow, on CPUs the measured sides share.
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
-
-// removeStore removes a store's database and its WAL and index files.
-func removeStore(path string) {
-	for _, suf := range []string{"", "-wal", "-shm"} {
-		_ = os.Remove(path + suf)
-	}
 }
