@@ -65,7 +65,7 @@ func CreateFresh(ctx context.Context, path string) (*Fresh, error) {
 	}
 	s, err := openWith(ctx, tmp, freshDSN, freshPageSize)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("creating %s: %w", path, err), removeDB(tmp))
+		return nil, errors.Join(fmt.Errorf("creating %s: %w", path, err), RemoveDB(tmp))
 	}
 	s.fresh = true
 	return &Fresh{Store: s, final: path}, nil
@@ -78,9 +78,9 @@ func (f *Fresh) Publish(ctx context.Context) error {
 	tmp := f.Store.path
 	err := f.publish(ctx, tmp)
 	if err != nil {
-		return errors.Join(fmt.Errorf("publishing %s: %w", f.final, err), removeDB(tmp))
+		return errors.Join(fmt.Errorf("publishing %s: %w", f.final, err), RemoveDB(tmp))
 	}
-	return removeDB(tmp) // the name in place stays
+	return RemoveDB(tmp) // the name in place stays
 }
 
 func (f *Fresh) publish(ctx context.Context, tmp string) error {
@@ -112,7 +112,7 @@ func (f *Fresh) publish(ctx context.Context, tmp string) error {
 // Discard closes the store and removes the database, which never appears
 // at its path.
 func (f *Fresh) Discard() error {
-	return errors.Join(f.Store.Close(), removeDB(f.Store.path))
+	return errors.Join(f.Store.Close(), RemoveDB(f.Store.path))
 }
 
 // syncFile flushes a file or directory to the disk.
@@ -124,8 +124,10 @@ func syncFile(path string) error {
 	return errors.Join(h.Sync(), h.Close())
 }
 
-// removeDB removes a database file with the files SQLite keeps beside it.
-func removeDB(path string) error {
+// RemoveDB removes a database file with the files SQLite keeps beside it
+// (its WAL, shared-memory index and rollback journal); files that are not
+// there are no error.
+func RemoveDB(path string) error {
 	var errs []error
 	for _, sfx := range []string{"", "-wal", "-shm", "-journal"} {
 		if err := os.Remove(path + sfx); err != nil && !errors.Is(err, os.ErrNotExist) {

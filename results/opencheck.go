@@ -106,11 +106,7 @@ func create(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", path, err)
 	}
-	defer func() {
-		for _, sfx := range []string{"", "-wal", "-shm", "-journal"} {
-			os.Remove(tmp + sfx)
-		}
-	}()
+	defer func() { _ = RemoveDB(tmp) }()
 	db, err := sql.Open("sqlite3", dsn(tmp, false)) // journal_mode=WAL writes the header
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", path, err)

@@ -100,9 +100,7 @@ func Path(n int) (string, error) {
 		}
 	}
 	tmp := path + ".building"
-	for _, suf := range []string{"", "-wal", "-shm"} {
-		os.Remove(tmp + suf)
-	}
+	_ = results.RemoveDB(tmp)
 	if err := Build(tmp, n); err != nil {
 		return "", fmt.Errorf("building benchmark database: %w", err)
 	}

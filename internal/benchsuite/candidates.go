@@ -98,7 +98,7 @@ func candidatesCaseRows(ctx context.Context, dir, url string, c candidatesCase, 
 				return cost{}, err
 			}
 			if run > 1 { // each a copy of the history: not kept
-				defer removeStore(path)
+				defer func() { _ = results.RemoveDB(path) }()
 			}
 		}
 		store, err := results.Open(path)
@@ -130,6 +130,12 @@ func candidatesCaseRows(ctx context.Context, dir, url string, c candidatesCase, 
 	prompts, bytes, err := storedPrompts(filepath.Join(dir, "r1.db"), firstRun)
 	if err != nil {
 		return nil, err
+	}
+	if history != "" {
+		if err := holdsHistory(filepath.Join(dir, "r1.db"), (c.history+contexts)*candPersonas); err != nil {
+			return nil, err
+		}
+		_ = results.RemoveDB(filepath.Join(dir, "r1.db")) // read: 80 MB not kept
 	}
 	if len(prompts) != want {
 		return nil, fmt.Errorf("%d candidates stored for %d requests", len(prompts), want)
@@ -192,11 +198,10 @@ func candidatesCaseRows(ctx context.Context, dir, url string, c candidatesCase, 
 
 // writeContexts writes n dialogue contexts in ESConv's format, numbered
 // from first, to dir/name: the demo's conversations (their ids, and so the
-// units, differ per number), each
-// followed by the turns of the next four (requests of about 2.5 kB, a
-// paper/empathetic speaker's), or with long by those of the next eighteen
-// (about 7 kB, the length of a QMSum meeting excerpt the paper's prompts
-// carry).
+// units, differ per number), each followed by the turns of the next four
+// (requests of about 2.5 kB, a paper/empathetic speaker's), or with long
+// by those of the next eighteen (about 7 kB, the length of a QMSum meeting
+// excerpt the paper's prompts carry).
 func writeContexts(dir, name string, first, n int, long bool) (string, error) {
 	src, err := experiments.Files.ReadFile("demo/data/esconv.json")
 	if err != nil {

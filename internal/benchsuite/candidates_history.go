@@ -13,11 +13,11 @@ import (
 
 // candHistory is the suite's default number of dialogue contexts of the
 // earlier run the history case's store holds (3,000 contexts, 9,000
-// units, 36,000 cached replies: a database of about 80 MB). A store that has seen some runs
-// is what a researcher's stage writes into: its indexes are larger than
-// a new store's, so a unit's rows land on leaves that no other unit of
-// the same transaction touches, and more pages are read and written per
-// unit (docs/benchmarks.md).
+// units, 36,000 cached replies: a database of about 80 MB). A store that
+// has seen some runs is what a researcher's stage writes into: its indexes
+// are larger than a new store's, so a unit's rows land on leaves that no
+// other unit of the same transaction touches, and more pages are read and
+// written per unit (docs/benchmarks.md).
 const candHistory = 3000
 
 // candidatesSpec writes the phase's spec over contexts dialogue contexts
@@ -69,4 +69,23 @@ func historyStore(ctx context.Context, dir, url string, c candidatesCase) (strin
 		return "", fmt.Errorf("the history run sent %d requests, want %d", s.Counters["llm.speaker.attempts"], want)
 	}
 	return path, nil
+}
+
+// holdsHistory checks that the store at path, after a stage run into a
+// copy of the history store, holds the earlier run's units and its own:
+// units in all.
+func holdsHistory(path string, units int) error {
+	store, err := results.Open(path)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	var n int
+	if err := store.Reader().QueryRow(`SELECT COUNT(*) FROM units WHERE state = 'done'`).Scan(&n); err != nil {
+		return err
+	}
+	if n != units {
+		return fmt.Errorf("the history case's store holds %d done units after a run, want %d", n, units)
+	}
+	return nil
 }

@@ -107,11 +107,7 @@ func storeRows(ctx context.Context, dir string, n, rounds int) ([]Row, error) {
 				return nil // measured after the export (rounds rotate)
 			}
 			db := filepath.Join(dir, "import.db")
-			defer func() {
-				for _, suf := range []string{"", "-wal", "-shm"} {
-					os.Remove(db + suf)
-				}
-			}()
+			defer func() { _ = results.RemoveDB(db) }()
 			res, err := transfer.ImportNew(ctx, db, exported, "imported") // as `mascot import` does
 			if err != nil {
 				return err

@@ -25,10 +25,3 @@ func copyFile(src, dst string) error {
 	}
 	return errors.Join(err, f.Close())
 }
-
-// removeStore removes a store's database and its WAL and index files.
-func removeStore(path string) {
-	for _, suf := range []string{"", "-wal", "-shm"} {
-		_ = os.Remove(path + suf)
-	}
-}
