@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,8 +15,16 @@ import (
 // server sees each request once), the other process waiting for it and
 // reusing it.
 func TestTwoProcessesShareTheWork(t *testing.T) {
+	// At concurrency 3 each unit is claimed by its worker; at 8 the units
+	// are claimed two at a time, a batch ahead of the workers (claimAhead).
+	for _, conc := range []int{3, 8} {
+		t.Run(fmt.Sprintf("concurrency %d", conc), func(t *testing.T) { twoProcessesShareTheWork(t, conc) })
+	}
+}
+
+func twoProcessesShareTheWork(t *testing.T, conc int) {
 	srv := fakevllm.Start(t, fakevllm.Options{Latency: fakevllm.Latency{Base: 40 * time.Millisecond}})
-	spec := candidatesSpec(t, srv.URL(), 2, 3, ", supports_n: false")
+	spec := candidatesSpec(t, srv.URL(), 2, conc, ", supports_n: false")
 	db := filepath.Join(t.TempDir(), "m.db")
 	store, err := results.Open(db) // migrated before the processes start
 	if err != nil {

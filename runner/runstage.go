@@ -135,29 +135,16 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan 
 	var wg sync.WaitGroup
 	uctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	do := func(u Unit, stored bool) {
+	do := func(u Unit, stored, claimed bool) {
 		// The unit's commit is on its way: the store may hold a group
 		// for it (results.ExpectCommits); queued, or not coming, it is
 		// no longer expected.
 		r.opts.Store.ExpectCommits(1)
 		queued := sync.OnceFunc(func() { r.opts.Store.ExpectCommits(-1) })
 		defer queued()
-		ref := results.Unit{Fingerprint: u.Fingerprint, Kind: r.kinds[key].Name, StageKey: key, RunID: r.env.RunID}
+		ref := r.unitRef(key, u)
 		tctx, tally := withUnitTally(uctx, key, r.cache)
-		// Concurrent runs in this process (sweep variants) that reach the
-		// same unit share one execution; the others wait for it and then
-		// link the committed unit as cached.
-		executed := false
-		_, err, _ := inflight.Do(u.Fingerprint, func() (any, error) {
-			// Another process may be executing it: wait for that. The
-			// claim marks it running; the commit releases it. A unit
-			// another run committed since this stage listed its
-			// pending units is not claimed.
-			mine, waited, err := r.claim(uctx, key, ref)
-			if err != nil || !mine {
-				return nil, err
-			}
-			executed = true
+		execute := func(waited bool) error {
 			if r.cache != nil {
 				// A unit another process held may have cached
 				// responses since the stage listed them.
@@ -174,8 +161,32 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan 
 			if err != nil {
 				r.release(ctx, u.Fingerprint)
 			}
-			return nil, tally.withFirstFailure(err)
-		})
+			return tally.withFirstFailure(err)
+		}
+		executed := claimed
+		var err error
+		if claimed {
+			// Claimed ahead (claimAhead) for this run, which executes it
+			// itself: a concurrent run in this process that reaches it
+			// waits for the claim as another process would.
+			err = execute(false)
+		} else {
+			// Concurrent runs in this process (sweep variants) that reach
+			// the same unit share one execution; the others wait for it
+			// and then link the committed unit as cached.
+			_, err, _ = inflight.Do(u.Fingerprint, func() (any, error) {
+				// Another process may be executing it: wait for that.
+				// The claim marks it running; the commit releases it. A
+				// unit another run committed since this stage listed its
+				// pending units is not claimed.
+				mine, waited, err := r.claim(uctx, key, ref)
+				if err != nil || !mine {
+					return nil, err
+				}
+				executed = true
+				return nil, execute(waited)
+			})
+		}
 		if !executed && err == nil {
 			queued()
 			err = r.opts.Store.CommitUnit(uctx, ref, nil) // links it, as cached
@@ -213,31 +224,25 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan 
 	// each unit until there are limit: a goroutine per unit started with
 	// a small stack and grew it again, copying, on its way through the
 	// HTTP client and SQLite; a worker keeps its grown stack.
-	type job struct {
-		u      Unit
-		stored bool
-	}
-	units := make(chan job)
+	units := make(chan claimedUnit)
 	workers := 0
-	for c := range chunks {
-		for _, u := range c.pending {
-			if uctx.Err() != nil {
-				break // the rest stay pending; the planning goes on to its end
-			}
-			if workers < limit {
-				workers++
-				wg.Go(func() {
-					for j := range units {
-						if uctx.Err() == nil {
-							do(j.u, j.stored)
-						}
+	for j := range r.claimAhead(uctx, key, chunks, limit) {
+		if uctx.Err() != nil {
+			continue // the rest stay pending; the planning goes on to its end
+		}
+		if workers < limit {
+			workers++
+			wg.Go(func() {
+				for j := range units {
+					if uctx.Err() == nil {
+						do(j.u, j.stored, j.claimed)
 					}
-				})
-			}
-			select {
-			case units <- job{u, c.stored == nil || c.stored[u.Fingerprint]}:
-			case <-uctx.Done():
-			}
+				}
+			})
+		}
+		select {
+		case units <- j:
+		case <-uctx.Done():
 		}
 	}
 	close(units)

@@ -1,0 +1,96 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/schema"
+)
+
+// TestClaimAheadClaimsInBatches: with 16 units in flight the units come
+// out already claimed and started for the run (in batches of four), in
+// the order planned, across chunk boundaries; a unit another live run
+// holds comes out unclaimed (its worker waits for it); a stage with 4 in
+// flight claims nothing ahead, nor does one whose context is done.
+func TestClaimAheadClaimsInBatches(t *testing.T) {
+	ctx := context.Background()
+	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	now := time.Now()
+	for _, id := range []string{"mine", "other"} {
+		if err := store.CreateRun(ctx, results.Owned(results.Run{ID: id, Status: results.RunRunning, StartedAt: now})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h, err := store.ClaimUnit(ctx, "u5", "other"); err != nil || h != "other" {
+		t.Fatalf("claiming u5 for the other run: %q, %v", h, err)
+	}
+	r := &run{opts: Options{Store: store}, env: &Env{RunID: "mine"}, kinds: map[string]Kind{"st": {KindSpec: schema.KindSpec{Name: "candidates"}}}}
+	chunks := func(sizes ...int) <-chan planChunk {
+		ch := make(chan planChunk, len(sizes))
+		n := 0
+		for _, size := range sizes {
+			var c planChunk
+			for range size {
+				c.pending = append(c.pending, Unit{Fingerprint: fmt.Sprintf("u%d", n)})
+				n++
+			}
+			ch <- c
+		}
+		close(ch)
+		return ch
+	}
+	var got []claimedUnit
+	for j := range r.claimAhead(ctx, "st", chunks(3, 6, 1), 16) {
+		got = append(got, j)
+	}
+	if len(got) != 10 {
+		t.Fatalf("%d units out of 10", len(got))
+	}
+	for i, j := range got {
+		if want := fmt.Sprintf("u%d", i); j.u.Fingerprint != want {
+			t.Fatalf("unit %d is %s, want %s", i, j.u.Fingerprint, want)
+		}
+		if want := i != 5; j.claimed != want {
+			t.Errorf("unit %s claimed ahead: %v, want %v", j.u.Fingerprint, j.claimed, want)
+		}
+		if !j.stored {
+			t.Errorf("unit %s: stored false for a chunk without a stored set", j.u.Fingerprint)
+		}
+	}
+	var claimed, running int
+	if err := store.Reader().QueryRow(`SELECT COUNT(*) FROM unit_claims WHERE run_id = 'mine'`).Scan(&claimed); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Reader().QueryRow(`SELECT COUNT(*) FROM units WHERE state = 'running' AND stage_key = 'st'`).Scan(&running); err != nil {
+		t.Fatal(err)
+	}
+	if claimed != 9 || running != 9 {
+		t.Fatalf("%d claims and %d running units for this run, want 9 and 9", claimed, running)
+	}
+
+	for j := range r.claimAhead(ctx, "st", chunks(12), 4) {
+		if j.claimed {
+			t.Fatalf("unit %s claimed ahead with 4 units in flight", j.u.Fingerprint)
+		}
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	n := 0
+	for j := range r.claimAhead(done, "st", chunks(12), 16) {
+		n++
+		if j.claimed {
+			t.Fatalf("unit %s claimed ahead after the stage was interrupted", j.u.Fingerprint)
+		}
+	}
+	if n != 12 {
+		t.Fatalf("%d of 12 units out of an interrupted stage's plan", n)
+	}
+}
