@@ -3,16 +3,39 @@ package runner
 import (
 	"context"
 	"iter"
+	"sync"
 
 	"mascot.dev/mascot/results"
 )
 
 // claimedUnit is a pending unit on its way to a worker; claimed says this
-// run has claimed and started it already.
+// run has claimed and started it already, and done is closed once its
+// worker is through with it.
 type claimedUnit struct {
 	u       Unit
 	stored  bool
 	claimed bool
+	done    chan struct{}
+}
+
+// aheadUnits are the units a stage run claimed ahead, by fingerprint, each
+// with the channel its worker closes when it is through. A unit claimed
+// ahead is executed outside the in-process sharing of concurrent units
+// (inflight: a sweep variant waiting there for this run's claim would
+// otherwise wait on itself), so a second unit of the stage with the same
+// fingerprint is not claimed ahead, and its worker waits for the first
+// before it claims (and then finds the unit done).
+type aheadUnits struct{ m sync.Map }
+
+// wait waits until the worker of the unit claimed ahead with fingerprint
+// fp, if any, is through with it, or ctx is done.
+func (a *aheadUnits) wait(ctx context.Context, fp string) {
+	if ch, ok := a.m.Load(fp); ok {
+		select {
+		case <-ch.(chan struct{}):
+		case <-ctx.Done():
+		}
+	}
 }
 
 // claimAheadMax bounds the units claimed in one write.
@@ -27,7 +50,7 @@ const claimAheadMax = 64
 // (docs/benchmarks.md). A stage with few units in flight (limit/4 below
 // 2) claims each unit in its worker, as does a unit whose batch could not
 // be claimed, or that another run holds (the worker waits for it).
-func (r *run) claimAhead(ctx context.Context, key string, chunks <-chan planChunk, limit int) iter.Seq[claimedUnit] {
+func (r *run) claimAhead(ctx context.Context, key string, chunks <-chan planChunk, limit int, ahead *aheadUnits) iter.Seq[claimedUnit] {
 	return func(yield func(claimedUnit) bool) {
 		size := min(claimAheadMax, limit/4)
 		if size < 2 {
@@ -52,7 +75,7 @@ func (r *run) claimAhead(ctx context.Context, key string, chunks <-chan planChun
 				if len(batch) == 0 {
 					return true
 				}
-				r.claimBatch(ctx, key, batch)
+				r.claimBatch(ctx, key, batch, ahead)
 				select {
 				case ready <- batch:
 				case <-stop:
@@ -83,23 +106,39 @@ func (r *run) claimAhead(ctx context.Context, key string, chunks <-chan planChun
 }
 
 // claimBatch claims and starts the units of batch for this run, marking
-// those that are now its own. Nothing is marked when the write fails, or
-// once ctx is done: their workers claim them one at a time (and report
-// the error).
-func (r *run) claimBatch(ctx context.Context, key string, batch []claimedUnit) {
+// those that are now its own (and recording them in ahead). Nothing is
+// marked when the write fails, or once ctx is done: their workers claim
+// them one at a time (and report the error). A unit whose fingerprint was
+// claimed ahead already (the same inputs twice in one stage) is left to
+// its worker.
+func (r *run) claimBatch(ctx context.Context, key string, batch []claimedUnit, ahead *aheadUnits) {
 	if ctx.Err() != nil {
 		return
 	}
-	refs := make([]results.Unit, len(batch))
+	var refs []results.Unit
+	var idx []int
+	seen := map[string]bool{}
 	for i, j := range batch {
-		refs[i] = r.unitRef(key, j.u)
+		fp := j.u.Fingerprint
+		if _, dup := ahead.m.Load(fp); dup || seen[fp] {
+			continue
+		}
+		seen[fp] = true
+		refs, idx = append(refs, r.unitRef(key, j.u)), append(idx, i)
+	}
+	if len(refs) == 0 {
+		return
 	}
 	holders, err := r.opts.Store.ClaimAndStartUnits(ctx, refs)
 	if err != nil {
 		return
 	}
-	for i := range batch {
-		batch[i].claimed = holders[i] == r.env.RunID
+	for k, i := range idx {
+		if holders[k] == r.env.RunID {
+			done := make(chan struct{})
+			batch[i].claimed, batch[i].done = true, done
+			ahead.m.Store(batch[i].u.Fingerprint, done)
+		}
 	}
 }
 

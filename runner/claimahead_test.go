@@ -48,7 +48,7 @@ func TestClaimAheadClaimsInBatches(t *testing.T) {
 		return ch
 	}
 	var got []claimedUnit
-	for j := range r.claimAhead(ctx, "st", chunks(3, 6, 1), 16) {
+	for j := range r.claimAhead(ctx, "st", chunks(3, 6, 1), 16, &aheadUnits{}) {
 		got = append(got, j)
 	}
 	if len(got) != 10 {
@@ -76,7 +76,7 @@ func TestClaimAheadClaimsInBatches(t *testing.T) {
 		t.Fatalf("%d claims and %d running units for this run, want 9 and 9", claimed, running)
 	}
 
-	for j := range r.claimAhead(ctx, "st", chunks(12), 4) {
+	for j := range r.claimAhead(ctx, "st", chunks(12), 4, &aheadUnits{}) {
 		if j.claimed {
 			t.Fatalf("unit %s claimed ahead with 4 units in flight", j.u.Fingerprint)
 		}
@@ -84,7 +84,7 @@ func TestClaimAheadClaimsInBatches(t *testing.T) {
 	done, cancel := context.WithCancel(ctx)
 	cancel()
 	n := 0
-	for j := range r.claimAhead(done, "st", chunks(12), 16) {
+	for j := range r.claimAhead(done, "st", chunks(12), 16, &aheadUnits{}) {
 		n++
 		if j.claimed {
 			t.Fatalf("unit %s claimed ahead after the stage was interrupted", j.u.Fingerprint)
@@ -93,4 +93,55 @@ func TestClaimAheadClaimsInBatches(t *testing.T) {
 	if n != 12 {
 		t.Fatalf("%d of 12 units out of an interrupted stage's plan", n)
 	}
+}
+
+// TestClaimAheadLeavesADuplicateToItsWorker: a stage that lists the same
+// fingerprint twice gets the first claimed ahead and the second not (in
+// the same batch or a later one); the second's worker waits for the
+// first's until it is through.
+func TestClaimAheadLeavesADuplicateToItsWorker(t *testing.T) {
+	ctx := context.Background()
+	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if err := store.CreateRun(ctx, results.Owned(results.Run{ID: "mine", Status: results.RunRunning, StartedAt: time.Now()})); err != nil {
+		t.Fatal(err)
+	}
+	r := &run{opts: Options{Store: store}, env: &Env{RunID: "mine"}, kinds: map[string]Kind{"st": {KindSpec: schema.KindSpec{Name: "candidates"}}}}
+	ch := make(chan planChunk, 1)
+	var c planChunk
+	for _, fp := range []string{"a", "b", "a", "c", "d", "a"} { // batches of 2: [a b] [a c] [d a]
+		c.pending = append(c.pending, Unit{Fingerprint: fp})
+	}
+	ch <- c
+	close(ch)
+	var ahead aheadUnits
+	var got []claimedUnit
+	for j := range r.claimAhead(ctx, "st", ch, 8, &ahead) {
+		got = append(got, j)
+	}
+	want := []bool{true, true, false, true, true, false}
+	for i, j := range got {
+		if j.claimed != want[i] {
+			t.Errorf("unit %d (%s) claimed ahead: %v, want %v", i, j.u.Fingerprint, j.claimed, want[i])
+		}
+		if j.claimed != (j.done != nil) {
+			t.Errorf("unit %d (%s): claimed %v with done channel %v", i, j.u.Fingerprint, j.claimed, j.done != nil)
+		}
+	}
+	waited := make(chan struct{})
+	go func() {
+		ahead.wait(ctx, "a")
+		close(waited)
+	}()
+	select {
+	case <-waited:
+		t.Fatal("the duplicate did not wait for the unit claimed ahead")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(got[0].done)
+	<-waited
+	ahead.wait(ctx, "z") // never claimed ahead: returns at once
 }

@@ -135,6 +135,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan 
 	var wg sync.WaitGroup
 	uctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var ahead aheadUnits
 	do := func(u Unit, stored, claimed bool) {
 		// The unit's commit is on its way: the store may hold a group
 		// for it (results.ExpectCommits); queued, or not coming, it is
@@ -171,6 +172,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan 
 			// waits for the claim as another process would.
 			err = execute(false)
 		} else {
+			ahead.wait(uctx, u.Fingerprint)
 			// Concurrent runs in this process (sweep variants) that reach
 			// the same unit share one execution; the others wait for it
 			// and then link the committed unit as cached.
@@ -226,7 +228,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan 
 	// HTTP client and SQLite; a worker keeps its grown stack.
 	units := make(chan claimedUnit)
 	workers := 0
-	for j := range r.claimAhead(uctx, key, chunks, limit) {
+	for j := range r.claimAhead(uctx, key, chunks, limit, &ahead) {
 		if uctx.Err() != nil {
 			continue // the rest stay pending; the planning goes on to its end
 		}
@@ -236,6 +238,9 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan 
 				for j := range units {
 					if uctx.Err() == nil {
 						do(j.u, j.stored, j.claimed)
+					}
+					if j.done != nil {
+						close(j.done)
 					}
 				}
 			})
