@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"testing"
-	"time"
 )
 
 // TestClaimAndStartUnits: a batch claims and starts the free units for its
@@ -15,13 +14,7 @@ import (
 func TestClaimAndStartUnits(t *testing.T) {
 	s := openTemp(t)
 	ctx := context.Background()
-	now := time.Now()
-	for _, id := range []string{"a", "b"} {
-		if err := s.CreateRun(ctx, Run{ID: id, Status: RunRunning, StartedAt: now, OwnerPID: 4242,
-			OwnerHost: "elsewhere", HeartbeatAt: now}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	liveElsewhere(t, s, "a", "b")
 	unit := func(fp, run string) Unit { return Unit{Fingerprint: fp, Kind: "k", StageKey: "st", RunID: run} }
 	if h, err := s.ClaimAndStartUnit(ctx, unit("held", "a")); err != nil || h != "a" {
 		t.Fatalf("claiming held for a: %q, %v", h, err)

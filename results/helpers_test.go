@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func openTemp(t testing.TB) *Store {
@@ -21,6 +22,19 @@ func mustRun(t testing.TB, s *Store, id string) {
 	t.Helper()
 	if err := s.CreateRun(context.Background(), Run{ID: id, Name: "n-" + id, ConfigName: "demo"}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// liveElsewhere creates running runs ids, owned by a live process on
+// another host (a fresh heartbeat): their claims hold.
+func liveElsewhere(t testing.TB, s *Store, ids ...string) {
+	t.Helper()
+	now := time.Now()
+	for _, id := range ids {
+		if err := s.CreateRun(context.Background(), Run{ID: id, Status: RunRunning, StartedAt: now, OwnerPID: 4242,
+			OwnerHost: "elsewhere", HeartbeatAt: now}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

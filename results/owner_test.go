@@ -50,20 +50,14 @@ func TestRunOwnerLiveness(t *testing.T) {
 func TestClaimTakeover(t *testing.T) {
 	s := openTemp(t)
 	ctx := context.Background()
-	now := time.Now()
-	for _, id := range []string{"a", "b"} {
-		if err := s.CreateRun(ctx, Run{ID: id, Status: RunRunning, StartedAt: now, OwnerPID: 4242,
-			OwnerHost: "elsewhere", HeartbeatAt: now}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	liveElsewhere(t, s, "a", "b")
 	if h, err := s.ClaimUnit(ctx, "u", "a"); err != nil || h != "a" {
 		t.Fatalf("first claim: holder %q, %v", h, err)
 	}
 	if h, err := s.ClaimUnit(ctx, "u", "b"); err != nil || h != "a" {
 		t.Fatalf("claim while a lives: holder %q, %v; want a", h, err)
 	}
-	if _, err := s.w.Exec(`UPDATE runs SET heartbeat_at = ? WHERE id = 'a'`, now.Add(-2*StaleAfter).UnixMilli()); err != nil {
+	if _, err := s.w.Exec(`UPDATE runs SET heartbeat_at = ? WHERE id = 'a'`, time.Now().Add(-2*StaleAfter).UnixMilli()); err != nil {
 		t.Fatal(err)
 	}
 	if h, err := s.ClaimUnit(ctx, "u", "b"); err != nil || h != "b" {

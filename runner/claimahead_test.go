@@ -18,21 +18,10 @@ import (
 // flight claims nothing ahead, nor does one whose context is done.
 func TestClaimAheadClaimsInBatches(t *testing.T) {
 	ctx := context.Background()
-	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	now := time.Now()
-	for _, id := range []string{"mine", "other"} {
-		if err := store.CreateRun(ctx, results.Owned(results.Run{ID: id, Status: results.RunRunning, StartedAt: now})); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r, store := claimingRun(t, "other")
 	if h, err := store.ClaimUnit(ctx, "u5", "other"); err != nil || h != "other" {
 		t.Fatalf("claiming u5 for the other run: %q, %v", h, err)
 	}
-	r := &run{opts: Options{Store: store}, env: &Env{RunID: "mine"}, kinds: map[string]Kind{"st": {KindSpec: schema.KindSpec{Name: "candidates"}}}}
 	chunks := func(sizes ...int) <-chan planChunk {
 		ch := make(chan planChunk, len(sizes))
 		n := 0
@@ -101,15 +90,7 @@ func TestClaimAheadClaimsInBatches(t *testing.T) {
 // first's until it is through.
 func TestClaimAheadLeavesADuplicateToItsWorker(t *testing.T) {
 	ctx := context.Background()
-	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if err := store.CreateRun(ctx, results.Owned(results.Run{ID: "mine", Status: results.RunRunning, StartedAt: time.Now()})); err != nil {
-		t.Fatal(err)
-	}
-	r := &run{opts: Options{Store: store}, env: &Env{RunID: "mine"}, kinds: map[string]Kind{"st": {KindSpec: schema.KindSpec{Name: "candidates"}}}}
+	r, _ := claimingRun(t)
 	ch := make(chan planChunk, 1)
 	var c planChunk
 	for _, fp := range []string{"a", "b", "a", "c", "d", "a"} { // batches of 2: [a b] [a c] [d a]
@@ -144,4 +125,23 @@ func TestClaimAheadLeavesADuplicateToItsWorker(t *testing.T) {
 	close(got[0].done)
 	<-waited
 	ahead.wait(ctx, "z") // never claimed ahead: returns at once
+}
+
+// claimingRun is a run "mine" of stage "st" on a new store, beside the live
+// runs others (all owned by this process).
+func claimingRun(t *testing.T, others ...string) (*run, *results.Store) {
+	t.Helper()
+	store, err := results.Open(filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	for _, id := range append([]string{"mine"}, others...) {
+		if err := store.CreateRun(context.Background(), results.Owned(results.Run{ID: id, Status: results.RunRunning,
+			StartedAt: time.Now()})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kinds := map[string]Kind{"st": {KindSpec: schema.KindSpec{Name: "candidates"}}}
+	return &run{opts: Options{Store: store}, env: &Env{RunID: "mine"}, kinds: kinds}, store
 }
