@@ -8,6 +8,8 @@ import (
 
 	"mascot.dev/mascot/internal/fakevllm"
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/runner"
+	"mascot.dev/mascot/schema"
 )
 
 // TestKilledRunReadsInterrupted kills a mascot process mid-run: the run it
@@ -93,5 +95,74 @@ func TestKilledRunReadsInterrupted(t *testing.T) {
 	}
 	if l := c["llm.speaker.lost_in_flight"]; l != int64(lost) || l > 2 {
 		t.Fatalf("killed run counts %d attempts lost in flight, %d were settled as lost; want the same, at most 2 (the unit in flight's)", l, lost)
+	}
+}
+
+// TestKilledRunsClaimsAheadAreTakenOver kills a mascot process whose stage
+// claims its units ahead (8 units in flight, 2 a batch) while the endpoint
+// takes one request at a time: units it claimed and started but never ran
+// are left running under its claim. The next run takes them over and
+// executes every unit the killed one did not commit, once.
+func TestKilledRunsClaimsAheadAreTakenOver(t *testing.T) {
+	srv := fakevllm.Start(t, fakevllm.Options{Latency: fakevllm.Latency{Base: 150 * time.Millisecond}})
+	spec := candidatesSpec(t, srv.URL(), 2, 8, ", supports_n: false, concurrency: 1")
+	db := filepath.Join(t.TempDir(), "m.db")
+	store, err := results.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ctx := context.Background()
+	cmd, _ := startHelper(t, spec, db)
+	var first string
+	waitFor(t, "a committed unit", func() bool {
+		runs, err := store.ListRuns(ctx, results.RunFilter{})
+		if err != nil || len(runs) == 0 {
+			return false
+		}
+		first = runs[0].ID
+		c, err := store.RunUnitCounts(ctx, first)
+		return err == nil && c["cand"].Done >= 1
+	})
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	var done, claimed int
+	if err := store.Reader().QueryRow(`SELECT COUNT(*) FROM units WHERE state = 'done'`).Scan(&done); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Reader().QueryRow(`SELECT COUNT(*) FROM unit_claims WHERE run_id = ?`, first).Scan(&claimed); err != nil {
+		t.Fatal(err)
+	}
+	if done == 9 || claimed < 2 {
+		t.Fatalf("killed with %d of 9 units done and %d claimed: the test wants a kill mid-stage with units claimed ahead", done, claimed)
+	}
+	servedBefore := srv.Counters().Served["/v1/chat/completions"]
+	// Replies the killed run stored for units it did not commit are reused.
+	var stored int
+	if err := store.Reader().QueryRow(`SELECT COUNT(*) FROM llm_calls l WHERE l.response_json <> '{}' AND NOT EXISTS
+		(SELECT 1 FROM units u WHERE u.state = 'done' AND substr(l.key, 1, length(u.fingerprint) + 1) = u.fingerprint || '|')`).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+
+	l, err := schema.Load(spec, runner.Default.Kinds(), schema.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := runner.Execute(ctx, runner.Options{Loaded: l, Store: store, RunsDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("the run after the kill: %v", err)
+	}
+	if sum.Ran != 9-done || sum.Cached != done || sum.Failed != 0 {
+		t.Fatalf("the run after the kill ran %d, reused %d, failed %d; want %d, %d, 0", sum.Ran, sum.Cached, sum.Failed, 9-done, done)
+	}
+	if got := srv.Counters().Served["/v1/chat/completions"] - servedBefore; got != int64(2*(9-done)-stored) {
+		t.Fatalf("the run after the kill sent %d requests, want %d (K=2 for each of %d units, less %d replies stored)",
+			got, 2*(9-done)-stored, 9-done, stored)
+	}
+	var left int
+	if err := store.Reader().QueryRow(`SELECT COUNT(*) FROM unit_claims`).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("%d claims left after both runs (%v), want 0", left, err)
 	}
 }
