@@ -17,8 +17,17 @@ import (
 
 // TestSweepSharesUpstreamAndResumes: a 2 x 2 sweep whose axes touch only
 // the last stage runs every upstream unit once, and a second sweep of the
-// same spec runs nothing.
+// same spec runs nothing. With the endpoint's default concurrency each
+// unit is claimed by its worker; at 2 the stages keep 8 units in flight
+// and claim them ahead, and a variant reaching a unit another variant
+// claimed ahead waits for that one's commit.
 func TestSweepSharesUpstreamAndResumes(t *testing.T) {
+	for _, ep := range []string{"", ", concurrency: 2"} {
+		t.Run("endpoint"+ep, func(t *testing.T) { sweepSharesUpstreamAndResumes(t, ep) })
+	}
+}
+
+func sweepSharesUpstreamAndResumes(t *testing.T, epExtra string) {
 	srv := fakevllm.Start(t, fakevllm.Options{})
 	src := `package spec
 
@@ -27,7 +36,7 @@ import "mascot.dev/experiments/personas"
 name: "test/sweep"
 datasets: es: {name: "esconv", path: "` + testspec.ESConv + `", limit: 2}
 rosters: support: personas.emotional_support
-endpoints: speaker: {urls: ["` + srv.URL() + `"], model: "Qwen/Qwen3-8B"}
+endpoints: speaker: {urls: ["` + srv.URL() + `"], model: "Qwen/Qwen3-8B"` + epExtra + `}
 stages: first: {kind: "candidates", dataset: "es", roster: "support", k: 2}
 stages: last: {kind: "candidates", dataset: "es", roster: "support", after: ["first"]}
 sweep: axes: {
