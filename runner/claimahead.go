@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"sync"
+	"sync/atomic"
 
 	"mascot.dev/mascot/results"
 )
@@ -64,8 +65,16 @@ func (r *run) claimAhead(ctx context.Context, key string, chunks <-chan planChun
 			return
 		}
 		// The claimer runs a batch ahead: it claims the next batch while
-		// the one before waits in ready for the workers.
-		ready := make(chan []claimedUnit, 1)
+		// the workers take the one before, and hands it over once they
+		// have taken that one. Each batch after the first is about twice
+		// what the workers took while the batch before was being claimed
+		// (at least 2, at most size): as many as keep them busy until the
+		// next is claimed, and no more, so that a stage whose units take
+		// long holds few claims it has not begun (another process on the
+		// same database waits for those).
+		maxSize := size
+		var taken atomic.Int64
+		ready := make(chan []claimedUnit)
 		stop := make(chan struct{})
 		defer close(stop)
 		go func() {
@@ -75,7 +84,9 @@ func (r *run) claimAhead(ctx context.Context, key string, chunks <-chan planChun
 				if len(batch) == 0 {
 					return true
 				}
+				before := taken.Load()
 				r.claimBatch(ctx, key, batch, ahead)
+				size = max(2, min(maxSize, 2*int(taken.Load()-before)))
 				select {
 				case ready <- batch:
 				case <-stop:
@@ -87,7 +98,7 @@ func (r *run) claimAhead(ctx context.Context, key string, chunks <-chan planChun
 			for c := range chunks {
 				for _, u := range c.pending {
 					batch = append(batch, claimedUnit{u: u, stored: c.stored == nil || c.stored[u.Fingerprint]})
-					if len(batch) == size && !flush() {
+					if len(batch) >= size && !flush() {
 						drain(chunks)
 						return
 					}
@@ -100,6 +111,7 @@ func (r *run) claimAhead(ctx context.Context, key string, chunks <-chan planChun
 				if !yield(j) {
 					return
 				}
+				taken.Add(1)
 			}
 		}
 	}

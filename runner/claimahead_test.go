@@ -127,6 +127,38 @@ func TestClaimAheadLeavesADuplicateToItsWorker(t *testing.T) {
 	ahead.wait(ctx, "z") // never claimed ahead: returns at once
 }
 
+// TestClaimAheadHoldsFewClaimsForSlowWorkers: when the workers take units
+// slowly (units that take long), the batches after the first shrink to
+// what the workers take while one is claimed, so the run holds few claims
+// on units it has not begun: another process on the same database waits
+// for those.
+func TestClaimAheadHoldsFewClaimsForSlowWorkers(t *testing.T) {
+	r, store := claimingRun(t)
+	ch := make(chan planChunk, 1)
+	var c planChunk
+	for i := range 300 {
+		c.pending = append(c.pending, Unit{Fingerprint: fmt.Sprintf("u%d", i)})
+	}
+	ch <- c
+	close(ch)
+	taken := 0
+	for range r.claimAhead(context.Background(), "st", ch, 256, &aheadUnits{}) { // batches of up to 64
+		time.Sleep(3 * time.Millisecond) // a worker busy with its unit
+		if taken++; taken == 100 {
+			break
+		}
+	}
+	var claimed int
+	if err := store.Reader().QueryRow(`SELECT COUNT(*) FROM unit_claims WHERE run_id = 'mine'`).Scan(&claimed); err != nil {
+		t.Fatal(err)
+	}
+	// Batches of 64 throughout would hold 92 more than were taken here
+	// (the rest of the second batch and all of the third).
+	if claimed < taken || claimed-taken > 48 {
+		t.Fatalf("%d units claimed when the workers had taken %d: want at least those and at most 48 more", claimed, taken)
+	}
+}
+
 // claimingRun is a run "mine" of stage "st" on a new store, beside the live
 // runs others (all owned by this process).
 func claimingRun(t *testing.T, others ...string) (*run, *results.Store) {
