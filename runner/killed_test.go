@@ -2,7 +2,6 @@ package runner_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -20,12 +19,8 @@ func TestKilledRunReadsInterrupted(t *testing.T) {
 	// 4.5 s of work, killed at 3 s.
 	srv := fakevllm.Start(t, fakevllm.Options{Latency: fakevllm.Latency{Base: 250 * time.Millisecond}})
 	spec := candidatesSpec(t, srv.URL(), 2, 1, ", supports_n: false, concurrency: 1")
-	db := filepath.Join(t.TempDir(), "m.db")
-	store, err := results.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := openStore(t)
+	db := store.Path()
 	ctx := context.Background()
 	began := time.Now()
 	cmd, _ := startHelper(t, spec, db)
@@ -106,12 +101,8 @@ func TestKilledRunReadsInterrupted(t *testing.T) {
 func TestKilledRunsClaimsAheadAreTakenOver(t *testing.T) {
 	srv := fakevllm.Start(t, fakevllm.Options{Latency: fakevllm.Latency{Base: 150 * time.Millisecond}})
 	spec := candidatesSpec(t, srv.URL(), 2, 8, ", supports_n: false, concurrency: 1")
-	db := filepath.Join(t.TempDir(), "m.db")
-	store, err := results.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := openStore(t)
+	db := store.Path()
 	ctx := context.Background()
 	cmd, _ := startHelper(t, spec, db)
 	var first string

@@ -3,13 +3,11 @@ package runner_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"mascot.dev/mascot/internal/fakevllm"
 	"mascot.dev/mascot/internal/testspec"
-	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
 )
@@ -36,12 +34,8 @@ rosters: support: personas.emotional_support
 endpoints: speaker: {urls: [%q], model: "Qwen/Qwen3-8B", retries: 0, timeout: "10m", supports_n: false, concurrency: 2}
 stages: cand: {kind: "candidates", dataset: "es", roster: "support", k: 2, concurrency: 1}
 `, testspec.ESConv, srv.URL()))
-	db := filepath.Join(t.TempDir(), "m.db")
-	store, err := results.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := openStore(t)
+	db := store.Path()
 	ctx := context.Background()
 	cmd, _ := startHelper(t, spec, db)
 	waitFor(t, "the first reply in the cache, its unit uncommitted", func() bool {
