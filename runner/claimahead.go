@@ -9,15 +9,17 @@ import (
 	"mascot.dev/mascot/results"
 )
 
-// claimedUnit is a pending unit on its way to a worker; claimed says this
-// run has claimed and started it already, and done is closed once its
-// worker is through with it.
+// claimedUnit is a pending unit on its way to a worker. done is set when
+// this run has claimed and started it already (claimAhead), and is closed
+// once its worker is through with it.
 type claimedUnit struct {
-	u       Unit
-	stored  bool
-	claimed bool
-	done    chan struct{}
+	u      Unit
+	stored bool
+	done   chan struct{}
 }
+
+// claimed says this run claimed and started the unit ahead of its worker.
+func (j claimedUnit) claimed() bool { return j.done != nil }
 
 // aheadUnits are the units a stage run claimed ahead, by fingerprint, each
 // with the channel its worker closes when it is through. A unit claimed
@@ -148,7 +150,7 @@ func (r *run) claimBatch(ctx context.Context, key string, batch []claimedUnit, a
 	for k, i := range idx {
 		if holders[k] == r.env.RunID {
 			done := make(chan struct{})
-			batch[i].claimed, batch[i].done = true, done
+			batch[i].done = done
 			ahead.m.Store(batch[i].u.Fingerprint, done)
 		}
 	}

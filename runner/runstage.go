@@ -136,7 +136,8 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan 
 	uctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var ahead aheadUnits
-	do := func(u Unit, stored, claimed bool) {
+	do := func(j claimedUnit) {
+		u := j.u
 		// The unit's commit is on its way: the store may hold a group
 		// for it (results.ExpectCommits); queued, or not coming, it is
 		// no longer expected.
@@ -149,7 +150,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan 
 			if r.cache != nil {
 				// A unit another process held may have cached
 				// responses since the stage listed them.
-				r.cache.prefetch(uctx, u.Fingerprint, stored || waited)
+				r.cache.prefetch(uctx, u.Fingerprint, j.stored || waited)
 				defer r.cache.forget(u.Fingerprint)
 			}
 			commit, err := st.Run(tctx, u)
@@ -164,9 +165,9 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan 
 			}
 			return tally.withFirstFailure(err)
 		}
-		executed := claimed
+		executed := j.claimed()
 		var err error
-		if claimed {
+		if executed {
 			// Claimed ahead (claimAhead) for this run, which executes it
 			// itself: a concurrent run in this process that reaches it
 			// waits for the claim as another process would.
@@ -237,7 +238,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan 
 			wg.Go(func() {
 				for j := range units {
 					if uctx.Err() == nil {
-						do(j.u, j.stored, j.claimed)
+						do(j)
 					}
 					if j.done != nil {
 						close(j.done)
