@@ -17,7 +17,8 @@ func TestResultsLayers(t *testing.T) {
 	const mod = "mascot.dev/mascot/"
 	for dir, allowed := range map[string][]string{
 		"jsonl":              {},
-		".":                  {"results/jsonl", "experiments/prompts"},
+		"walvfs":             {},
+		".":                  {"results/jsonl", "results/walvfs", "experiments/prompts"},
 		"transfer":           {"results", "results/jsonl", "internal/labels", "internal/gcpace"},
 		"report":             {"results", "results/figures", "plugins/stats"},
 		"../runner/dialogue": {"results/jsonl", "runner/datasets", "llm"},

@@ -24,7 +24,18 @@ import (
 // Fingerprints are SHA-256 hex and cache keys start with them, as the
 // runner's do, so each unit's index entries land at random places as in a
 // real stage (sequential names shared leaf pages and hid that cost).
-func BenchmarkCandidatesUnitWrites(b *testing.B) {
+func BenchmarkCandidatesUnitWrites(b *testing.B) { candidatesUnitWrites(b) }
+
+// BenchmarkCandidatesUnitWritesDefaultVFS is BenchmarkCandidatesUnitWrites
+// with the store's files opened through SQLite's default VFS instead of
+// results/walvfs: the difference is what gathering a commit's log frames
+// into few write calls saves. Interleave the two with -count.
+func BenchmarkCandidatesUnitWritesDefaultVFS(b *testing.B) {
+	defer results.UseWALVFS(results.UseWALVFS(false))
+	candidatesUnitWrites(b)
+}
+
+func candidatesUnitWrites(b *testing.B) {
 	ctx := context.Background()
 	s, err := results.Open(filepath.Join(b.TempDir(), "b.db"))
 	if err != nil {
