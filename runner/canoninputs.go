@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"unicode/utf8"
+
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // Canonical is a JSON value in canonical form (CanonicalJSON's output). A
@@ -36,10 +38,16 @@ func CanonicalJSON(b []byte) (Canonical, error) {
 // Keys that are not valid UTF-8 could meet once encoded (json.Marshal
 // replaces their bad bytes) and are left to the general way.
 func canonicalInputs(m map[string]any) (b []byte, ok bool, err error) {
+	return appendCanonicalInputs(nil, m)
+}
+
+// appendCanonicalInputs is canonicalInputs appending to dst (dst as it
+// was when ok is false).
+func appendCanonicalInputs(dst []byte, m map[string]any) (b []byte, ok bool, err error) {
 	size := 2
 	for k, v := range m {
 		if !utf8.ValidString(k) {
-			return nil, false, nil
+			return dst, false, nil
 		}
 		if c, isC := v.(Canonical); isC {
 			ok = true
@@ -48,38 +56,35 @@ func canonicalInputs(m map[string]any) (b []byte, ok bool, err error) {
 		size += len(k) + 4
 	}
 	if !ok {
-		return nil, false, nil
+		return dst, false, nil
 	}
-	keys := make([]string, 0, len(m))
+	var inline [8]string
+	keys := inline[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	out := make([]byte, 0, size)
+	out := slices.Grow(dst, size)
 	out = append(out, '{')
 	for i, k := range keys {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		kb, err := json.Marshal(k)
-		if err != nil {
-			return nil, true, err
-		}
-		out = append(out, kb...)
+		out = jsonl.AppendString(out, k) // json.Marshal's bytes for a string
 		out = append(out, ':')
 		if c, isC := m[k].(Canonical); isC {
 			if len(c) == 0 {
-				return nil, true, fmt.Errorf("input %q: an empty Canonical value", k)
+				return dst, true, fmt.Errorf("input %q: an empty Canonical value", k)
 			}
 			out = append(out, c...)
 			continue
 		}
 		vb, err := json.Marshal(m[k])
 		if err != nil {
-			return nil, true, err
+			return dst, true, err
 		}
 		if vb, err = canonicalJSON(vb); err != nil {
-			return nil, true, err
+			return dst, true, err
 		}
 		out = append(out, vb...)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"sort"
+	"sync"
 
 	"mascot.dev/mascot/results/jsonl"
 	"mascot.dev/mascot/schema"
@@ -102,21 +103,38 @@ func stageFingerprint(k Kind, st schema.Stage, exp *schema.Experiment, upstream 
 // is, without digest's second round trip through any (the same bytes:
 // TestUnitFingerprintIsDigestOfStageAndInputs).
 func UnitFingerprint(stageFP string, inputs any) (string, error) {
-	b, err := hashInputs(inputs)
+	// json.Marshal of map{"stage": stageFP, "inputs": canonical inputs}:
+	// the keys in order, the inputs as they are (compact already), written
+	// into one pooled buffer (a unit's inputs hold its whole dialogue
+	// context: kilobytes a unit).
+	bp := fingerprintBufs.Get().(*[]byte)
+	defer fingerprintBufs.Put(bp)
+	enc := append((*bp)[:0], `{"inputs":`...)
+	var err error
+	ok := false
+	if m, isMap := inputs.(map[string]any); isMap {
+		enc, ok, err = appendCanonicalInputs(enc, m)
+	}
+	if !ok && err == nil {
+		var b []byte
+		if b, err = hashInputs(inputs); err == nil {
+			enc = append(enc, b...)
+		}
+	}
 	if err != nil {
 		return "", err
 	}
-	// json.Marshal of map{"stage": stageFP, "inputs": b}: the keys in
-	// order, b as it is (compact already).
-	enc := make([]byte, 0, len(b)+len(stageFP)+24)
-	enc = append(enc, `{"inputs":`...)
-	enc = append(enc, b...)
 	enc = append(enc, `,"stage":`...)
 	enc = jsonl.AppendString(enc, stageFP)
 	enc = append(enc, '}')
+	if cap(enc) <= 1<<20 { // a rare huge one is left to the collector
+		*bp = enc
+	}
 	sum := sha256.Sum256(enc)
 	return hex.EncodeToString(sum[:]), nil
 }
+
+var fingerprintBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 func digest(v any) (string, error) {
 	b, err := hashInputs(v)
