@@ -29,20 +29,16 @@ func CanonicalJSON(b []byte) (Canonical, error) {
 	return Canonical(c), err
 }
 
-// canonicalInputs is hashInputs for inputs that hold a Canonical value at
-// their top level; ok is false for any others, which take the general way.
+// appendCanonicalInputs appends to dst what hashInputs writes for inputs
+// that hold a Canonical value at their top level; ok is false for any
+// others, which take the general way (dst is returned as it was then, and
+// on an error).
 // The canonical form of an object is its members sorted by key, each key
 // as json.Marshal writes it and each value in canonical form (what
 // hashInputs writes for the whole map; TestCanonicalInputsAreHashInputs),
 // so each value is made canonical alone and a Canonical one is copied.
 // Keys that are not valid UTF-8 could meet once encoded (json.Marshal
 // replaces their bad bytes) and are left to the general way.
-func canonicalInputs(m map[string]any) (b []byte, ok bool, err error) {
-	return appendCanonicalInputs(nil, m)
-}
-
-// appendCanonicalInputs is canonicalInputs appending to dst (dst as it
-// was when ok is false).
 func appendCanonicalInputs(dst []byte, m map[string]any) (b []byte, ok bool, err error) {
 	size := 2
 	for k, v := range m {

@@ -109,18 +109,7 @@ func UnitFingerprint(stageFP string, inputs any) (string, error) {
 	// context: kilobytes a unit).
 	bp := fingerprintBufs.Get().(*[]byte)
 	defer fingerprintBufs.Put(bp)
-	enc := append((*bp)[:0], `{"inputs":`...)
-	var err error
-	ok := false
-	if m, isMap := inputs.(map[string]any); isMap {
-		enc, ok, err = appendCanonicalInputs(enc, m)
-	}
-	if !ok && err == nil {
-		var b []byte
-		if b, err = hashInputs(inputs); err == nil {
-			enc = append(enc, b...)
-		}
-	}
+	enc, err := appendHashInputs(append((*bp)[:0], `{"inputs":`...), inputs)
 	if err != nil {
 		return "", err
 	}

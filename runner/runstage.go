@@ -240,7 +240,7 @@ func (r *run) runUnits(ctx context.Context, key string, st Stage, chunks <-chan 
 					if uctx.Err() == nil {
 						do(j)
 					}
-					if j.done != nil {
+					if j.claimed() {
 						close(j.done)
 					}
 				}

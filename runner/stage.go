@@ -56,15 +56,21 @@ type Output struct {
 
 // hashInputs encodes unit inputs canonically: the bytes json.Marshal
 // writes for them decoded into any (canonjson.go).
-func hashInputs(v any) ([]byte, error) {
+func hashInputs(v any) ([]byte, error) { return appendHashInputs(nil, v) }
+
+// appendHashInputs is hashInputs appending to dst.
+func appendHashInputs(dst []byte, v any) ([]byte, error) {
 	if m, ok := v.(map[string]any); ok {
-		if b, ok, err := canonicalInputs(m); ok {
+		if b, ok, err := appendCanonicalInputs(dst, m); ok {
 			return b, err
 		}
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, err
+		return dst, err
 	}
-	return canonicalJSON(b)
+	if b, err = canonicalJSON(b); err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
 }
