@@ -10,6 +10,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"mascot.dev/mascot/internal/h1"
 )
 
 // Client sends requests for roles to their endpoints. It is safe for
@@ -30,7 +32,8 @@ type endpointState struct {
 	key  string // API key; used for the header and for redaction only
 	sem  chan struct{}
 	pool *pool
-	hc   *http.Client
+	hc   *http.Client // https:// replicas, and redirects
+	h1   *h1.Client   // http:// replicas (internal/h1)
 
 	modelMu sync.Mutex
 	model   string // resolved from /v1/models when ep.Model is empty
@@ -58,11 +61,11 @@ func New(cfg Config) (*Client, error) {
 			return nil, fmt.Errorf("configuring llm client: %w", err)
 		}
 		st := &endpointState{ep: e, key: key, sem: make(chan struct{}, e.Concurrency),
-			hc: newHTTPClient(e.Concurrency), pool: &pool{cooldown: e.Cooldown}}
+			hc: newHTTPClient(e.Concurrency), h1: newH1Client(e.Concurrency), pool: &pool{cooldown: e.Cooldown}}
 		for _, u := range e.URLs {
 			oc := openai.DefaultConfig(key)
 			oc.BaseURL = strings.TrimRight(u, "/")
-			oc.HTTPClient = &doer{hc: st.hc}
+			oc.HTTPClient = &doer{hc: st.hc, h1: st.h1}
 			st.pool.reps = append(st.pool.reps, &replica{base: oc.BaseURL, redacted: redactURL(oc.BaseURL),
 				oc: openai.NewClientWithConfig(oc)})
 		}
@@ -127,6 +130,7 @@ func (c *Client) Stats() Stats {
 func (c *Client) Close() error {
 	for _, st := range c.eps {
 		st.hc.CloseIdleConnections()
+		st.h1.CloseIdleConnections()
 	}
 	return nil
 }

@@ -3,8 +3,9 @@
 // servers, vLLM first.
 //
 // Layer: the bottom, beside schema and results: of mascot it imports
-// only internal/httpguard (the request guard of its gateway) and the leaf
-// results/jsonl (its JSON string writer, for the request body). The runner
+// only internal/httpguard (the request guard of its gateway), internal/h1
+// (its HTTP/1.1 client for http:// endpoints) and the leaf results/jsonl
+// (its JSON string writer, for the request body). The runner
 // (runner/dialogue, the stage kinds) and the built-in rubric judge plugin
 // both call models through it, so it sits below both; above go-openai and
 // net/http. Nothing in here knows about MASCOT prompts.
@@ -18,6 +19,11 @@
 //     would be dropped) while vendor extras (top_k, repetition_penalty) are
 //     missing. Its HTTP doer sends that body in place of go-openai's and
 //     records the status and Retry-After header of each attempt.
+//   - Requests to http:// endpoints go out on the calling goroutine
+//     through internal/h1 (net/http's wire format, its own connection
+//     pool): net/http's Transport hands every request between three
+//     goroutines, about a fifth of a runner request's CPU. https://
+//     endpoints, and redirects, go through net/http.
 //   - Each Endpoint may list several replica URLs. A request goes to the
 //     replica with the fewest outstanding requests; a replica that fails
 //     (connection, timeout, 5xx) is cooled down and a failed attempt fails

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"mascot.dev/mascot/internal/h1"
 )
 
 // attemptState travels in the request context from the retry loop to the
@@ -47,9 +49,11 @@ func withAttempt(ctx context.Context, st *attemptState) context.Context {
 // doer implements go-openai's HTTPDoer. It sends the body built for the
 // request (wire.go) in place of go-openai's, decodes a successful reply
 // itself (go-openai then decodes an empty object), and records status and
-// Retry-After.
+// Retry-After. A request to an http:// URL goes out on the calling
+// goroutine through h1 (internal/h1), anything else through hc.
 type doer struct {
 	hc *http.Client
+	h1 *h1.Client
 }
 
 // Do implements openai.HTTPDoer.
@@ -68,7 +72,7 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	if scope, ok := req.Context().Value(scopeKey{}).(string); ok && scope != "" {
 		req.Header.Set(ScopeHeader, scope)
 	}
-	resp, err := d.hc.Do(req)
+	resp, err := d.send(req)
 	if err != nil || st == nil {
 		return resp, err
 	}
@@ -103,6 +107,42 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 }
 
 var emptyObject = []byte("{}")
+
+// send sends req through h1 when its URL is http://, else through hc. h1
+// does not follow redirects: on one, req is sent again from the start
+// through hc, which follows it as it did every request before h1 (a
+// redirect costs a round trip more; an endpoint's URL should not redirect).
+func (d *doer) send(req *http.Request) (*http.Response, error) {
+	if d.h1 == nil || req.URL.Scheme != "http" {
+		return d.hc.Do(req)
+	}
+	resp, err := d.h1.Do(req)
+	if err != nil || !isRedirect(resp.StatusCode) || resp.Header.Get("Location") == "" {
+		return resp, err
+	}
+	again := req.Clone(req.Context())
+	if req.Body != nil && req.Body != http.NoBody {
+		if req.GetBody == nil {
+			return resp, nil // the redirect itself: the body cannot be sent again
+		}
+		b, err := req.GetBody()
+		if err != nil {
+			return resp, nil
+		}
+		again.Body = b
+	}
+	_ = resp.Body.Close()
+	return d.hc.Do(again)
+}
+
+func isRedirect(code int) bool {
+	switch code {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
 
 // readAll reads and closes a response body: into a pooled buffer (buf,
 // which the caller may give back) when its length is known.
@@ -143,6 +183,12 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		}
 	}
 	return 0
+}
+
+// newH1Client returns the http:// client of an endpoint, keeping as many
+// idle connections as newHTTPClient's.
+func newH1Client(conc int) *h1.Client {
+	return &h1.Client{MaxIdle: conc + 8, DialTimeout: 10 * time.Second}
 }
 
 // newHTTPClient returns a client whose pool keeps enough idle connections

@@ -1,0 +1,114 @@
+package h1
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"time"
+)
+
+// get returns an idle connection to addr young enough to reuse, or a new
+// one (always a new one with fresh).
+func (c *Client) get(ctx context.Context, addr string, fresh bool) (*conn, error) {
+	if !fresh {
+		if cn := c.takeIdle(addr); cn != nil {
+			return cn, nil
+		}
+	}
+	d := net.Dialer{Timeout: c.dialTimeout(), KeepAlive: 30 * time.Second}
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	cn := &conn{nc: nc, bw: bufio.NewWriterSize(nc, writeBuf)}
+	cn.br = bufio.NewReaderSize(cn, readBuf)
+	return cn, nil
+}
+
+// takeIdle pops the most recently freed connection to addr, closing those
+// idle for longer than IdleTimeout (all older ones are older still).
+func (c *Client) takeIdle(addr string) *conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	list := c.idle[addr]
+	if len(list) == 0 {
+		return nil
+	}
+	cn := list[len(list)-1]
+	list[len(list)-1] = nil
+	c.idle[addr] = list[:len(list)-1]
+	if time.Since(cn.since) < c.idleTimeout() {
+		return cn
+	}
+	_ = cn.nc.Close()
+	for i, old := range c.idle[addr] {
+		_ = old.nc.Close()
+		c.idle[addr][i] = nil
+	}
+	delete(c.idle, addr)
+	return nil
+}
+
+// put keeps cn for the next request to addr, or closes it when the pool
+// for addr is full or cn holds bytes no request asked for.
+func (c *Client) put(addr string, cn *conn) {
+	if cn.br.Buffered() > 0 {
+		_ = cn.nc.Close()
+		return
+	}
+	cn.since, cn.reused = time.Now(), true
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.idle[addr]) >= c.maxIdle() {
+		_ = cn.nc.Close()
+		return
+	}
+	if c.idle == nil {
+		c.idle = map[string][]*conn{}
+	}
+	c.idle[addr] = append(c.idle[addr], cn)
+}
+
+// CloseIdleConnections closes the connections no request holds.
+func (c *Client) CloseIdleConnections() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for addr, list := range c.idle {
+		for _, cn := range list {
+			_ = cn.nc.Close()
+		}
+		delete(c.idle, addr)
+	}
+}
+
+// Idle returns how many idle connections the pool holds, over all hosts.
+func (c *Client) Idle() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, list := range c.idle {
+		n += len(list)
+	}
+	return n
+}
+
+func (c *Client) maxIdle() int {
+	if c.MaxIdle > 0 {
+		return c.MaxIdle
+	}
+	return DefaultMaxIdle
+}
+
+func (c *Client) idleTimeout() time.Duration {
+	if c.IdleTimeout > 0 {
+		return c.IdleTimeout
+	}
+	return DefaultIdleTimeout
+}
+
+func (c *Client) dialTimeout() time.Duration {
+	if c.DialTimeout > 0 {
+		return c.DialTimeout
+	}
+	return DefaultDialTimeout
+}
