@@ -24,7 +24,7 @@ const (
 // body of some kilobytes and its headers) leave in one write.
 const (
 	readBuf  = 8 << 10
-	writeBuf = 32 << 10
+	writeBuf = 16 << 10
 )
 
 // Client sends requests to http:// URLs. Its zero value is ready to use;
