@@ -35,6 +35,8 @@ type candidatesCase struct {
 	name string
 	long bool // QMSum-length contexts
 	busy bool // a second process keeps one core busy meanwhile
+	// fresh runs each side of a round in a new process (candidates_fresh.go)
+	fresh bool
 	// history is the number of dialogue contexts of an earlier run the
 	// store already holds when the stage starts (0: a new store), as a
 	// researcher's database does after some runs.
@@ -57,6 +59,7 @@ func candidatesRows(ctx context.Context, dir string, contexts, history, rounds i
 		{name: "short", goal: 0.90, label: "candidates stage"},
 		{name: "busy", busy: true, goal: 0.90, label: "candidates stage + busy process"},
 		{name: "long", long: true, goal: 0.85, label: "candidates stage, QMSum length"},
+		{name: "fresh", fresh: true, goal: 0.90, label: "candidates stage, each side a fresh process"},
 	}
 	if history > 0 {
 		cases = append(cases, candidatesCase{name: "history", history: history, goal: 0.90,
@@ -147,14 +150,25 @@ func candidatesCaseRows(ctx context.Context, dir, url string, c candidatesCase, 
 		}
 		defer stopBusy()
 	}
+	stageSide := stageRun
+	bareSide := func() (cost, error) { return bareRequests(ctx, url, prompts, candConc) }
+	if c.fresh {
+		stageSide = func() (cost, error) {
+			return runFresh(freshSide{Side: "stage", Dir: dir, URL: url, Contexts: contexts,
+				DB: filepath.Join(dir, "fresh.db"), Want: want})
+		}
+		bareSide = func() (cost, error) {
+			return runFresh(freshSide{Side: "bare", URL: url, DB: filepath.Join(dir, "r1.db"), RunID: firstRun, Want: want})
+		}
+	}
 	var rate, cpu []float64
 	var stageCosts, bareCosts []cost
 	for r := range rounds {
 		var st, ba cost
 		var err error
 		steps := []func() error{
-			func() error { st, err = stageRun(); return err },
-			func() error { ba, err = bareRequests(ctx, url, prompts, candConc); return err },
+			func() error { st, err = stageSide(); return err },
+			func() error { ba, err = bareSide(); return err },
 		}
 		for k := range steps {
 			// Each side starts from a collected heap, as a run in a

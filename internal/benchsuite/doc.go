@@ -15,8 +15,10 @@
 //     go-openai client sending the prompts the stage sent, 64 at a time,
 //     to the same server: dialogue contexts of about 2.5 kB per request,
 //     the same with a second process keeping one core busy,
-//     QMSum-length contexts of about 7 kB, and 2.5 kB contexts written
-//     into a store that already holds an earlier run (candHistory);
+//     QMSum-length contexts of about 7 kB, 2.5 kB contexts written into
+//     a store that already holds an earlier run (candHistory), and 2.5 kB
+//     contexts with each side of a round in a process of its own, as a
+//     user's run and a user's client each start (candidates_fresh.go);
 //   - store: report and compare computed afresh, export and import of the
 //     benchmark database (internal/benchdb, shaped like a paper run), and
 //     the viewer's report and compare pages ready after a write, anchored
@@ -40,8 +42,9 @@
 // written: page.go keeps one block per kind of run). TestSuiteSmall runs every phase but the demo at
 // a small scale (MASCOT_FULL=1, as CI does).
 //
-// Helper processes (the fake server, the busy process) re-execute the
-// running binary: its main or TestMain calls HelperMain first.
+// Helper processes (the fake server, the busy process, the fresh case's
+// sides, the demo's launcher) re-execute the running binary: its main or
+// TestMain calls HelperMain first.
 //
 // Layer: benchmarks only, at the top (it drives runner, results,
 // results/report, results/web and trainer/serve/enginesuite); nothing

@@ -42,6 +42,9 @@ func HelperMain() bool {
 	case "run":
 		helpRun()
 		return true
+	case "fresh":
+		helpFresh()
+		return true
 	case "busy":
 		// One core kept busy, as a second user's job would.
 		runtime.GOMAXPROCS(1)

@@ -55,7 +55,7 @@ func TestSuiteSmall(t *testing.T) {
 	var out strings.Builder
 	tab.Print(&out)
 	t.Log(out.String())
-	want := 8 + 6 + 4 // candidates (4 cases × rate, CPU), store ops, engine ratios
+	want := 10 + 6 + 4 // candidates (5 cases × rate, CPU), store ops, engine ratios
 	if len(tab.Rows) != want {
 		t.Fatalf("%d rows, want %d", len(tab.Rows), want)
 	}
@@ -69,7 +69,7 @@ func TestSuiteSmall(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range []string{"candidates stage", "store holding 90 earlier units", "report, computed afresh", "viewer compare page", "engine qwen3-tiny", "load average"} {
+	for _, s := range []string{"candidates stage", "each side a fresh process", "store holding 90 earlier units", "report, computed afresh", "viewer compare page", "engine qwen3-tiny", "load average"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("the table lacks %q", s)
 		}
