@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -17,14 +18,28 @@ import (
 
 // chatRequest is a request ready to send: the go-openai request (for its
 // validation and the choice count) and the JSON body every attempt sends.
-// The body is not pooled: net/http sends a body's first bytes with the
-// headers only when it is a *bytes.Reader (or the like), which has no
-// Close to say when the transport, which may still write it after
-// RoundTrip returns, is done with it; any other reader costs a write of
-// its own per request.
+// The body's buffer comes from reqBufs and goes back there when the
+// request ends, unless an attempt went through net/http (release):
+// net/http sends a body's first bytes with the headers only when it is a
+// *bytes.Reader (or the like), which has no Close to say when the
+// transport, which may still write it after RoundTrip returns, is done
+// with it. internal/h1 writes it before Do returns.
 type chatRequest struct {
 	o    openai.ChatCompletionRequest
 	body []byte
+	buf  *[]byte // body's pooled buffer
+}
+
+// reqBufs holds request bodies' buffers between requests.
+var reqBufs sync.Pool // of *[]byte
+
+// release gives the body's buffer back; the body must not be used after.
+func (r *chatRequest) release() {
+	if r.buf != nil && cap(r.body) <= maxPooledBody {
+		*r.buf = r.body[:0]
+		reqBufs.Put(r.buf)
+	}
+	r.buf, r.body = nil, nil
 }
 
 // buildChatRequest merges the endpoint defaults into req and encodes the
@@ -80,8 +95,15 @@ func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, erro
 	if err := openai.NewReasoningValidator().Validate(o); err != nil {
 		return chatRequest{}, err
 	}
-	body, ok := appendWireRequest(make([]byte, 0, size+size/16), &w)
+	buf, _ := reqBufs.Get().(*[]byte)
+	if buf == nil || cap(*buf) < size+size/16 {
+		b := make([]byte, 0, size+size/16)
+		buf = &b
+	}
+	body, ok := appendWireRequest((*buf)[:0], &w)
 	if !ok {
+		reqBufs.Put(buf)
+		buf = nil
 		if w.enableThinking != nil {
 			w.ChatTemplateKwargs = map[string]any{"enable_thinking": *w.enableThinking}
 		}
@@ -90,7 +112,7 @@ func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, erro
 			return chatRequest{}, fmt.Errorf("encoding the request: %w", err)
 		}
 	}
-	return chatRequest{o: o, body: body}, nil
+	return chatRequest{o: o, body: body, buf: buf}, nil
 }
 
 // attempt sends one HTTP attempt to rep under the endpoint's per-attempt

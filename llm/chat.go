@@ -140,6 +140,12 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 	if err != nil {
 		return Response{}, nil, &Error{Kind: KindConfig, Role: req.Role, Endpoint: ep.Name, Message: err.Error()}
 	}
+	reuse := true // no attempt went through net/http (chatRequest)
+	defer func() {
+		if reuse {
+			creq.release()
+		}
+	}()
 	journal := c.cfg.Journal
 	if req.CacheKey == "" {
 		journal = nil
@@ -184,6 +190,7 @@ func (c *Client) chatWithRetries(ctx context.Context, st *endpointState, req Req
 			tl.add(req.Role, func(r *RoleTally) { r.Attempts++ })
 		}
 		out, as, kind, msg := c.attempt(ctx, deadline, st, rep, creq, id)
+		reuse = reuse && !as.netHTTP
 		st.pool.done(rep, kind, as.retryAfter)
 		<-st.sem
 		if kind == "" {

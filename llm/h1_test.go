@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -69,5 +70,37 @@ func TestRedirectedRequestIsFollowed(t *testing.T) {
 	recs := s.Requests()
 	if len(recs) != 1 || !strings.Contains(string(recs[0].Body), "through a redirect") {
 		t.Fatalf("the server behind the redirect got %d requests, the last without the body", len(recs))
+	}
+}
+
+// Request bodies' buffers are reused between requests: concurrent
+// requests of different lengths each arrive whole and as sent.
+func TestPooledBodiesArriveIntact(t *testing.T) {
+	s := fakevllm.Start(t, fakevllm.Options{Record: true})
+	c := newTestClient(t, nil, s.URL())
+	const n = 200
+	errs := runMany(t, c, n, 16, nil)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	recs := s.Requests()
+	if len(recs) != n {
+		t.Fatalf("server got %d requests, want %d", len(recs), n)
+	}
+	seen := map[string]bool{}
+	for _, r := range recs {
+		var body struct {
+			Messages []struct{ Content string } `json:"messages"`
+		}
+		if err := json.Unmarshal(r.Body, &body); err != nil {
+			t.Fatalf("server got a body that is not JSON (%v): %.200s", err, r.Body)
+		}
+		last := body.Messages[len(body.Messages)-1].Content
+		if seen[last] {
+			t.Fatalf("two requests carried %q", last)
+		}
+		seen[last] = true
 	}
 }

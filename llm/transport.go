@@ -18,6 +18,7 @@ import (
 // doer: the body to send, and what the server answered.
 type attemptState struct {
 	body       []byte        // the chat request's JSON (wire.go); nil: go-openai's
+	netHTTP    bool          // sent through net/http, which may read body after returning
 	requestID  string        // the journal id, sent as X-Request-Id ("" = none)
 	reply      *wireResponse // a 2xx chat reply, decoded by decodeReply
 	status     int
@@ -72,7 +73,7 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	if scope, ok := req.Context().Value(scopeKey{}).(string); ok && scope != "" {
 		req.Header.Set(ScopeHeader, scope)
 	}
-	resp, err := d.send(req)
+	resp, err := d.send(req, st)
 	if err != nil || st == nil {
 		return resp, err
 	}
@@ -112,9 +113,15 @@ var emptyObject = []byte("{}")
 // does not follow redirects: on one, req is sent again from the start
 // through hc, which follows it as it did every request before h1 (a
 // redirect costs a round trip more; an endpoint's URL should not redirect).
-func (d *doer) send(req *http.Request) (*http.Response, error) {
+func (d *doer) send(req *http.Request, st *attemptState) (*http.Response, error) {
+	viaNetHTTP := func(r *http.Request) (*http.Response, error) {
+		if st != nil {
+			st.netHTTP = true
+		}
+		return d.hc.Do(r)
+	}
 	if d.h1 == nil || req.URL.Scheme != "http" {
-		return d.hc.Do(req)
+		return viaNetHTTP(req)
 	}
 	resp, err := d.h1.Do(req)
 	if err != nil || !isRedirect(resp.StatusCode) || resp.Header.Get("Location") == "" {
@@ -132,7 +139,7 @@ func (d *doer) send(req *http.Request) (*http.Response, error) {
 		again.Body = b
 	}
 	_ = resp.Body.Close()
-	return d.hc.Do(again)
+	return viaNetHTTP(again)
 }
 
 func isRedirect(code int) bool {
