@@ -33,5 +33,8 @@
 //     or write returns, the connection is closed and the error is the
 //     context's.
 //   - Not supported (callers route these to net/http): TLS, proxies,
-//     HTTP/2, protocol upgrades, Expect: 100-continue.
+//     HTTP/2, protocol upgrades, Expect: 100-continue. A server that
+//     answers before it has read the whole request body and closes the
+//     connection (an early 413) gives a write error, not its answer
+//     (net/http may return the answer when it arrives first).
 package h1
