@@ -40,18 +40,9 @@ type freshResult struct {
 
 // runFresh runs one side of a fresh round in a helper process.
 func runFresh(side freshSide) (cost, error) {
-	spec, err := json.Marshal(side)
-	if err != nil {
-		return cost{}, err
-	}
-	line, stop, err := helper("fresh", helperEnv+"_FRESH="+string(spec))
-	if err != nil {
-		return cost{}, err
-	}
-	stop()
 	var r freshResult
-	if err := json.Unmarshal([]byte(line), &r); err != nil {
-		return cost{}, fmt.Errorf("the fresh %s helper said %q: %w", side.Side, line, err)
+	if err := askHelper("fresh", helperEnv+"_FRESH", side, &r); err != nil {
+		return cost{}, err
 	}
 	if r.Err != "" {
 		return cost{}, fmt.Errorf("fresh %s: %s", side.Side, r.Err)

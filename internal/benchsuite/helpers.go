@@ -2,6 +2,7 @@ package benchsuite
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -89,4 +90,22 @@ func helper(kind string, env ...string) (string, func(), error) {
 		return "", nil, fmt.Errorf("the %s helper said %q: %v", kind, line, err)
 	}
 	return strings.TrimSpace(strings.TrimPrefix(line, "URL ")), stop, nil
+}
+
+// askHelper starts helper kind with spec, as JSON, in the environment
+// variable envKey, and decodes the JSON line it prints into out.
+func askHelper(kind, envKey string, spec, out any) error {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return err
+	}
+	line, stop, err := helper(kind, envKey+"="+string(b))
+	if err != nil {
+		return err
+	}
+	stop()
+	if err := json.Unmarshal([]byte(line), out); err != nil {
+		return fmt.Errorf("the %s helper said %q: %w", kind, line, err)
+	}
+	return nil
 }

@@ -33,18 +33,9 @@ type measuredCommand struct {
 // the store phase (1.5 GiB) would report that. The helper is small: what
 // it reports is the command's own.
 func runMeasured(dir string, env []string, args ...string) (usage, error) {
-	spec, err := json.Marshal(measuredCommand{Dir: dir, Args: args, Env: env})
-	if err != nil {
-		return usage{}, err
-	}
-	line, stop, err := helper("run", helperEnv+"_COMMAND="+string(spec))
-	if err != nil {
-		return usage{}, err
-	}
-	stop()
 	var u usage
-	if err := json.Unmarshal([]byte(line), &u); err != nil {
-		return usage{}, fmt.Errorf("the run helper said %q: %w", line, err)
+	if err := askHelper("run", helperEnv+"_COMMAND", measuredCommand{Dir: dir, Args: args, Env: env}, &u); err != nil {
+		return usage{}, err
 	}
 	if u.Err != "" {
 		return u, fmt.Errorf("%s: %s\n%s", strings.Join(args, " "), u.Err, u.Output)
