@@ -89,6 +89,9 @@ type wireChoice struct {
 // The reply is not converted to go-openai's types: their choice is several
 // hundred bytes of members mascot does not read.
 func decodeReply(body []byte) (w *wireResponse, ok bool) {
+	if w, ok := scanReply(body); ok {
+		return w, true
+	}
 	d := replyDecoders.Get().(*replyDecoder)
 	w = new(wireResponse)
 	if !d.decode(body, w) {
