@@ -13,8 +13,8 @@ import (
 // and leaves the others (ok false) to decodeReply's encoding/json decoder:
 // a member named like one it reads in other letter case (json.Unmarshal
 // matches those too) or named twice, a string it keeps with a \u escape
-// or invalid UTF-8 (json.Unmarshal decodes surrogates and replaces bad
-// bytes), a value of another type than the member's, an integer member
+// of a surrogate or invalid UTF-8 (json.Unmarshal pairs surrogates and
+// replaces bad bytes), a value of another type than the member's, an integer member
 // that is not one, nesting deeper than maxScanDepth, and anything that is
 // not JSON. FuzzScanReplyIsUnmarshal holds it to json.Unmarshal.
 func scanReply(body []byte) (*wireResponse, bool) {

@@ -24,6 +24,7 @@ var (
 		` {"choices":null,"usage":null} `,
 		`{"choices":[null,{"index":-0,"message":null,"finish_reason":null}]}`,
 		`{"choices":[{"index":1,"message":{"content":"a\"b\\c\/d\n\te\r\b\f","reasoning_content":"é ✓"}}]}`,
+		`{"choices":[{"message":{"content":"\u003cthink\u003e \u00e9\u0000\uFFFD"}}]}`,
 		`{"choices":[{"index":2,"message":{"content":"x"}}],"extra":{"a":[1,2.5e-3,-0.0,true,false,null,"\u00e9",{"b":{}}]}}`,
 		"{\n\t\"usage\" : { \"prompt_tokens\" : 3 , \"completion_tokens\" : 4 }\r\n}\n",
 		`{"choices":[{"message":{"content":"k"},"KIND":"x"}],"prompt_tokens":5}`,
@@ -34,7 +35,7 @@ var (
 		`{"choiceſ":[{"message":{"content":"long s"}}]}`,                // folds to "choices"
 		`{"cho\u0069ces":[{"message":{"content":"escaped name"}}]}`,     // unescaped, "choices"
 		`{"choices":[],"choices":[{"message":{"content":"twice"}}]}`,    // the last one wins there
-		`{"choices":[{"message":{"content":"\u00e9\ud83d\ude00"}}]}`,    // \u escapes kept
+		`{"choices":[{"message":{"content":"\u00e9\ud83d\ude00"}}]}`,    // a surrogate pair
 		"{\"choices\":[{\"message\":{\"content\":\"bad \xff byte\"}}]}", // replaced there
 		`{"choices":[{"index":1.0}]}`,
 		`{"choices":[{"index":"1"}]}`,

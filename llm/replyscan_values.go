@@ -26,8 +26,8 @@ func (s *scanner) int(v *int) bool {
 	return true
 }
 
-// str reads a string member (or null, which leaves it). A string with a
-// \u escape or invalid UTF-8 is refused.
+// str reads a string member (or null, which leaves it). A string with
+// invalid UTF-8 or a \u escape of a surrogate is refused.
 func (s *scanner) str(v *string) bool {
 	if s.null() {
 		return true
@@ -61,8 +61,13 @@ func (s *scanner) str(v *string) bool {
 			out = append(out, '\r')
 		case 't':
 			out = append(out, '\t')
-		default: // 'u'
-			return false
+		default: // 'u', four hex digits (rawString checked them)
+			r, err := strconv.ParseUint(string(raw[i+1:i+5]), 16, 32)
+			if err != nil || 0xD800 <= r && r <= 0xDFFF {
+				return false // a surrogate: json.Unmarshal pairs or replaces it
+			}
+			out = utf8.AppendRune(out, rune(r))
+			i += 4
 		}
 	}
 	*v = string(out)
