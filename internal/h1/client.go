@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -15,9 +14,10 @@ import (
 
 // Defaults for a Client's zero fields.
 const (
-	DefaultMaxIdle     = 2
-	DefaultIdleTimeout = 4 * time.Second // under uvicorn's 5 s
-	DefaultDialTimeout = 10 * time.Second
+	DefaultMaxIdle        = 2
+	DefaultIdleTimeout    = 4 * time.Second // under uvicorn's 5 s
+	DefaultCheckIdleAfter = 100 * time.Millisecond
+	DefaultDialTimeout    = 10 * time.Second
 )
 
 // Buffer sizes of a connection: most requests the runner sends (a chat
@@ -36,6 +36,10 @@ type Client struct {
 	// IdleTimeout: a connection idle for longer is closed instead of
 	// reused (DefaultIdleTimeout when 0).
 	IdleTimeout time.Duration
+	// CheckIdleAfter: a connection idle for this long is checked, without
+	// blocking, for a close by the server before it is reused
+	// (DefaultCheckIdleAfter when 0).
+	CheckIdleAfter time.Duration
 	// DialTimeout bounds connecting (DefaultDialTimeout when 0).
 	DialTimeout time.Duration
 
@@ -45,68 +49,50 @@ type Client struct {
 
 // conn is one connection, owned by one request at a time.
 type conn struct {
-	nc     net.Conn
-	br     *bufio.Reader
-	bw     *bufio.Writer
-	read   int64     // bytes read from nc during the current request
-	since  time.Time // when it went idle
-	reused bool      // it served a request before the current one
-}
-
-// Read counts what the buffered reader takes from the connection.
-func (c *conn) Read(p []byte) (int, error) {
-	n, err := c.nc.Read(p)
-	c.read += int64(n)
-	return n, err
+	nc    net.Conn
+	br    *bufio.Reader
+	bw    *bufio.Writer
+	since time.Time // when it went idle
 }
 
 // Do sends req and returns its response, whose body the caller must read
 // to its end or close. req.URL must be http://. The request's context
-// bounds the whole exchange, body included.
+// bounds the whole exchange, body included. A request is sent once: one
+// that fails on a kept-alive connection is not sent again here (the
+// caller's retries count every send).
 func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	if req.URL == nil || req.URL.Scheme != "http" {
 		return nil, urlError(req, errors.New("h1: only http:// URLs"))
 	}
 	ctx := req.Context()
-	addr := hostPort(req.URL)
-	wreq := req
-	for try := 0; ; try++ {
-		if err := ctx.Err(); err != nil {
-			return nil, urlError(req, err)
-		}
-		cn, err := c.get(ctx, addr, try > 0)
-		if err != nil {
-			return nil, urlError(req, err)
-		}
-		resp, err := c.roundTrip(ctx, cn, addr, req, wreq)
-		if err == nil {
-			return resp, nil
-		}
-		if ctx.Err() != nil {
-			return nil, urlError(req, ctx.Err())
-		}
-		if try > 0 || !cn.reused || cn.read > 0 {
-			return nil, urlError(req, err)
-		}
-		// Nothing came back on a kept-alive connection: the server had
-		// closed it. Once more on a new one, with the body rewound.
-		if wreq, err = rewound(req); err != nil {
-			return nil, urlError(req, err)
-		}
+	if err := ctx.Err(); err != nil {
+		return nil, urlError(req, err)
 	}
+	addr := hostPort(req.URL)
+	cn, err := c.get(ctx, addr)
+	if err != nil {
+		return nil, urlError(req, err)
+	}
+	resp, err := c.roundTrip(ctx, cn, addr, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return nil, urlError(req, err)
+	}
+	return resp, nil
 }
 
-// roundTrip writes wreq on cn and reads the response to req. On failure
-// cn is closed.
-func (c *Client) roundTrip(ctx context.Context, cn *conn, addr string, req, wreq *http.Request) (*http.Response, error) {
-	cn.read = 0
+// roundTrip writes req on cn and reads its response. On failure cn is
+// closed.
+func (c *Client) roundTrip(ctx context.Context, cn *conn, addr string, req *http.Request) (*http.Response, error) {
 	stop := context.AfterFunc(ctx, func() { _ = cn.nc.SetDeadline(aLongTimeAgo) })
 	fail := func(err error) (*http.Response, error) {
 		stop()
 		_ = cn.nc.Close()
 		return nil, err
 	}
-	if err := wreq.Write(cn.bw); err != nil {
+	if err := req.Write(cn.bw); err != nil {
 		return fail(err)
 	}
 	if err := cn.bw.Flush(); err != nil {
@@ -136,23 +122,6 @@ func reusable(req *http.Request, resp *http.Response) bool {
 	framed := resp.ContentLength >= 0 || (len(resp.TransferEncoding) > 0 && resp.TransferEncoding[0] == "chunked")
 	return framed && !resp.Close && !req.Close && resp.ProtoAtLeast(1, 1) &&
 		resp.StatusCode != http.StatusSwitchingProtocols
-}
-
-// rewound is req with a fresh copy of its body, for sending it again.
-func rewound(req *http.Request) (*http.Request, error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return req, nil
-	}
-	if req.GetBody == nil {
-		return nil, errors.New("h1: the server closed the connection and the request body cannot be sent again")
-	}
-	b, err := req.GetBody()
-	if err != nil {
-		return nil, fmt.Errorf("h1: rewinding the request body: %w", err)
-	}
-	r := *req
-	r.Body = b
-	return &r, nil
 }
 
 // aLongTimeAgo is a deadline that has passed: setting it wakes a blocked

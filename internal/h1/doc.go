@@ -23,11 +23,13 @@
 //   - A connection goes back to the pool when its response body was read to
 //     its end and the server keeps it open; anything else closes it.
 //   - Servers close idle connections (uvicorn, which vLLM runs on, after
-//     5 s). A connection idle longer than IdleTimeout is not reused; a
-//     request that fails on a reused connection before any byte of a
-//     response arrived is sent once more on a new connection (the server
-//     closed it before reading the request, or never answered), as
-//     net/http does for a connection its reader saw closed.
+//     5 s). A connection idle longer than IdleTimeout is not reused, and
+//     one idle for CheckIdleAfter (100 ms) or more is checked first with a
+//     non-blocking peek at its socket, which shows a close the server
+//     sent: net/http learns the same from the reader goroutine it keeps
+//     on every idle connection. A request is sent once: one that fails
+//     anyway is the caller's to send again, so that every send is one the
+//     caller counted (the llm client journals each attempt).
 //   - Cancellation and deadlines come from the request's context: when it
 //     ends, the connection's deadline is set in the past, the blocked read
 //     or write returns, the connection is closed and the error is the

@@ -7,46 +7,52 @@ import (
 	"time"
 )
 
-// get returns an idle connection to addr young enough to reuse, or a new
-// one (always a new one with fresh).
-func (c *Client) get(ctx context.Context, addr string, fresh bool) (*conn, error) {
-	if !fresh {
-		if cn := c.takeIdle(addr); cn != nil {
-			return cn, nil
-		}
+// get returns an idle connection to addr fit to reuse, or a new one.
+func (c *Client) get(ctx context.Context, addr string) (*conn, error) {
+	if cn := c.takeIdle(addr); cn != nil {
+		return cn, nil
 	}
 	d := net.Dialer{Timeout: c.dialTimeout(), KeepAlive: 30 * time.Second}
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	cn := &conn{nc: nc, bw: bufio.NewWriterSize(nc, writeBuf)}
-	cn.br = bufio.NewReaderSize(cn, readBuf)
-	return cn, nil
+	return &conn{nc: nc, br: bufio.NewReaderSize(nc, readBuf), bw: bufio.NewWriterSize(nc, writeBuf)}, nil
 }
 
-// takeIdle pops the most recently freed connection to addr, closing those
-// idle for longer than IdleTimeout (all older ones are older still).
+// takeIdle pops the most recently freed connection to addr that is fit
+// to reuse. Connections idle for longer than IdleTimeout are closed; one
+// idle for CheckIdleAfter or more is first checked for a close by the
+// server (a request written to it would be lost), and closed if so.
 func (c *Client) takeIdle(addr string) *conn {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	list := c.idle[addr]
-	if len(list) == 0 {
-		return nil
+	for {
+		c.mu.Lock()
+		list := c.idle[addr]
+		if len(list) == 0 {
+			c.mu.Unlock()
+			return nil
+		}
+		cn := list[len(list)-1]
+		list[len(list)-1] = nil
+		c.idle[addr] = list[:len(list)-1]
+		idle := time.Since(cn.since)
+		if idle >= c.idleTimeout() {
+			// All older ones are older still.
+			for i, old := range c.idle[addr] {
+				_ = old.nc.Close()
+				c.idle[addr][i] = nil
+			}
+			delete(c.idle, addr)
+			c.mu.Unlock()
+			_ = cn.nc.Close()
+			return nil
+		}
+		c.mu.Unlock()
+		if idle < c.checkIdleAfter() || open(cn.nc) {
+			return cn
+		}
+		_ = cn.nc.Close()
 	}
-	cn := list[len(list)-1]
-	list[len(list)-1] = nil
-	c.idle[addr] = list[:len(list)-1]
-	if time.Since(cn.since) < c.idleTimeout() {
-		return cn
-	}
-	_ = cn.nc.Close()
-	for i, old := range c.idle[addr] {
-		_ = old.nc.Close()
-		c.idle[addr][i] = nil
-	}
-	delete(c.idle, addr)
-	return nil
 }
 
 // put keeps cn for the next request to addr, or closes it when the pool
@@ -56,7 +62,7 @@ func (c *Client) put(addr string, cn *conn) {
 		_ = cn.nc.Close()
 		return
 	}
-	cn.since, cn.reused = time.Now(), true
+	cn.since = time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.idle[addr]) >= c.maxIdle() {
@@ -104,6 +110,13 @@ func (c *Client) idleTimeout() time.Duration {
 		return c.IdleTimeout
 	}
 	return DefaultIdleTimeout
+}
+
+func (c *Client) checkIdleAfter() time.Duration {
+	if c.CheckIdleAfter > 0 {
+		return c.CheckIdleAfter
+	}
+	return DefaultCheckIdleAfter
 }
 
 func (c *Client) dialTimeout() time.Duration {
