@@ -2,6 +2,7 @@ package h1
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"net"
 	"time"
@@ -98,30 +99,10 @@ func (c *Client) Idle() int {
 	return n
 }
 
-func (c *Client) maxIdle() int {
-	if c.MaxIdle > 0 {
-		return c.MaxIdle
-	}
-	return DefaultMaxIdle
-}
-
-func (c *Client) idleTimeout() time.Duration {
-	if c.IdleTimeout > 0 {
-		return c.IdleTimeout
-	}
-	return DefaultIdleTimeout
-}
-
+// The settings, their defaults where zero.
+func (c *Client) maxIdle() int               { return cmp.Or(c.MaxIdle, DefaultMaxIdle) }
+func (c *Client) idleTimeout() time.Duration { return cmp.Or(c.IdleTimeout, DefaultIdleTimeout) }
 func (c *Client) checkIdleAfter() time.Duration {
-	if c.CheckIdleAfter > 0 {
-		return c.CheckIdleAfter
-	}
-	return DefaultCheckIdleAfter
+	return cmp.Or(c.CheckIdleAfter, DefaultCheckIdleAfter)
 }
-
-func (c *Client) dialTimeout() time.Duration {
-	if c.DialTimeout > 0 {
-		return c.DialTimeout
-	}
-	return DefaultDialTimeout
-}
+func (c *Client) dialTimeout() time.Duration { return cmp.Or(c.DialTimeout, DefaultDialTimeout) }
