@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -30,14 +29,11 @@ type chatRequest struct {
 	buf  *[]byte // body's pooled buffer
 }
 
-// reqBufs holds request bodies' buffers between requests.
-var reqBufs sync.Pool // of *[]byte
-
 // release gives the body's buffer back; the body must not be used after.
 func (r *chatRequest) release() {
-	if r.buf != nil && cap(r.body) <= maxPooledBody {
-		*r.buf = r.body[:0]
-		reqBufs.Put(r.buf)
+	if r.buf != nil {
+		*r.buf = r.body[:0] // appending may have outgrown the buffer taken
+		reqBufs.put(r.buf)
 	}
 	r.buf, r.body = nil, nil
 }
@@ -95,14 +91,10 @@ func buildChatRequest(ep Endpoint, req Request, model string) (chatRequest, erro
 	if err := openai.NewReasoningValidator().Validate(o); err != nil {
 		return chatRequest{}, err
 	}
-	buf, _ := reqBufs.Get().(*[]byte)
-	if buf == nil || cap(*buf) < size+size/16 {
-		b := make([]byte, 0, size+size/16)
-		buf = &b
-	}
+	buf := reqBufs.get(size + size/16)
 	body, ok := appendWireRequest((*buf)[:0], &w)
 	if !ok {
-		reqBufs.Put(buf)
+		reqBufs.put(buf)
 		buf = nil
 		if w.enableThinking != nil {
 			w.ChatTemplateKwargs = map[string]any{"enable_thinking": *w.enableThinking}

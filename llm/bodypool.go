@@ -6,18 +6,26 @@ import (
 	"sync"
 )
 
-// A reply's body is read whole, decoded, and dropped: its buffer is reused
-// (the request's body is not: see chatRequest).
+// A reply's body is read whole, decoded, and dropped, and a request's
+// body is dropped once no attempt will send it again (chatRequest): their
+// buffers are reused, each kind from a pool of its own (a reply is a few
+// hundred bytes, a request some kilobytes).
 
-// maxPooledBody keeps an unusually large body from staying in the pool.
+// maxPooledBody keeps an unusually large body from staying in a pool.
 const maxPooledBody = 64 << 10
 
-var bodyPool sync.Pool // of *[]byte
+// bufPool holds *[]byte buffers.
+type bufPool struct{ p sync.Pool }
 
-// getBuf returns a buffer of length n, reused when the pool has one that
-// large; putBuf takes it back.
-func getBuf(n int) *[]byte {
-	p, _ := bodyPool.Get().(*[]byte)
+var (
+	replyBufs bufPool
+	reqBufs   bufPool
+)
+
+// get returns a buffer of length n, reused when the pool has one that
+// large; put takes it back.
+func (bp *bufPool) get(n int) *[]byte {
+	p, _ := bp.p.Get().(*[]byte)
 	if p == nil {
 		p = new([]byte)
 	}
@@ -28,10 +36,10 @@ func getBuf(n int) *[]byte {
 	return p
 }
 
-// putBuf gives p back to the pool; its bytes must not be used afterwards.
-func putBuf(p *[]byte) {
+// put gives p back; its bytes must not be used afterwards.
+func (bp *bufPool) put(p *[]byte) {
 	if cap(*p) <= maxPooledBody {
-		bodyPool.Put(p)
+		bp.p.Put(p)
 	}
 }
 

@@ -12,11 +12,12 @@ import (
 // docs/benchmarks.md). It decides only the bodies it reads to the letter
 // and leaves the others (ok false) to decodeReply's encoding/json decoder:
 // a member named like one it reads in other letter case (json.Unmarshal
-// matches those too) or named twice, a string it keeps with a \u escape
-// of a surrogate or invalid UTF-8 (json.Unmarshal pairs surrogates and
-// replaces bad bytes), a value of another type than the member's, an integer member
-// that is not one, nesting deeper than maxScanDepth, and anything that is
-// not JSON. FuzzScanReplyIsUnmarshal holds it to json.Unmarshal.
+// matches those too), named with an escape, or named twice in an object;
+// a string it keeps with a \u escape of a surrogate or invalid UTF-8
+// (json.Unmarshal pairs surrogates and replaces bad bytes); a value of
+// another type than the member's, an integer member that is not one,
+// nesting deeper than maxScanDepth, and anything that is not JSON.
+// FuzzScanReplyIsUnmarshal holds it to json.Unmarshal.
 func scanReply(body []byte) (*wireResponse, bool) {
 	s := scanner{b: body}
 	w := new(wireResponse)

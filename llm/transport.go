@@ -98,7 +98,7 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		if out, ok := decodeReply(body); ok {
 			st.reply = out
 			if buf != nil {
-				putBuf(buf) // decodeReply copied what it kept
+				replyBufs.put(buf) // decodeReply copied what it kept
 			}
 			body = emptyObject
 		}
@@ -156,7 +156,7 @@ func isRedirect(code int) bool {
 func readAll(resp *http.Response) (body []byte, buf *[]byte, err error) {
 	defer resp.Body.Close()
 	if n := resp.ContentLength; n > 0 && n < 64<<20 {
-		buf = getBuf(int(n))
+		buf = replyBufs.get(int(n))
 		k, err := io.ReadFull(resp.Body, *buf)
 		if err != nil {
 			return (*buf)[:k], nil, err // not given back: the caller keeps the bytes
@@ -195,7 +195,7 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 // newH1Client returns the http:// client of an endpoint, keeping as many
 // idle connections as newHTTPClient's.
 func newH1Client(conc int) *h1.Client {
-	return &h1.Client{MaxIdle: conc + 8, DialTimeout: 10 * time.Second}
+	return &h1.Client{MaxIdle: conc + 8}
 }
 
 // newHTTPClient returns a client whose pool keeps enough idle connections

@@ -18,6 +18,7 @@ import (
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/runner"
 	_ "mascot.dev/mascot/runner/stages/all" // the candidates kind
+	"mascot.dev/mascot/schema"
 )
 
 // The candidates phase's shape: 3 personas, K = 4 single requests per
@@ -109,19 +110,12 @@ func candidatesCaseRows(ctx context.Context, dir, url string, c candidatesCase, 
 			return cost{}, err
 		}
 		defer store.Close()
-		var s *runner.Summary
-		co, err := measure(func() (err error) {
-			s, err = runner.Execute(ctx, runner.Options{Loaded: l, Store: store, RunsDir: filepath.Join(dir, "runs")})
-			return err
-		})
+		co, runID, err := runStage(ctx, l, store, dir, want)
 		if err != nil {
 			return co, err
 		}
-		if n := s.Counters["llm.speaker.attempts"]; n != int64(want) {
-			return co, fmt.Errorf("the stage sent %d requests, want %d", n, want)
-		}
 		if run == 1 {
-			firstRun = s.RunID
+			firstRun = runID
 		}
 		return co, nil
 	}
@@ -208,6 +202,23 @@ func candidatesCaseRows(ctx context.Context, dir, url string, c candidatesCase, 
 			Cost: costs(bareCosts) + " (bare)", Goal: "≤ 2", Met: atMost(2),
 			Note: fmt.Sprintf("median %.0f µs per request (stage) vs %.0f µs (bare)", perReq(stageCosts), perReq(bareCosts))},
 	}, nil
+}
+
+// runStage runs the stage of l once into store, measured, and checks that
+// it sent want requests; it returns the run's id.
+func runStage(ctx context.Context, l *schema.Loaded, store *results.Store, dir string, want int) (cost, string, error) {
+	var s *runner.Summary
+	co, err := measure(func() (err error) {
+		s, err = runner.Execute(ctx, runner.Options{Loaded: l, Store: store, RunsDir: filepath.Join(dir, "runs")})
+		return err
+	})
+	if err != nil {
+		return co, "", err
+	}
+	if n := s.Counters["llm.speaker.attempts"]; n != int64(want) {
+		return co, "", fmt.Errorf("the stage sent %d requests, want %d", n, want)
+	}
+	return co, s.RunID, nil
 }
 
 // writeContexts writes n dialogue contexts in ESConv's format, numbered

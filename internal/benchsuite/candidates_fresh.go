@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"mascot.dev/mascot/results"
-	"mascot.dev/mascot/runner"
 )
 
 // The fresh case runs each side of a round in a process of its own, the
@@ -95,17 +93,6 @@ func freshStage(side freshSide) (cost, error) {
 	}
 	defer func() { _ = results.RemoveDB(side.DB) }()
 	defer store.Close()
-	var s *runner.Summary
-	co, err := measure(func() (err error) {
-		s, err = runner.Execute(context.Background(), runner.Options{Loaded: l, Store: store,
-			RunsDir: filepath.Join(side.Dir, "runs")})
-		return err
-	})
-	if err != nil {
-		return co, err
-	}
-	if n := s.Counters["llm.speaker.attempts"]; n != int64(side.Want) {
-		return co, fmt.Errorf("the stage sent %d requests, want %d", n, side.Want)
-	}
-	return co, nil
+	co, _, err := runStage(context.Background(), l, store, side.Dir, side.Want)
+	return co, err
 }

@@ -58,15 +58,12 @@ func historyStore(ctx context.Context, dir, url string, c candidatesCase) (strin
 	if err != nil {
 		return "", err
 	}
-	s, err := runner.Execute(ctx, runner.Options{Loaded: l, Store: store, RunsDir: filepath.Join(dir, "runs")})
+	_, _, err = runStage(ctx, l, store, dir, c.history*candPersonas*candK)
 	if cerr := store.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return "", fmt.Errorf("filling the history store: %w", err)
-	}
-	if want := int64(c.history * candPersonas * candK); s.Counters["llm.speaker.attempts"] != want {
-		return "", fmt.Errorf("the history run sent %d requests, want %d", s.Counters["llm.speaker.attempts"], want)
 	}
 	return path, nil
 }

@@ -8,16 +8,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"mascot.dev/mascot/internal/benchdb"
 	"mascot.dev/mascot/internal/h1"
 )
 
 // BenchmarkPost sends the runner's kind of request (a 2.4 kB JSON body,
 // a 600-byte reply) from 64 goroutines at once through h1 and through
-// net/http's Transport, to a server in the same process. cpu-µs/op is the
+// net/http's Transport, to a server in the same process. cpu-ms/op is the
 // process's CPU per request, the server's share included (the same for
 // both); the difference between the two is the clients'. Interleave them
 // with -count:
@@ -42,7 +41,7 @@ func BenchmarkPost(b *testing.B) {
 		c := clients[name]
 		b.Run(name, func(b *testing.B) {
 			b.SetParallelism(32) // 64 goroutines on 2 CPUs
-			start := cpuTime()
+			defer benchdb.ReportCPU(b)()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/chat/completions", bytes.NewReader(body))
@@ -60,13 +59,6 @@ func BenchmarkPost(b *testing.B) {
 					}
 				}
 			})
-			b.ReportMetric(float64((cpuTime()-start).Microseconds())/float64(b.N), "cpu-µs/op")
 		})
 	}
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -29,7 +29,7 @@ func (b *body) Read(p []byte) (int, error) {
 		b.finish(true)
 	case err != nil:
 		b.finish(false)
-		err = bodyErr(b.ctx, err)
+		err = ctxErr(b.ctx, err)
 	}
 	return n, err
 }

@@ -75,10 +75,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := c.roundTrip(ctx, cn, addr, req)
 	if err != nil {
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		return nil, urlError(req, err)
+		return nil, urlError(req, ctxErr(ctx, err))
 	}
 	return resp, nil
 }
@@ -149,8 +146,9 @@ func hostPort(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), "80")
 }
 
-// bodyErr is the error a body read returns: the context's when it ended.
-func bodyErr(ctx context.Context, err error) error {
+// ctxErr is the error a failed read or write reports: the context's when
+// it ended (its end set the deadline that failed the call).
+func ctxErr(ctx context.Context, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr
 	}

@@ -67,6 +67,22 @@ func readBody(t *testing.T, resp *http.Response) string {
 	return string(b)
 }
 
+// postEach posts n requests one after another, pause after each, and
+// returns their bodies, failing the test on an error.
+func postEach(t *testing.T, c *h1.Client, u string, n int, pause time.Duration) []string {
+	t.Helper()
+	var bodies []string
+	for i := range n {
+		resp, err := post(t, c, context.Background(), u, "a")
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		bodies = append(bodies, readBody(t, resp))
+		time.Sleep(pause)
+	}
+	return bodies
+}
+
 func TestSequentialRequestsShareOneConnection(t *testing.T) {
 	s := newCountingServer(t, echo)
 	c := &h1.Client{}
@@ -206,14 +222,7 @@ func TestConnectionCloseIsNotReused(t *testing.T) {
 		w.Header().Set("Connection", "close")
 		echo(w, r)
 	})
-	c := &h1.Client{}
-	for range 3 {
-		resp, err := post(t, c, context.Background(), s.URL, "a")
-		if err != nil {
-			t.Fatal(err)
-		}
-		readBody(t, resp)
-	}
+	postEach(t, &h1.Client{}, s.URL, 3, 0)
 	if n := s.conns.Load(); n != 3 {
 		t.Fatalf("opened %d connections, want 3 (the server closes each)", n)
 	}
@@ -221,17 +230,19 @@ func TestConnectionCloseIsNotReused(t *testing.T) {
 
 func TestIdleTimeoutOpensANewConnection(t *testing.T) {
 	s := newCountingServer(t, echo)
-	c := &h1.Client{IdleTimeout: 30 * time.Millisecond}
-	for range 2 {
-		resp, err := post(t, c, context.Background(), s.URL, "a")
-		if err != nil {
-			t.Fatal(err)
-		}
-		readBody(t, resp)
-		time.Sleep(60 * time.Millisecond)
-	}
+	postEach(t, &h1.Client{IdleTimeout: 30 * time.Millisecond}, s.URL, 2, 60*time.Millisecond)
 	if n := s.conns.Load(); n != 2 {
 		t.Fatalf("opened %d connections, want 2 (the first was idle past IdleTimeout)", n)
+	}
+}
+
+func TestCheckedIdleConnectionIsReused(t *testing.T) {
+	// Idle past CheckIdleAfter on a server that keeps it open: the peek
+	// finds it open and the next request takes it.
+	s := newCountingServer(t, echo)
+	postEach(t, &h1.Client{CheckIdleAfter: time.Millisecond}, s.URL, 3, 20*time.Millisecond)
+	if n := s.conns.Load(); n != 1 {
+		t.Fatalf("opened %d connections, want 1 (each was checked open and reused)", n)
 	}
 }
 

@@ -67,16 +67,11 @@ func oneRequestPerConn(s *rawServer, c net.Conn) {
 
 func TestConnectionTheServerClosedIsNotReused(t *testing.T) {
 	s := newRawServer(t, oneRequestPerConn)
-	c := &h1.Client{CheckIdleAfter: time.Millisecond}
-	for i := range 3 {
-		resp, err := post(t, c, context.Background(), s.url(), "hello")
-		if err != nil {
-			t.Fatalf("request %d: %v", i, err)
+	// 20 ms after each: the close arrives, then the check sees it.
+	for i, body := range postEach(t, &h1.Client{CheckIdleAfter: time.Millisecond}, s.url(), 3, 20*time.Millisecond) {
+		if body != "ok" {
+			t.Fatalf("request %d: body %q", i, body)
 		}
-		if got := readBody(t, resp); got != "ok" {
-			t.Fatalf("request %d: body %q", i, got)
-		}
-		time.Sleep(20 * time.Millisecond) // the close arrives; then the check sees it
 	}
 	if n := s.reqs.Load(); n != 3 {
 		t.Fatalf("server read %d requests, want 3", n)
