@@ -68,14 +68,9 @@ func (r *run) claimAhead(ctx context.Context, key string, chunks <-chan planChun
 		}
 		// The claimer runs a batch ahead: it claims the next batch while
 		// the workers take the one before, and hands it over once they
-		// have taken that one. Each batch after the first is about twice
-		// what the workers took while the batch before was being claimed
-		// (at least 2, at most size): as many as keep them busy until the
-		// next is claimed, and no more, so that a stage whose units take
-		// long holds few claims it has not begun (another process on the
-		// same database waits for those).
+		// have taken that one; nextBatch sizes each batch after the first.
 		maxSize := size
-		var taken atomic.Int64
+		var taken, handed atomic.Int64
 		ready := make(chan []claimedUnit)
 		stop := make(chan struct{})
 		defer close(stop)
@@ -88,7 +83,9 @@ func (r *run) claimAhead(ctx context.Context, key string, chunks <-chan planChun
 				}
 				before := taken.Load()
 				r.claimBatch(ctx, key, batch, ahead)
-				size = max(2, min(maxSize, 2*int(taken.Load()-before)))
+				after, given := taken.Load(), handed.Load()
+				size = nextBatch(size, maxSize, int(after-before), given > 0 && after == given)
+				handed.Add(int64(len(batch)))
 				select {
 				case ready <- batch:
 				case <-stop:
@@ -117,6 +114,25 @@ func (r *run) claimAhead(ctx context.Context, key string, chunks <-chan planChun
 			}
 		}
 	}
+}
+
+// nextBatch is the size of the batch to claim after one of size units
+// whose write took as long as the workers took took units; starved says
+// they had taken every unit handed to them by the time it was written.
+// A batch is about twice what the workers take while one is written (at
+// least 2, at most most): as many as keep them busy until the next is
+// claimed and no more, so that a stage whose units take long holds few
+// claims it has not begun (another process on the same database waits
+// for those). Workers that were starved get most at once; workers busy
+// with their units (took few) get half the batch before, not less: units
+// whose requests return together free the workers in waves, and a batch
+// sized by the lull before a wave leaves the wave's workers idle while
+// the claimer doubles its way back up, a claim's write at a time.
+func nextBatch(size, most, took int, starved bool) int {
+	if starved {
+		return most
+	}
+	return max(2, size/2, min(most, 2*took))
 }
 
 // claimBatch claims and starts the units of batch for this run, marking

@@ -176,3 +176,28 @@ func claimingRun(t *testing.T, others ...string) (*run, *results.Store) {
 	kinds := map[string]Kind{"st": {KindSpec: schema.KindSpec{Name: "candidates"}}}
 	return &run{opts: Options{Store: store}, env: &Env{RunID: "mine"}, kinds: kinds}, store
 }
+
+// TestNextBatch: starved workers get the largest batch at once; busy ones
+// get twice what they took while the batch before was written, but never
+// less than half of it (units that free their workers in waves), and never
+// below 2 or above the most.
+func TestNextBatch(t *testing.T) {
+	for _, c := range []struct {
+		size, most, took int
+		starved          bool
+		want             int
+	}{
+		{2, 64, 2, true, 64},   // a batch of 2 ran out before the next was written
+		{64, 64, 0, false, 32}, // a lull: halve, do not fall to 2
+		{32, 64, 0, false, 16},
+		{2, 64, 0, false, 2},
+		{3, 64, 0, false, 2},
+		{8, 64, 10, false, 20},
+		{16, 64, 40, false, 64},
+		{4, 4, 0, true, 4},
+	} {
+		if got := nextBatch(c.size, c.most, c.took, c.starved); got != c.want {
+			t.Errorf("nextBatch(%d, %d, %d, %v) = %d, want %d", c.size, c.most, c.took, c.starved, got, c.want)
+		}
+	}
+}
