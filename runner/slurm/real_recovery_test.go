@@ -61,12 +61,17 @@ func TestSlurmRequeueIngestsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A requeued batch job waits out a begin-time delay; start it now, but
-	// only once the node has finished ending its first run: the job reads
-	// PENDING while the node still completes it, and started then, its
-	// second run failed to launch (exit 1, no line in its log; about one
-	// run in 15 with the CPUs busy).
+	// only once the node has finished ending its first run (the job reads
+	// PENDING while the node still completes it), and not within the same
+	// second as that run's kill: slurmd compares a launch's credential with
+	// the kill in whole seconds, and refuses a relaunch made in the same
+	// second ("Job N already killed, do not launch batch job" in
+	// slurmd.log; slurmctld: "Job credential revoked", exit 1). Started
+	// 0.3 s after the requeue, the second run failed so in 3 of 49 requeues
+	// in CI's logs; the runs that passed started 1.2-2.8 s after it.
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
 		if js, err := e.CLI.Show(context.Background(), a.JobID); err == nil && len(js) == 1 && js[0].State == "PENDING" && nodesIdle(t) {
+			time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(2 * time.Second)))
 			if out, err := exec.Command("scontrol", "update", "jobid="+a.JobID, "StartTime=now").CombinedOutput(); err != nil {
 				t.Fatalf("scontrol update StartTime=now: %v %s", err, out)
 			}

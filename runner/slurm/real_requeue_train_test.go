@@ -24,7 +24,10 @@ func TestSlurmRequeueResumesTraining(t *testing.T) {
 	if os.Getenv("MASCOT_SLURM_SLOW") != "1" {
 		t.Skip("set MASCOT_SLURM_SLOW=1 for the requeue test (about 2 minutes)")
 	}
-	t.Setenv("MASCOT_SLURM_SIGNAL", "45") // USR1 15 s into a one-minute job
+	// USR1 15 s into a one-minute job (Slurm may send it earlier). 3,000
+	// steps take about 30 s at the trainer's speed on two cores (400 had
+	// ended before the signal), so a run takes one requeue or more.
+	t.Setenv("MASCOT_SLURM_SIGNAL", "45")
 	bin := mascotBinary(t)
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "spec.cue")
@@ -32,7 +35,7 @@ func TestSlurmRequeueResumesTraining(t *testing.T) {
 
 name: "test/slurm-requeue"
 executor: kind: "slurm"
-stages: pretrain: {kind: "pretrain", text: "embed:demo/data/pretrain.txt", max_steps: 400, batch_size: 8,
+stages: pretrain: {kind: "pretrain", text: "embed:demo/data/pretrain.txt", max_steps: 3000, batch_size: 8,
 	max_length: 96, checkpoint_every: 10, slurm: time: "1"}
 `
 	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
@@ -41,14 +44,20 @@ stages: pretrain: {kind: "pretrain", text: "embed:demo/data/pretrain.txt", max_s
 	db := filepath.Join(dir, "m.db")
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	// Slurm delays a requeued job's start; release it as soon as it waits.
+	// Slurm delays a requeued job's start; release it once it has waited
+	// on two polls, so that it is not relaunched within the second of its
+	// first run's kill (slurmd refuses that launch: TestSlurmRequeueIngestsOnce).
 	go func() {
+		waiting := map[string]bool{}
 		for ctx.Err() == nil {
 			out, _ := exec.Command("squeue", "-h", "-o", "%i %T %r %j").Output()
 			for _, line := range strings.Split(string(out), "\n") {
 				f := strings.Fields(line)
 				if len(f) == 4 && f[1] == "PENDING" && f[2] == "BeginTime" && strings.HasPrefix(f[3], "mascot-") {
-					_ = exec.Command("scontrol", "update", "jobid="+f[0], "StartTime=now").Run()
+					if waiting[f[0]] {
+						_ = exec.Command("scontrol", "update", "jobid="+f[0], "StartTime=now").Run()
+					}
+					waiting[f[0]] = !waiting[f[0]] // a later requeue waits two polls again
 				}
 			}
 			time.Sleep(time.Second)
@@ -84,7 +93,7 @@ stages: pretrain: {kind: "pretrain", text: "embed:demo/data/pretrain.txt", max_s
 	if !strings.Contains(all.String(), "requeueing") {
 		t.Fatalf("the job never requeued itself; logs:\n%s", all.String())
 	}
-	if m.ResumedFrom <= 0 || m.ResumedFrom >= 400 {
-		t.Fatalf("training resumed from step %d, want a checkpoint between 1 and 399\n%s", m.ResumedFrom, fmt.Sprint(meta))
+	if m.ResumedFrom <= 0 || m.ResumedFrom >= 3000 {
+		t.Fatalf("training resumed from step %d, want a checkpoint between 1 and 2999\n%s", m.ResumedFrom, fmt.Sprint(meta))
 	}
 }
