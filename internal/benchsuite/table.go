@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -68,7 +69,7 @@ func (t *Table) Print(w io.Writer) {
 		if f == "" {
 			f = "%.2f"
 		}
-		spread := fmt.Sprintf(f+" / "+f+" / "+f, lo, med, hi)
+		spread := fmt.Sprintf(f+" / %s / "+f, lo, medianText(f, med, r.Met), hi)
 		anchor := r.Anchor
 		if anchor == "" {
 			anchor = "(absolute)"
@@ -85,6 +86,28 @@ func (t *Table) Print(w io.Writer) {
 	for _, d := range t.Details {
 		fmt.Fprint(w, d)
 	}
+}
+
+// medianText formats a row's median with f ("%.Nf"), with as many more
+// digits as it takes for the text to meet the goal exactly when the
+// median does: 0.8996 against "≥ 0.90" prints 0.8996, not 0.90 beside
+// "NO".
+func medianText(f string, med float64, met func(float64) bool) string {
+	text := fmt.Sprintf(f, med)
+	var digits int
+	if met == nil || !strings.HasSuffix(f, "f") {
+		return text
+	}
+	if _, err := fmt.Sscanf(f, "%%.%df", &digits); err != nil {
+		return text
+	}
+	for d := digits + 1; d <= digits+6; d++ {
+		if v, err := strconv.ParseFloat(text, 64); err == nil && met(v) == met(med) {
+			break
+		}
+		text = strconv.FormatFloat(med, 'f', d, 64)
+	}
+	return text
 }
 
 // cpuSeconds is this process's user plus system CPU time.
