@@ -70,22 +70,23 @@ func (r *run) claimAhead(ctx context.Context, key string, chunks <-chan planChun
 		// the workers take the one before, and hands it over once they
 		// have taken that one; nextBatch sizes each batch after the first.
 		maxSize := size
-		var taken, handed atomic.Int64
+		var taken atomic.Int64 // units the workers took, counted by yield's loop below
 		ready := make(chan []claimedUnit)
 		stop := make(chan struct{})
 		defer close(stop)
 		go func() {
 			defer close(ready)
 			var batch []claimedUnit
+			var handed int64 // units sent on ready
 			flush := func() bool {
 				if len(batch) == 0 {
 					return true
 				}
 				before := taken.Load()
 				r.claimBatch(ctx, key, batch, ahead)
-				after, given := taken.Load(), handed.Load()
-				size = nextBatch(size, maxSize, int(after-before), given > 0 && after == given)
-				handed.Add(int64(len(batch)))
+				after := taken.Load()
+				size = nextBatch(size, maxSize, int(after-before), handed > 0 && after == handed)
+				handed += int64(len(batch))
 				select {
 				case ready <- batch:
 				case <-stop:
