@@ -3,7 +3,7 @@
 // func dotLanes8(w, x0, x1, x2, x3, x4, x5, x6, x7 []float64, out *[32]float64)
 //
 // dotLanes4 for eight columns with AVX: for i < len(w) (a multiple of 4),
-// out[4k+l] = Σ w[i]·col_k[i] over i ≡ l (mod 4), each lane summed in
+// out[4k+l] += w[i]·col_k[i] for every i ≡ l (mod 4), each lane summed in
 // ascending i. VMULPD/VADDPD on the four lanes are the scalar MULSD/ADDSD of
 // dot (no fused multiply-add), so the partial sums are dot's, bit for bit;
 // the eight columns are eight independent accumulators.
@@ -19,14 +19,14 @@ TEXT ·dotLanes8(SB), NOSPLIT, $0-224
 	MOVQ x6_base+168(FP), DX
 	MOVQ x7_base+192(FP), BX
 	MOVQ out+216(FP), DI
-	VXORPD Y8, Y8, Y8
-	VXORPD Y9, Y9, Y9
-	VXORPD Y10, Y10, Y10
-	VXORPD Y11, Y11, Y11
-	VXORPD Y12, Y12, Y12
-	VXORPD Y13, Y13, Y13
-	VXORPD Y14, Y14, Y14
-	VXORPD Y15, Y15, Y15
+	VMOVUPD 0(DI), Y8
+	VMOVUPD 32(DI), Y9
+	VMOVUPD 64(DI), Y10
+	VMOVUPD 96(DI), Y11
+	VMOVUPD 128(DI), Y12
+	VMOVUPD 160(DI), Y13
+	VMOVUPD 192(DI), Y14
+	VMOVUPD 224(DI), Y15
 	SHLQ $3, CX
 	XORQ AX, AX
 

@@ -2,8 +2,9 @@
 
 // func dotLanes4(w, a, b, c, d []float64, out *[16]float64)
 //
-// For i < len(w) (a multiple of 4), out[4k+l] = Σ w[i]·col_k[i] over
-// i ≡ l (mod 4), each lane summed in ascending i: SSE2 MULPD/ADDPD on
+// For i < len(w) (a multiple of 4), out[4k+l] += w[i]·col_k[i] for every
+// i ≡ l (mod 4), each lane summed in ascending i (continuing the sums in
+// out, as dotBatch does chunk after chunk): SSE2 MULPD/ADDPD on
 // lanes (l, l+1) are the scalar MULSD/ADDSD of dot, so the partial sums are
 // dot's, bit for bit. Eight independent accumulators (two per column) hide
 // the adder's latency.
@@ -15,14 +16,14 @@ TEXT ·dotLanes4(SB), NOSPLIT, $0-128
 	MOVQ c_base+72(FP), R10
 	MOVQ d_base+96(FP), R11
 	MOVQ out+120(FP), DI
-	XORPS X8, X8
-	XORPS X9, X9
-	XORPS X10, X10
-	XORPS X11, X11
-	XORPS X12, X12
-	XORPS X13, X13
-	XORPS X14, X14
-	XORPS X15, X15
+	MOVUPD 0(DI), X8
+	MOVUPD 16(DI), X9
+	MOVUPD 32(DI), X10
+	MOVUPD 48(DI), X11
+	MOVUPD 64(DI), X12
+	MOVUPD 80(DI), X13
+	MOVUPD 96(DI), X14
+	MOVUPD 112(DI), X15
 	SHLQ $3, CX
 	XORQ AX, AX
 

@@ -2,12 +2,13 @@
 
 package report
 
-// dotLanes4 sets out[4k+l] to Σ w[i]·col_k[i] over i ≡ l (mod 4), for
-// len(w) a multiple of 4: the four partial sums of dot for four columns.
+// dotLanes4 adds to out[4k+l] w[i]·col_k[i] for every i ≡ l (mod 4) in
+// ascending i, for len(w) a multiple of 4: it continues the four partial
+// sums of dot for four columns.
 func dotLanes4(w, a, b, c, d []float64, out *[16]float64) {
 	for k, x := range [4][]float64{a, b, c, d} {
 		x = x[:len(w)]
-		var s0, s1, s2, s3 float64
+		s0, s1, s2, s3 := out[4*k], out[4*k+1], out[4*k+2], out[4*k+3]
 		for i := 0; i+3 < len(w); i += 4 {
 			s0 += w[i] * x[i]
 			s1 += w[i+1] * x[i+1]

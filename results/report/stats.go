@@ -2,7 +2,6 @@ package report
 
 import (
 	"math"
-	"math/rand/v2"
 	"sort"
 )
 
@@ -117,58 +116,79 @@ func bootstrapMeans(rows [][]float64, cols, resamples int, seed, stream uint64) 
 	for c := range means {
 		means[c] = make([]float64, 0, resamples)
 	}
-	var full [][]float64 // the complete columns, for dotMany
+	var full [][]float64 // the complete columns, for dotBatch
 	var fullIdx []int
 	for c, col := range colMajor {
 		if complete[c] {
 			full, fullIdx = append(full, col), append(fullIdx, c)
 		}
 	}
-	sums := make([]float64, len(full))
-	counts := make([]float64, n)
-	pcg := rand.NewPCG(seed, stream)
+	// Resamples go in batches: every resample's counts, then the products
+	// of the batch's counts with the columns in one pass (dotBatch).
+	batch := min(drawBatch, resamples)
+	sums := make([]float64, batch*len(full))
+	flat := make([]float64, batch*n)
+	counts := make([][]float64, batch)
+	for b := range counts {
+		counts[b] = flat[b*n : (b+1)*n : (b+1)*n]
+	}
+	pcg := pcgLanes{hi: seed, lo: stream} // rand.NewPCG(seed, stream)'s outputs
+	words := make([]uint64, n/2)
 	un := uint64(n)
 	const low = 0xffffffff
 	var buf uint64
 	have := false
-	for range resamples {
-		clear(counts)
-		k := 0
-		if have {
-			counts[((buf>>32)*un)>>32]++
-			have, k = false, 1
-		}
-		for ; k+1 < n; k += 2 {
-			u := pcg.Uint64()
-			counts[((u&low)*un)>>32]++
-			counts[((u>>32)*un)>>32]++
-		}
-		if k < n {
-			buf, have = pcg.Uint64(), true
-			counts[((buf&low)*un)>>32]++
-		}
-		dotMany(counts, full, sums)
-		for k, c := range fullIdx {
-			means[c] = append(means[c], sums[k]/float64(n))
-		}
-		for c, col := range colMajor {
-			if complete[c] {
-				continue
+	for r0 := 0; r0 < resamples; r0 += batch {
+		ws := counts[:min(batch, resamples-r0)]
+		clear(flat)
+		for _, counts := range ws {
+			k := 0
+			if have {
+				counts[((buf>>32)*un)>>32]++
+				have, k = false, 1
 			}
-			var sum, cnt float64
-			for i, w := range counts {
-				if v := col[i]; w != 0 && v == v {
-					sum += w * v
-					cnt += w
+			// The outputs first, then the counts: drawn one at a time,
+			// each count waited on the generator.
+			w := words[:(n-k)/2]
+			pcg.fill(w)
+			for _, u := range w {
+				counts[((u&low)*un)>>32]++
+				counts[((u>>32)*un)>>32]++
+			}
+			k += 2 * len(w)
+			if k < n {
+				buf, have = pcg.Uint64(), true
+				counts[((buf&low)*un)>>32]++
+			}
+		}
+		dotBatch(ws, full, sums)
+		for b, counts := range ws {
+			for k, c := range fullIdx {
+				means[c] = append(means[c], sums[b*len(full)+k]/float64(n))
+			}
+			for c, col := range colMajor {
+				if complete[c] {
+					continue
 				}
-			}
-			if cnt > 0 {
-				means[c] = append(means[c], sum/cnt)
+				var sum, cnt float64
+				for i, w := range counts {
+					if v := col[i]; w != 0 && v == v {
+						sum += w * v
+						cnt += w
+					}
+				}
+				if cnt > 0 {
+					means[c] = append(means[c], sum/cnt)
+				}
 			}
 		}
 	}
 	return means
 }
+
+// drawBatch is how many resamples bootstrapMeans draws before taking their
+// products with the columns.
+const drawBatch = 8
 
 // quantiles returns Quantile(sorted m, p) for p = a and b, reordering m.
 // Each needs only the order statistics at ⌊h⌋ and ⌊h⌋+1 (h = (len−1)p),
