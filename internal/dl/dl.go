@@ -11,6 +11,29 @@ package dl
 #cgo LDFLAGS: -ldl
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <string.h>
+
+// dlerror's message belongs to the OS thread and lives until that
+// thread's next dl call, while a goroutine may go on on another thread
+// after each cgo call (and another goroutine on this one): the message is
+// read and copied in the call that failed; the Go caller frees the copy.
+static char *mascot_dlerror(void) {
+	const char *e = dlerror();
+	return e == NULL ? NULL : strdup(e);
+}
+
+static void *mascot_dlopen(const char *path, int flags, char **err) {
+	void *h = dlopen(path, flags);
+	*err = h == NULL ? mascot_dlerror() : NULL;
+	return h;
+}
+
+static void *mascot_dlsym(void *h, const char *name, char **err) {
+	dlerror();
+	void *p = dlsym(h, name);
+	*err = p == NULL ? mascot_dlerror() : NULL;
+	return p;
+}
 */
 import "C"
 
@@ -45,11 +68,13 @@ func Open(names []string, dirs []string) (*Lib, error) {
 	try := func(p string) *Lib {
 		cs := C.CString(p)
 		defer C.free(unsafe.Pointer(cs))
-		h := C.dlopen(cs, C.RTLD_NOW|C.RTLD_GLOBAL)
+		var e *C.char
+		h := C.mascot_dlopen(cs, C.RTLD_NOW|C.RTLD_GLOBAL, &e)
 		if h == nil {
 			tried = append(tried, p)
-			if e := C.dlerror(); e != nil {
+			if e != nil {
 				last = C.GoString(e)
+				C.free(unsafe.Pointer(e))
 			}
 			return nil
 		}
@@ -91,12 +116,13 @@ func (l *Lib) Sym(name string) (unsafe.Pointer, error) {
 	}
 	cs := C.CString(name)
 	defer C.free(unsafe.Pointer(cs))
-	C.dlerror()
-	p := C.dlsym(l.h, cs)
+	var e *C.char
+	p := C.mascot_dlsym(l.h, cs, &e)
 	if p == nil {
 		msg := "not found"
-		if e := C.dlerror(); e != nil {
+		if e != nil {
 			msg = C.GoString(e)
+			C.free(unsafe.Pointer(e))
 		}
 		return nil, fmt.Errorf("symbol %s in %s: %s", name, l.Path, msg)
 	}
