@@ -1,14 +1,8 @@
 package report
 
-// laneKernel turns on dotMany's SIMD kernels (tests turn it off to
+// laneKernel turns on dotBatch's SIMD kernels (tests turn it off to
 // compare with plain dot).
 var laneKernel = true
-
-// dotMany sets sums[k] = dot(w, cols[k]) for every column, bit for bit
-// (dotBatch for one weight vector).
-func dotMany(w []float64, cols [][]float64, sums []float64) {
-	dotBatch([][]float64{w}, cols, sums)
-}
 
 // dotChunk is how many rows of the columns dotBatch reads at a time: 512
 // rows of 14 columns are 57 KiB, which stay in the core's cache while

@@ -4,7 +4,7 @@ package report
 
 import "golang.org/x/sys/cpu"
 
-// wideKernel turns on dotMany's eight-column AVX kernel where the CPU has
+// wideKernel turns on dotBatch's eight-column AVX kernel where the CPU has
 // AVX (tests turn it off to check the four-column one).
 var wideKernel = cpu.X86.HasAVX
 

@@ -6,6 +6,12 @@ import (
 	"testing"
 )
 
+// dotMany sets sums[k] = dot(w, cols[k]) for every column: dotBatch for
+// one weight vector.
+func dotMany(w []float64, cols [][]float64, sums []float64) {
+	dotBatch([][]float64{w}, cols, sums)
+}
+
 // TestDotManyEqualsDot: the eight-column kernel (where the CPU has AVX)
 // and the four-column one give dot's sums bit for bit for lengths around
 // the block size and any number of columns.
