@@ -30,6 +30,23 @@ func TestPCGLanesArePCG(t *testing.T) {
 	}
 }
 
+// pcgIndices draws row indices below n as the package documents: from
+// PCG(seed, stream), two per output (its low 32 bits, then its high 32
+// bits), each h as (h·n)>>32.
+func pcgIndices(seed, stream uint64, n int) func() uint64 {
+	pcg := rand.NewPCG(seed, stream)
+	var halves []uint64
+	return func() uint64 {
+		if len(halves) == 0 {
+			u := pcg.Uint64()
+			halves = []uint64{u & 0xffffffff, u >> 32}
+		}
+		h := halves[0]
+		halves = halves[1:]
+		return (h * uint64(n)) >> 32
+	}
+}
+
 // refBootstrapMeans is bootstrapMeans drawing one output of rand.PCG at a
 // time and taking each resample's products with dot, column by column:
 // the procedure the package documents, which the batched draws and the
@@ -40,17 +57,7 @@ func refBootstrapMeans(rows [][]float64, cols, resamples int, seed, stream uint6
 	if n == 0 || resamples <= 0 {
 		return means
 	}
-	pcg := rand.NewPCG(seed, stream)
-	var halves []uint64
-	draw := func() uint64 {
-		if len(halves) == 0 {
-			u := pcg.Uint64()
-			halves = []uint64{u & 0xffffffff, u >> 32}
-		}
-		h := halves[0]
-		halves = halves[1:]
-		return (h * uint64(n)) >> 32
-	}
+	draw := pcgIndices(seed, stream, n)
 	for range resamples {
 		counts := make([]float64, n)
 		for range n {
@@ -67,15 +74,8 @@ func refBootstrapMeans(rows [][]float64, cols, resamples int, seed, stream uint6
 				means[c] = append(means[c], dot(counts, col)/float64(n))
 				continue
 			}
-			var sum, cnt float64
-			for i, w := range counts {
-				if v := col[i]; w != 0 && v == v {
-					sum += w * v
-					cnt += w
-				}
-			}
-			if cnt > 0 {
-				means[c] = append(means[c], sum/cnt)
+			if m, ok := countedMean(counts, col); ok {
+				means[c] = append(means[c], m)
 			}
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"math"
-	"math/rand/v2"
 	"sort"
 	"strings"
 	"testing"
@@ -55,17 +54,7 @@ func near(t *testing.T, what string, got, want float64) {
 // criterion at a time: PCG(seed, 0), two indices per output (low 32 bits,
 // then high 32 bits, each as (h·n)>>32), type-7 quantiles.
 func naiveBootstrapCI(xs []float64, b int, seed uint64, conf float64) (float64, float64) {
-	src := rand.NewPCG(seed, 0)
-	var halves []uint64
-	draw := func() uint64 {
-		if len(halves) == 0 {
-			u := src.Uint64()
-			halves = []uint64{u & 0xffffffff, u >> 32}
-		}
-		h := halves[0]
-		halves = halves[1:]
-		return (h * uint64(len(xs))) >> 32
-	}
+	draw := pcgIndices(seed, 0, len(xs))
 	means := make([]float64, b)
 	for r := range means {
 		s := 0.0

@@ -170,20 +170,27 @@ func bootstrapMeans(rows [][]float64, cols, resamples int, seed, stream uint64) 
 				if complete[c] {
 					continue
 				}
-				var sum, cnt float64
-				for i, w := range counts {
-					if v := col[i]; w != 0 && v == v {
-						sum += w * v
-						cnt += w
-					}
-				}
-				if cnt > 0 {
-					means[c] = append(means[c], sum/cnt)
+				if m, ok := countedMean(counts, col); ok {
+					means[c] = append(means[c], m)
 				}
 			}
 		}
 	}
 	return means
+}
+
+// countedMean is the mean of a column with missing values (NaN) over a
+// resample: each row's value weighted by how often it was drawn, the
+// missing ones left out; false when the resample drew none of its values.
+func countedMean(counts, col []float64) (float64, bool) {
+	var sum, cnt float64
+	for i, w := range counts {
+		if v := col[i]; w != 0 && v == v {
+			sum += w * v
+			cnt += w
+		}
+	}
+	return sum / cnt, cnt > 0
 }
 
 // drawBatch is how many resamples bootstrapMeans draws before taking their
