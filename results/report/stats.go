@@ -128,9 +128,9 @@ func bootstrapMeans(rows [][]float64, cols, resamples int, seed, stream uint64) 
 	batch := min(drawBatch, resamples)
 	sums := make([]float64, batch*len(full))
 	flat := make([]float64, batch*n)
-	counts := make([][]float64, batch)
-	for b := range counts {
-		counts[b] = flat[b*n : (b+1)*n : (b+1)*n]
+	batchCounts := make([][]float64, batch) // a resample's counts each
+	for b := range batchCounts {
+		batchCounts[b] = flat[b*n : (b+1)*n : (b+1)*n]
 	}
 	pcg := pcgLanes{hi: seed, lo: stream} // rand.NewPCG(seed, stream)'s outputs
 	words := make([]uint64, n/2)
@@ -139,7 +139,7 @@ func bootstrapMeans(rows [][]float64, cols, resamples int, seed, stream uint64) 
 	var buf uint64
 	have := false
 	for r0 := 0; r0 < resamples; r0 += batch {
-		ws := counts[:min(batch, resamples-r0)]
+		ws := batchCounts[:min(batch, resamples-r0)]
 		clear(flat)
 		for _, counts := range ws {
 			k := 0
