@@ -7,15 +7,6 @@ import (
 	"testing"
 )
 
-// selfLib is libc, opened once for the tests that resolve symbols.
-var selfLib = func() *Lib {
-	l, err := Open([]string{"libc.so.6"}, nil)
-	if err != nil {
-		panic(err)
-	}
-	return l
-}()
-
 func TestOpenLibcAndResolve(t *testing.T) {
 	l, err := Open([]string{"libc.so.6"}, nil)
 	if err != nil {
@@ -56,6 +47,10 @@ func TestSplitDirs(t *testing.T) {
 // message was read in a call of its own and could be another call's.
 func TestErrorsAreTheirOwn(t *testing.T) {
 	const workers, tries = 8, 300
+	libc, err := Open([]string{"libc.so.6"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	errs := make(chan string, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -69,7 +64,7 @@ func TestErrorsAreTheirOwn(t *testing.T) {
 					errs <- fmt.Sprintf("opening %s: %v", name, err)
 					return
 				}
-				if _, err := selfLib.Sym(name); err == nil || !strings.Contains(err.Error(), "undefined symbol: "+name) {
+				if _, err := libc.Sym(name); err == nil || !strings.Contains(err.Error(), "undefined symbol: "+name) {
 					errs <- fmt.Sprintf("resolving %s: %v", name, err)
 					return
 				}

@@ -22,18 +22,14 @@ const (
 	pcgIncLo = 1442695040888963407
 )
 
-// pcgStep4 is the map that advances a state by four steps: mul·s + inc.
+// pcgStep4 is the map that advances a state by four steps, s ↦ mul·s + inc:
+// s ↦ a·s + c composed with itself twice ((A, C) ∘ (A, C) = (A², A·C + C)).
 var pcgStep4 = func() (m struct{ mulHi, mulLo, incHi, incLo uint64 }) {
-	// Compose s ↦ a·s + c with itself: (A, C) ∘ (A, C) = (A², A·C + C).
-	ah, al, ch, cl := uint64(pcgMulHi), uint64(pcgMulLo), uint64(pcgIncHi), uint64(pcgIncLo)
+	m.mulHi, m.mulLo, m.incHi, m.incLo = pcgMulHi, pcgMulLo, pcgIncHi, pcgIncLo
 	for range 2 {
-		nh, nl := mul128(ah, al, ah, al)
-		th, tl := mul128(ah, al, ch, cl)
-		tl, carry := bits.Add64(tl, cl, 0)
-		th, _ = bits.Add64(th, ch, carry)
-		ah, al, ch, cl = nh, nl, th, tl
+		m.incHi, m.incLo = affine128(m.incHi, m.incLo, m.mulHi, m.mulLo, m.incHi, m.incLo)
+		m.mulHi, m.mulLo = mul128(m.mulHi, m.mulLo, m.mulHi, m.mulLo)
 	}
-	m.mulHi, m.mulLo, m.incHi, m.incLo = ah, al, ch, cl
 	return m
 }()
 
@@ -44,20 +40,22 @@ func mul128(xh, xl, yh, yl uint64) (hi, lo uint64) {
 	return hi, lo
 }
 
-// step is one step of the generator from state (hi, lo).
-func (pcgLanes) step(hi, lo uint64) (uint64, uint64) {
-	hi, lo = mul128(hi, lo, pcgMulHi, pcgMulLo)
-	lo, c := bits.Add64(lo, pcgIncLo, 0)
-	hi, _ = bits.Add64(hi, pcgIncHi, c)
+// affine128 is m·s + c mod 2¹²⁸, each number as its high and low words.
+func affine128(sh, sl, mh, ml, ch, cl uint64) (hi, lo uint64) {
+	hi, lo = mul128(sh, sl, mh, ml)
+	lo, carry := bits.Add64(lo, cl, 0)
+	hi, _ = bits.Add64(hi, ch, carry)
 	return hi, lo
+}
+
+// pcgStep is one step of the generator.
+func pcgStep(hi, lo uint64) (uint64, uint64) {
+	return affine128(hi, lo, pcgMulHi, pcgMulLo, pcgIncHi, pcgIncLo)
 }
 
 // step4 advances a state by four steps.
 func step4(hi, lo uint64) (uint64, uint64) {
-	hi, lo = mul128(hi, lo, pcgStep4.mulHi, pcgStep4.mulLo)
-	lo, c := bits.Add64(lo, pcgStep4.incLo, 0)
-	hi, _ = bits.Add64(hi, pcgStep4.incHi, c)
-	return hi, lo
+	return affine128(hi, lo, pcgStep4.mulHi, pcgStep4.mulLo, pcgStep4.incHi, pcgStep4.incLo)
 }
 
 // pcgOutput is PCG's DXSM output of a state.
@@ -72,7 +70,7 @@ func pcgOutput(hi, lo uint64) uint64 {
 
 // Uint64 is the next output, as rand.PCG.Uint64.
 func (p *pcgLanes) Uint64() uint64 {
-	p.hi, p.lo = p.step(p.hi, p.lo)
+	p.hi, p.lo = pcgStep(p.hi, p.lo)
 	return pcgOutput(p.hi, p.lo)
 }
 
@@ -84,10 +82,10 @@ func (p *pcgLanes) fill(dst []uint64) {
 		}
 		return
 	}
-	h0, l0 := p.step(p.hi, p.lo)
-	h1, l1 := p.step(h0, l0)
-	h2, l2 := p.step(h1, l1)
-	h3, l3 := p.step(h2, l2)
+	h0, l0 := pcgStep(p.hi, p.lo)
+	h1, l1 := pcgStep(h0, l0)
+	h2, l2 := pcgStep(h1, l1)
+	h3, l3 := pcgStep(h2, l2)
 	i := 0
 	for ; i+4 <= len(dst); i += 4 {
 		d := dst[i : i+4 : i+4]

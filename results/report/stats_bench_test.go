@@ -9,13 +9,7 @@ import (
 // BenchmarkBootstrap is one cell group of the 100k report: 8,334
 // episodes × 6 columns, 1000 resamples.
 func BenchmarkBootstrap(b *testing.B) {
-	rows := make([][]float64, 8334)
-	for i := range rows {
-		rows[i] = make([]float64, 6)
-		for c := range rows[i] {
-			rows[i][c] = float64((i*7 + c*13) % 101)
-		}
-	}
+	rows := benchRows(8334, 6, 0)
 	defer benchdb.ReportCPU(b)()
 	for i := 0; i < b.N; i++ {
 		Bootstrap(rows, 6, 1000, 1, 0.95)
@@ -26,15 +20,22 @@ func BenchmarkBootstrap(b *testing.B) {
 // paired bootstrap: 25,000 matched episodes × 14 columns (the differences
 // of three levels' criteria side by side), 1000 resamples.
 func BenchmarkBootstrapPaired(b *testing.B) {
-	rows := make([][]float64, 25000)
-	for i := range rows {
-		rows[i] = make([]float64, 14)
-		for c := range rows[i] {
-			rows[i][c] = float64((i*7+c*13)%101 - 50)
-		}
-	}
+	rows := benchRows(25000, 14, -50) // differences: either sign
 	defer benchdb.ReportCPU(b)()
 	for i := 0; i < b.N; i++ {
 		Bootstrap(rows, 14, 1000, 1, 0.95)
 	}
+}
+
+// benchRows is an n × cols matrix of scores 0..100 (plus offset) that
+// repeat with a period no column shares with another.
+func benchRows(n, cols int, offset float64) [][]float64 {
+	rows := make([][]float64, n)
+	for i := range rows {
+		rows[i] = make([]float64, cols)
+		for c := range rows[i] {
+			rows[i][c] = float64((i*7+c*13)%101) + offset
+		}
+	}
+	return rows
 }
