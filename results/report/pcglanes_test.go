@@ -48,7 +48,8 @@ func pcgIndices(seed, stream uint64, n int) func() uint64 {
 }
 
 // refBootstrapMeans is bootstrapMeans drawing one output of rand.PCG at a
-// time and taking each resample's products with dot, column by column:
+// time and taking each resample's products with dot, column by column, and
+// a column with missing values' mean over the rows drawn:
 // the procedure the package documents, which the batched draws and the
 // chunked products must give bit for bit.
 func refBootstrapMeans(rows [][]float64, cols, resamples int, seed, stream uint64) [][]float64 {
@@ -74,8 +75,17 @@ func refBootstrapMeans(rows [][]float64, cols, resamples int, seed, stream uint6
 				means[c] = append(means[c], dot(counts, col)/float64(n))
 				continue
 			}
-			if m, ok := countedMean(counts, col); ok {
-				means[c] = append(means[c], m)
+			// Its own counted mean, not the package's countedMean: the
+			// reference shares no code with what it checks but dot.
+			var sum, cnt float64
+			for i, w := range counts {
+				if !math.IsNaN(col[i]) {
+					sum += w * col[i]
+					cnt += w
+				}
+			}
+			if cnt > 0 {
+				means[c] = append(means[c], sum/cnt)
 			}
 		}
 	}
