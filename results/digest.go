@@ -45,7 +45,7 @@ var digestQueries = []struct{ table, sql string }{
 	// Row ids inside JSON (a group pair's block candidate names its
 	// episode, a branch its parent episode) are resolved like columns.
 	{"candidates", `SELECT c.unit_fp, json_array(c.kind, c.context_id, c.persona, c.sample_idx, ` + candidatePrompt("c") + `, c.text, c.raw,
-		c.model_id, ` + idInJSON("c.meta_json", "$.episode_id") + `) FROM candidates c JOIN json_each(?1) d ON d.value = c.unit_fp`},
+		c.model_id, ` + idInJSON("c.meta_json", "$.episode_id") + `) FROM json_each(?1) d JOIN units u ON u.fingerprint = d.value JOIN candidates c ON c.unit_no = u.no`},
 	{"episodes", `SELECT e.unit_fp, json_array(e.idx, e.conv_id, e.id_field, e.id_raw, e.sample_idx, e.system, e.dataset,
 		e.valence, e.domain, e.meeting, e.start_idx, e.mode, ` + idInJSON("e.metadata_json", "$.branch.parent_episode_id") +
 		`, e.agents_spoken, e.initial_emotion,

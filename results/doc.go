@@ -39,6 +39,12 @@
 //     removal finds a unit's prompts through its candidates: the table
 //     has no index on unit_fp (migration 0018), which each unit's commit
 //     would have written at a random place.
+//   - For the same reason candidates are keyed by their unit's number, not
+//     its fingerprint: units.no, given in order of creation (migration
+//     0019), and UNIQUE (unit_no, sample_idx), so each unit's entries land
+//     at the right edge of the index. A unit's candidates are found by
+//     unit_no = (SELECT no FROM units WHERE fingerprint = ?); ingest gives
+//     copied candidates the number their unit got in the main database.
 //   - A run's unit tallies are facts of that run: the writer records the
 //     acting run with each unit state change, and only its tallies move.
 //   - A fresh report reads a run's report blocks (migration 0017,

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -25,6 +26,12 @@ type ingestTable struct {
 	parent string            // "" = rows selected by unit_fp; else the id column whose parent is copied
 	refs   map[string]string // column -> referenced table
 	upsert string            // conflict target whose duplicates are skipped
+	// where, if set, selects the shard's rows instead of their unit_fp
+	// (an index-backed condition where no index holds unit_fp).
+	where string
+	// derived columns are computed in the main database from the shard's
+	// row s, not copied (a number the main database gave).
+	derived map[string]string
 }
 
 // ingestOrder lists the result tables, parents before children.
@@ -33,7 +40,11 @@ var ingestOrder = []ingestTable{
 	{name: "episodes"},
 	{name: "turns", parent: "episode_id", refs: map[string]string{"episode_id": "episodes"}},
 	{name: "candidate_prompts"},
-	{name: "candidates", refs: map[string]string{"prompt_id": "candidate_prompts"}},
+	// A candidate's unit_no is its unit's number (migration 0019), which
+	// the unit got anew in the main database.
+	{name: "candidates", refs: map[string]string{"prompt_id": "candidate_prompts"},
+		where:   `s.unit_no IN (SELECT no FROM shard.units WHERE fingerprint IN (SELECT fp FROM temp.ing_units))`,
+		derived: map[string]string{"unit_no": `(SELECT no FROM main.units WHERE fingerprint = s.unit_fp)`}},
 	{name: "judgments", refs: map[string]string{"candidate_id": "candidates", "turn_id": "turns", "episode_id": "episodes"}},
 	{name: "comparisons"},
 	{name: "metrics", refs: map[string]string{"episode_id": "episodes"}},
@@ -150,7 +161,7 @@ func ingestRows(ctx context.Context, tx *sql.Tx, t ingestTable, runID string) (i
 	if err != nil {
 		return 0, err
 	}
-	where := `s.unit_fp IN (SELECT fp FROM temp.ing_units)`
+	where := cmp.Or(t.where, `s.unit_fp IN (SELECT fp FROM temp.ing_units)`)
 	if t.parent != "" {
 		where = fmt.Sprintf(`s.%s IN (SELECT old FROM temp.map_%s)`, t.parent, t.refs[t.parent])
 	}
@@ -169,6 +180,8 @@ func ingestRows(ctx context.Context, tx *sql.Tx, t ingestTable, runID string) (i
 		case c == "run_id":
 			sel[i] = "?"
 			args = append(args, runID)
+		case t.derived[c] != "":
+			sel[i] = t.derived[c]
 		case t.refs[c] != "":
 			sel[i] = fmt.Sprintf(`COALESCE((SELECT new FROM temp.map_%s WHERE old = s.%s), s.%s)`, t.refs[c], c, c)
 		default:

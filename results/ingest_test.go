@@ -119,6 +119,8 @@ func TestIngestTwoShardsTwice(t *testing.T) {
 			LEFT JOIN candidates c ON c.id = j.candidate_id LEFT JOIN turns t ON t.id = j.turn_id
 			LEFT JOIN episodes e ON e.id = COALESCE(j.episode_id, t.episode_id)
 			WHERE COALESCE(c.unit_fp, e.unit_fp) IS NOT j.unit_fp`,
+		"candidates under another unit's number": `SELECT COUNT(*) FROM candidates c LEFT JOIN units u ON u.no = c.unit_no
+			WHERE u.fingerprint IS NOT c.unit_fp`,
 		"metrics across units": `SELECT COUNT(*) FROM metrics m JOIN episodes e ON e.id = m.episode_id WHERE e.unit_fp <> m.unit_fp`,
 		"rows of the job's run": `SELECT (SELECT COUNT(*) FROM episodes WHERE run_id <> 'run-1')
 			+ (SELECT COUNT(*) FROM runs WHERE id LIKE 'job-%')`,

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,7 +22,17 @@ type migration struct {
 	version int
 	name    string
 	sql     string
+	// fkOff: the migration rebuilds a table that others reference, which
+	// it must do with foreign keys off (its first line is fkOffLine).
+	fkOff bool
 }
+
+// fkOffLine, as a migration's first line, has it run with foreign keys
+// off: SQLite's way to rebuild a table (create a new one, copy, drop the
+// old, rename), since dropping a referenced table with them on deletes its
+// rows first, and cascades. The switch only takes effect outside a
+// transaction, so it is made around the migration's.
+const fkOffLine = "-- mascot: foreign keys off"
 
 // loadMigrations reads the embedded migrations sorted by version.
 func loadMigrations() ([]migration, error) {
@@ -44,7 +55,8 @@ func loadMigrations() ([]migration, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading migration %q: %w", name, err)
 		}
-		out = append(out, migration{version: v, name: name, sql: string(body)})
+		first, _, _ := strings.Cut(string(body), "\n")
+		out = append(out, migration{version: v, name: name, sql: string(body), fkOff: strings.TrimSpace(first) == fkOffLine})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
 	for i, m := range out {
@@ -77,8 +89,23 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
-	tx, err := db.BeginTx(ctx, nil)
+func applyMigration(ctx context.Context, db *sql.DB, m migration) (err error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("starting migration %s: %w", m.name, err)
+	}
+	defer conn.Close()
+	if m.fkOff {
+		if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+			return fmt.Errorf("starting migration %s: %w", m.name, err)
+		}
+		defer func() {
+			if _, on := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`); on != nil && err == nil {
+				err = fmt.Errorf("ending migration %s: turning foreign keys back on: %w", m.name, on)
+			}
+		}()
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("starting migration %s: %w", m.name, err)
 	}
@@ -86,11 +113,40 @@ func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return fmt.Errorf("applying migration %s: %w", m.name, err)
 	}
+	if m.fkOff {
+		if err := checkForeignKeys(ctx, tx, m.sql); err != nil {
+			return fmt.Errorf("applying migration %s: %w", m.name, err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
 		return fmt.Errorf("bumping user_version to %d: %w", m.version, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("committing migration %s: %w", m.name, err)
+	}
+	return nil
+}
+
+// rebuiltTable finds the tables a migration creates anew under a
+// temporary name (CREATE TABLE x_new ... RENAME TO x).
+var rebuiltTable = regexp.MustCompile(`(?m)^ALTER TABLE \w+ RENAME TO (\w+);`)
+
+// checkForeignKeys checks, before a migration run with foreign keys off
+// commits, that the tables it rebuilt point only at rows that exist.
+func checkForeignKeys(ctx context.Context, tx *sql.Tx, migrationSQL string) error {
+	for _, m := range rebuiltTable.FindAllStringSubmatch(migrationSQL, -1) {
+		var table, parent string
+		var rowid sql.NullInt64
+		var fk int
+		err := tx.QueryRowContext(ctx, `SELECT "table", rowid, parent, fkid FROM pragma_foreign_key_check(?)`, m[1]).
+			Scan(&table, &rowid, &parent, &fk)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return fmt.Errorf("checking the foreign keys of %s: %w", m[1], err)
+		default:
+			return fmt.Errorf("row %d of %s points at a row of %s that does not exist", rowid.Int64, table, parent)
+		}
 	}
 	return nil
 }

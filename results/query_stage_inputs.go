@@ -73,8 +73,7 @@ type CandidateText struct {
 // CandidateTexts returns the candidates of the units, ordered by unit,
 // sample index and id.
 func (s *Store) CandidateTexts(ctx context.Context, units []string) ([]CandidateText, error) {
-	return queryUnits(ctx, s.r, "reading candidates", units, `SELECT id, unit_fp, context_id, persona, text
-		FROM candidates WHERE unit_fp IN (SELECT value FROM json_each(?)) ORDER BY unit_fp, sample_idx, id`,
+	return queryUnits(ctx, s.r, "reading candidates", units, candidateTextsSQL,
 		func(sc scanner) (CandidateText, error) {
 			var c CandidateText
 			return c, sc.Scan(&c.ID, &c.UnitFP, &c.ContextID, &c.Persona, &c.Text)
@@ -84,9 +83,16 @@ func (s *Store) CandidateTexts(ctx context.Context, units []string) ([]Candidate
 // CandidatePrompts returns the distinct non-empty prompts of the units'
 // candidates, sorted.
 func (s *Store) CandidatePrompts(ctx context.Context, units []string) ([]string, error) {
-	return queryUnits(ctx, s.r, "reading candidate prompts", units, `SELECT DISTINCT `+candidatePrompt("c")+` AS p
-		FROM candidates c WHERE c.unit_fp IN (SELECT value FROM json_each(?)) AND p <> '' ORDER BY p`, scanString)
+	return queryUnits(ctx, s.r, "reading candidate prompts", units, candidatePromptsSQL, scanString)
 }
+
+// The candidates of units are found by the units' numbers (migration 0019).
+var (
+	candidateTextsSQL = `SELECT id, unit_fp, context_id, persona, text FROM candidates
+		WHERE unit_no IN ` + unitNosOf(`SELECT value FROM json_each(?)`) + ` ORDER BY unit_fp, sample_idx, id`
+	candidatePromptsSQL = `SELECT DISTINCT ` + candidatePrompt("c") + ` AS p FROM candidates c
+		WHERE c.unit_no IN ` + unitNosOf(`SELECT value FROM json_each(?)`) + ` AND p <> '' ORDER BY p`
+)
 
 // DirectorPrompts returns the distinct Director prompts stored in the
 // metadata of the units' episodes (metadata director_prompt), sorted.

@@ -195,8 +195,11 @@ func deleteRows(ctx context.Context, tx *sql.Tx, rm *Removal, dryRun bool) error
 	}
 	for _, t := range rowTables {
 		where := ` WHERE unit_fp IN (SELECT fp FROM rm_units)`
-		if t == "candidate_prompts" {
+		switch t {
+		case "candidate_prompts":
 			where = ` WHERE id IN (SELECT id FROM rm_prompts) AND unit_fp IN (SELECT fp FROM rm_units)`
+		case "candidates": // by unit number (migration 0019): no index holds their unit_fp
+			where = removedCandidates
 		}
 		var n int64
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+t+where).Scan(&n); err != nil {
@@ -262,13 +265,15 @@ func queryStrings(ctx context.Context, tx *sql.Tx, q string, out *[]string) erro
 	return rows.Err()
 }
 
+// removedCandidates selects the candidates of the removable units.
+var removedCandidates = ` WHERE unit_no IN ` + unitNosOf(`SELECT fp FROM rm_units`)
+
 // listPrompts fills the temporary table rm_prompts with the ids of the
 // shared prompts of the removable units' candidates.
 func listPrompts(ctx context.Context, tx *sql.Tx) error {
 	for _, q := range []string{`DROP TABLE IF EXISTS temp.rm_prompts`,
 		`CREATE TEMP TABLE rm_prompts (id INTEGER PRIMARY KEY)`,
-		`INSERT OR IGNORE INTO rm_prompts (id) SELECT prompt_id FROM candidates
-			WHERE unit_fp IN (SELECT fp FROM rm_units) AND prompt_id IS NOT NULL`} {
+		`INSERT OR IGNORE INTO rm_prompts (id) SELECT prompt_id FROM candidates` + removedCandidates + ` AND prompt_id IS NOT NULL`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("listing the prompts of removed candidates: %w", err)
 		}

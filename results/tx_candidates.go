@@ -30,7 +30,7 @@ func (t *Tx) InsertCandidates(cs []Candidate) ([]int64, error) {
 			}
 		}
 	}
-	args := make([]any, 0, 13*len(cs))
+	args := make([]any, 0, 14*len(cs))
 	now := any(nowMS())
 	// The K candidates of a unit differ in their text and sample index
 	// only: each repeated column is boxed into an argument once.
@@ -58,7 +58,8 @@ func (t *Tx) InsertCandidates(cs []Candidate) ([]int64, error) {
 		if r := cmp.Or(c.RunID, t.unit.RunID); r != "" {
 			run = runID.of(r)
 		}
-		args = append(args, unitFP.of(t.fp(c.UnitFP)), run, kind.of(orDefault(c.Kind, "response")), contextID.of(c.ContextID),
+		fp := unitFP.of(t.fp(c.UnitFP))
+		args = append(args, fp, fp, run, kind.of(orDefault(c.Kind, "response")), contextID.of(c.ContextID),
 			persona.of(c.Persona), c.SampleIdx, prompt, promptID, c.Text, c.Raw, modelID.of(c.ModelID),
 			meta.of(jsonOr(c.Meta, "{}")), now)
 	}
@@ -90,8 +91,20 @@ func candidatePrompt(a string) string {
 	return `COALESCE((SELECT cp.prompt FROM candidate_prompts cp WHERE cp.id = ` + a + `.prompt_id), ` + a + `.prompt)`
 }
 
-var insertCandidatesSQL = rowsSQL{head: `INSERT INTO candidates (unit_fp, run_id, kind, context_id, persona, sample_idx,
-	prompt, prompt_id, text, raw, model_id, meta_json, created_at) VALUES `, row: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"}
+var insertCandidatesSQL = rowsSQL{head: `INSERT INTO candidates (unit_fp, unit_no, run_id, kind, context_id, persona, sample_idx,
+	prompt, prompt_id, text, raw, model_id, meta_json, created_at) VALUES `, row: "(?, " + unitNoOf + ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"}
+
+// unitNoOf is the SQL of the number of the unit whose fingerprint is the
+// parameter: candidates are keyed by it (migration 0019). A unit that is
+// not there gives NULL, which unit_no refuses.
+const unitNoOf = `(SELECT no FROM units WHERE fingerprint = ?)`
+
+// unitNosOf is the SQL of the numbers of the units whose fingerprints the
+// query fps lists: candidates are found by them (their unique index leads
+// with unit_no), not by unit_fp, which no index of candidates holds.
+func unitNosOf(fps string) string {
+	return `(SELECT u.no FROM units u WHERE u.fingerprint IN (` + fps + `))`
+}
 
 // lastBoxed is a column's last value boxed as a statement argument: rows
 // that repeat it share one box (an allocation per string otherwise).

@@ -5,12 +5,13 @@ import (
 	"fmt"
 )
 
-const insertCandidateSQL = `INSERT INTO candidates (unit_fp, run_id, kind, context_id, persona, sample_idx,
-	prompt, text, raw, model_id, meta_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+const insertCandidateSQL = `INSERT INTO candidates (unit_fp, unit_no, run_id, kind, context_id, persona, sample_idx,
+	prompt, text, raw, model_id, meta_json, created_at) VALUES (?, ` + unitNoOf + `, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // InsertCandidate inserts one candidate and returns its id.
 func (t *Tx) InsertCandidate(c Candidate) (int64, error) {
-	id, err := t.insert(insertCandidateSQL, t.fp(c.UnitFP), t.run(c.RunID), orDefault(c.Kind, "response"),
+	fp := t.fp(c.UnitFP)
+	id, err := t.insert(insertCandidateSQL, fp, fp, t.run(c.RunID), orDefault(c.Kind, "response"),
 		c.ContextID, c.Persona, c.SampleIdx, c.Prompt, c.Text, c.Raw, c.ModelID, jsonOr(c.Meta, "{}"), nowMS())
 	if err != nil {
 		return 0, fmt.Errorf("inserting candidate %s/%d: %w", c.ContextID, c.SampleIdx, err)
