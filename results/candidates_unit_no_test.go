@@ -132,8 +132,8 @@ func TestCandidatesRebuiltByUnitNumber(t *testing.T) {
 	}
 }
 
-// TestUnitsNumberedByAnyWriter: a unit inserted without a number (by a
-// writer other than the ledger, as ingest's copy is) gets the next one.
+// TestUnitsNumberedByAnyWriter: a unit inserted without a number (by the
+// ledger, by ingest's copy, by hand) gets one past the largest.
 func TestUnitsNumberedByAnyWriter(t *testing.T) {
 	s := openTemp(t)
 	execAll(t, s.w, `INSERT INTO units (fingerprint, state, created_at, updated_at) VALUES ('a', 'done', 0, 0), ('b', 'done', 0, 0)`,
@@ -152,7 +152,7 @@ func TestUnitsNumberedByAnyWriter(t *testing.T) {
 func TestRebuildRefusesDanglingRows(t *testing.T) {
 	v := migrationNumber(t, "_candidates_by_unit_no")
 	for name, tc := range map[string]struct{ row, want string }{
-		"unit": {`INSERT INTO candidates (id, unit_fp, created_at) VALUES (30, 'ghost', 0)`, "NOT NULL constraint failed: candidates_new.unit_no"},
+		"unit": {`INSERT INTO candidates (id, unit_fp, created_at) VALUES (30, 'ghost', 0)`, "row 30 of candidates points at a row of units that does not exist"},
 		"run":  {`INSERT INTO candidates (id, unit_fp, run_id, sample_idx, created_at) VALUES (30, 'ua', 'ghost', 5, 0)`, "row 30 of candidates points at a row of runs"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -81,15 +81,10 @@ func (s *Store) StartUnit(ctx context.Context, u Unit) error {
 	})
 }
 
-const startUnitSQL = `INSERT INTO units (fingerprint, kind, stage_key, run_id, state, attempts, created_at, updated_at, no)
-	VALUES (?, ?, ?, ?, 'running', 1, ?, ?, ` + nextUnitNo + `)
+const startUnitSQL = `INSERT INTO units (fingerprint, kind, stage_key, run_id, state, attempts, created_at, updated_at)
+	VALUES (?, ?, ?, ?, 'running', 1, ?, ?)
 	ON CONFLICT (fingerprint) DO UPDATE SET state = 'running', attempts = units.attempts + 1,
 	updated_at = excluded.updated_at, run_id = COALESCE(excluded.run_id, units.run_id) WHERE units.state <> 'done'`
-
-// nextUnitNo is the SQL of a new unit's number: one past the largest, a
-// seek in units_by_no (migration 0019; the trigger units_number numbers
-// the units other writers insert).
-const nextUnitNo = `(SELECT COALESCE(MAX(no), 0) + 1 FROM units)`
 
 // startUnit is ensureUnit counting an attempt, in one statement; it
 // reports whether the unit was done (and so left alone).
@@ -120,8 +115,8 @@ func ensureUnit(ctx context.Context, tx *sql.Tx, u Unit, countAttempt bool) (str
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		now := nowMS()
-		_, err = tx.ExecContext(ctx, `INSERT INTO units (fingerprint, kind, stage_key, run_id, state, attempts, created_at, updated_at, no)
-			VALUES (?, ?, ?, ?, 'running', 1, ?, ?, `+nextUnitNo+`)`, u.Fingerprint, u.Kind, u.StageKey, nullString(u.RunID), now, now)
+		_, err = tx.ExecContext(ctx, `INSERT INTO units (fingerprint, kind, stage_key, run_id, state, attempts, created_at, updated_at)
+			VALUES (?, ?, ?, ?, 'running', 1, ?, ?)`, u.Fingerprint, u.Kind, u.StageKey, nullString(u.RunID), now, now)
 		if err != nil {
 			return "", fmt.Errorf("creating unit %s: %w", u.Fingerprint, err)
 		}

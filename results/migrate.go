@@ -110,13 +110,22 @@ func applyMigration(ctx context.Context, db *sql.DB, m migration) (err error) {
 		return fmt.Errorf("starting migration %s: %w", m.name, err)
 	}
 	defer func() { _ = tx.Rollback() }() // sql.ErrTxDone after Commit
+	// With foreign keys off nothing checks the rows a rebuild copies: the
+	// table's keys are checked before (so a row pointing at nothing is
+	// named, not met as whatever constraint of the copy it breaks first)
+	// and after (the new table's own references).
+	check := func() error { return nil }
+	if m.fkOff {
+		check = func() error { return checkForeignKeys(ctx, tx, m.sql) }
+	}
+	if err := check(); err != nil {
+		return fmt.Errorf("applying migration %s: %w", m.name, err)
+	}
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return fmt.Errorf("applying migration %s: %w", m.name, err)
 	}
-	if m.fkOff {
-		if err := checkForeignKeys(ctx, tx, m.sql); err != nil {
-			return fmt.Errorf("applying migration %s: %w", m.name, err)
-		}
+	if err := check(); err != nil {
+		return fmt.Errorf("applying migration %s: %w", m.name, err)
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
 		return fmt.Errorf("bumping user_version to %d: %w", m.version, err)
@@ -127,19 +136,19 @@ func applyMigration(ctx context.Context, db *sql.DB, m migration) (err error) {
 	return nil
 }
 
-// rebuiltTable finds the tables a migration creates anew under a
-// temporary name (CREATE TABLE x_new ... RENAME TO x).
+// rebuiltTable finds the tables a migration rebuilds: created anew under a
+// temporary name, the old one dropped, the new one renamed to its name
+// (ALTER TABLE x_new RENAME TO x), so x exists before and after.
 var rebuiltTable = regexp.MustCompile(`(?m)^ALTER TABLE \w+ RENAME TO (\w+);`)
 
-// checkForeignKeys checks, before a migration run with foreign keys off
-// commits, that the tables it rebuilt point only at rows that exist.
+// checkForeignKeys checks that the tables a migration run with foreign
+// keys off rebuilds point only at rows that exist.
 func checkForeignKeys(ctx context.Context, tx *sql.Tx, migrationSQL string) error {
 	for _, m := range rebuiltTable.FindAllStringSubmatch(migrationSQL, -1) {
 		var table, parent string
 		var rowid sql.NullInt64
-		var fk int
-		err := tx.QueryRowContext(ctx, `SELECT "table", rowid, parent, fkid FROM pragma_foreign_key_check(?)`, m[1]).
-			Scan(&table, &rowid, &parent, &fk)
+		err := tx.QueryRowContext(ctx, `SELECT "table", rowid, parent FROM pragma_foreign_key_check(?)`, m[1]).
+			Scan(&table, &rowid, &parent)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:

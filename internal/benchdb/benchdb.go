@@ -28,8 +28,8 @@
 // unit; 4 independent episodes (one unit each) judged collectively
 // (judge_independent), and one branching episode with its judgments.
 //
-// At 100,000 evaluation episodes that is 5.8 million judgment rows and
-// about 311,000 units, the proportions of a real run of that size
+// At 100,000 evaluation episodes that is 5.94 million judgment rows and
+// 309,502 units, the proportions of a real run of that size
 // (docs/benchmarks.md compares them with a run of the demo). Criterion ids
 // come from the rubric (experiments/prompts). A second run, RunB, links
 // every unit of the first (a cached rerun), for comparisons. Databases are

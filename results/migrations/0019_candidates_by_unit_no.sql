@@ -10,8 +10,8 @@
 --
 -- units.no is explicit (not the rowid): VACUUM, and the VACUUM INTO of a
 -- Slurm snapshot, may renumber the rowids of a table without an INTEGER
--- PRIMARY KEY. Writers set it to one past the largest (units_by_no makes
--- that a seek); units_number numbers a unit any other writer inserts.
+-- PRIMARY KEY. The trigger units_number gives every new unit, whoever
+-- inserts it, one past the largest (a seek in units_by_no).
 -- candidates keeps unit_fp (readers, the foreign key to units); unit_no
 -- is the same unit's number, so a unit's candidates are found by
 -- unit_no = (SELECT no FROM units WHERE fingerprint = ?).

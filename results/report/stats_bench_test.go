@@ -27,8 +27,8 @@ func BenchmarkBootstrapPaired(b *testing.B) {
 	}
 }
 
-// benchRows is an n × cols matrix of scores 0..100 (plus offset) that
-// repeat with a period no column shares with another.
+// benchRows is an n × cols matrix of scores 0..100 (plus offset): every
+// column repeats with period 101, each at a phase of its own.
 func benchRows(n, cols int, offset float64) [][]float64 {
 	rows := make([][]float64, n)
 	for i := range rows {
