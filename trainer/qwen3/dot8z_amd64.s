@@ -15,8 +15,15 @@
 // y[r·ldy + j·ycs] = x_r · w_j (or y + it with acc) for r < 8, j < 3, the
 // input rows x + r·ldx, the weight rows w + j·ldw (n floats each, n a
 // multiple of 16). The caller spaces the weight rows a third of its range
-// apart, three long streams through the range as dot4x3's, each
-// prefetched 2 KiB ahead as dot4x4z's. The rows' pointers are set to the
+// apart, three long streams through the range as dot4x3's. Each stream
+// is prefetched twice: into L2 4 KiB ahead and into L1 1 KiB ahead. With
+// only the L1 prefetch 2 KiB ahead (as dot4x4z's) the lines in flight
+// were bounded by L1's few miss buffers, and where memory answered slowly
+// (a guest whose one thread read 20 GB/s) the eight-row kernel read 11 GB/s
+// against 25 from cache: the arithmetic waited on the reads instead of
+// overlapping them. The L2 prefetches go through L2's deeper queue, and
+// the L1 ones then find their lines in L2 (16–21 GB/s, docs/benchmarks.md).
+// The rows' pointers are set to the
 // rows' ends and one index runs from -4n to 0, which leaves twelve
 // registers for eleven pointers and the index.
 TEXT ·dot8x3z(SB), NOSPLIT, $0-65
@@ -43,9 +50,12 @@ TEXT ·dot8x3z(SB), NOSPLIT, $0-65
 	ZERO24
 
 loop83z:
-	PREFETCHT0  2048(BX)(AX*1)
-	PREFETCHT0  2048(DX)(AX*1)
-	PREFETCHT0  2048(CX)(AX*1)
+	PREFETCHT1  4096(BX)(AX*1)
+	PREFETCHT1  4096(DX)(AX*1)
+	PREFETCHT1  4096(CX)(AX*1)
+	PREFETCHT0  1024(BX)(AX*1)
+	PREFETCHT0  1024(DX)(AX*1)
+	PREFETCHT0  1024(CX)(AX*1)
 	VMOVUPS     (BX)(AX*1), Z24
 	VMOVUPS     (DX)(AX*1), Z25
 	VMOVUPS     (CX)(AX*1), Z26
@@ -60,15 +70,15 @@ loop83z:
 	ADDQ        $64, AX
 	JNZ         loop83z
 
-	// The loop's prefetches end 2 KiB past these rows (the whole next
-	// rows of each stream at n = 512). The reductions below take about
-	// as long as reading a third of a 2 KiB row, and with no read under
-	// way memory would idle through them: the next eight lines of each
-	// stream keep it busy (one thread streamed a third more bytes per
-	// second with them, docs/benchmarks.md).
-	PREFETCH8(2048, BX)
-	PREFETCH8(2048, DX)
-	PREFETCH8(2048, CX)
+	// The loop's L1 prefetches end 1 KiB past these rows, its L2 ones
+	// 4 KiB past. The reductions below take about as long as reading a
+	// third of a 2 KiB row, and with no read under way memory would idle
+	// through them: the next eight lines of each stream, already on their
+	// way to L2, are asked into L1 (one thread streamed a third more bytes
+	// per second with these, docs/benchmarks.md).
+	PREFETCH8(1024, BX)
+	PREFETCH8(1024, DX)
+	PREFETCH8(1024, CX)
 
 	MOVQ    y+40(FP), R12
 	MOVQ    ldy+48(FP), R13

@@ -18,8 +18,13 @@
 // accumulators: zero at first, part's 24 × 16 floats with mode&1. With
 // mode&2 the sums go to y[r·ldy + j·ycs] (or are added to it with acc),
 // else the accumulators go back to part. The next weight rows are rowb
-// bytes on (the same chunk of the next row of each stream), where the
-// loop prefetches.
+// bytes on (the same chunk of the next row of each stream): the loop
+// prefetches that row's chunk into L1 and the chunk of the row after it
+// into L2 (DI, R14, R15). The L1 prefetches alone kept too few lines in
+// flight where memory answered slowly: 11 GB/s against 17–18 with both
+// (one thread, [512,1536], docs/benchmarks.md). R14 and R15 are free in
+// an ABI0 function; it touches no global, which R15 would need when
+// dynamically linked.
 TEXT ·dot8x3zk(SB), NOSPLIT, $0-73
 	MOVQ  part+32(FP), R12
 	MOVQ  mode+40(FP), R13
@@ -68,9 +73,15 @@ start8k:
 	LEAQ (BX)(SI*1), R9
 	LEAQ (DX)(SI*1), R10
 	LEAQ (CX)(SI*1), R11
+	LEAQ (R9)(SI*1), DI
+	LEAQ (R10)(SI*1), R14
+	LEAQ (R11)(SI*1), R15
 	NEGQ AX
 
 loop8k:
+	PREFETCHT1  (DI)(AX*1)
+	PREFETCHT1  (R14)(AX*1)
+	PREFETCHT1  (R15)(AX*1)
 	PREFETCHT0  (R9)(AX*1)
 	PREFETCHT0  (R10)(AX*1)
 	PREFETCHT0  (R11)(AX*1)
