@@ -37,10 +37,11 @@
 // func dot4x4z(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, ycs int, acc bool)
 //
 // Four input rows against four weight rows ldw apart (long streams, as
-// dot4x3's): y[r·ldy + j·ycs], r, j < 4. Each stream is prefetched 2 KiB
-// ahead, twice dot4x3's distance: a batch of eight works through a
-// stream at the pace of its multiply-adds, and at 1 KiB the weights
-// arrived too late to overlap the arithmetic (docs/benchmarks.md).
+// dot4x3's): y[r·ldy + j·ycs], r, j < 4. Each stream is prefetched into
+// L2 4 KiB ahead and into L1 1 KiB ahead, as dot8x3z's: with L1
+// prefetches alone, 2 KiB ahead, L1's few miss buffers bounded the lines
+// in flight, and where memory answered slowly four rows read 13–15 GB/s
+// on one thread against 22–23 with both (docs/benchmarks.md).
 TEXT ·dot4x4z(SB), NOSPLIT, $0-65
 	MOVQ x+0(FP), R8
 	MOVQ ldx+8(FP), AX
@@ -75,10 +76,14 @@ TEXT ·dot4x4z(SB), NOSPLIT, $0-65
 	XORQ AX, AX
 
 loop44z:
-	PREFETCHT0  2048(BX)(AX*1)
-	PREFETCHT0  2048(DX)(AX*1)
-	PREFETCHT0  2048(DI)(AX*1)
-	PREFETCHT0  2048(SI)(AX*1)
+	PREFETCHT1  4096(BX)(AX*1)
+	PREFETCHT1  4096(DX)(AX*1)
+	PREFETCHT1  4096(DI)(AX*1)
+	PREFETCHT1  4096(SI)(AX*1)
+	PREFETCHT0  1024(BX)(AX*1)
+	PREFETCHT0  1024(DX)(AX*1)
+	PREFETCHT0  1024(DI)(AX*1)
+	PREFETCHT0  1024(SI)(AX*1)
 	VMOVUPS     (BX)(AX*1), Z16
 	VMOVUPS     (DX)(AX*1), Z17
 	VMOVUPS     (DI)(AX*1), Z18
@@ -164,7 +169,11 @@ add44z:
 // func dot1x8z(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bool)
 //
 // dot1x8 with sixteen lanes: one input row against eight weight rows ldw
-// apart, y[k·ldy], k < 8.
+// apart, y[k·ldy], k < 8. Each of the eight streams is prefetched into
+// L2, 2 KiB ahead: L1 prefetches 1 KiB ahead kept too few lines in
+// flight where memory answered slowly (one thread read 20–21 GB/s
+// against 27–30; docs/benchmarks.md), and with a multiply-add per
+// sixteen weights the loads from L2 keep up.
 TEXT ·dot1x8z(SB), NOSPLIT, $0-49
 	MOVQ x+0(FP), SI
 	MOVQ w+8(FP), BX
@@ -190,14 +199,14 @@ TEXT ·dot1x8z(SB), NOSPLIT, $0-49
 	XORQ AX, AX
 
 loop18z:
-	PREFETCHT0  1024(BX)(AX*1)
-	PREFETCHT0  1024(DX)(AX*1)
-	PREFETCHT0  1024(DI)(AX*1)
-	PREFETCHT0  1024(R8)(AX*1)
-	PREFETCHT0  1024(R9)(AX*1)
-	PREFETCHT0  1024(R10)(AX*1)
-	PREFETCHT0  1024(R11)(AX*1)
-	PREFETCHT0  1024(R12)(AX*1)
+	PREFETCHT1  2048(BX)(AX*1)
+	PREFETCHT1  2048(DX)(AX*1)
+	PREFETCHT1  2048(DI)(AX*1)
+	PREFETCHT1  2048(R8)(AX*1)
+	PREFETCHT1  2048(R9)(AX*1)
+	PREFETCHT1  2048(R10)(AX*1)
+	PREFETCHT1  2048(R11)(AX*1)
+	PREFETCHT1  2048(R12)(AX*1)
 	VMOVUPS     (SI)(AX*1), Z8
 	VFMADD231PS (BX)(AX*1), Z8, Z0
 	VFMADD231PS (DX)(AX*1), Z8, Z1
