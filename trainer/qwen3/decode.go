@@ -180,7 +180,7 @@ func (m *Model) logitsRowsInto(rows []row, want []bool, buf []float32) ([][]floa
 		buf = make([]float32, W*V)
 	}
 	logits := buf[:W*V]
-	matmulT(hid, W, D, m.head.Data, V, logits, false)
+	product(hid, W, D, m.head.Data, V, logits, false, m.base().streams)
 	out := make([][]float32, W)
 	for i := range out {
 		out[i] = logits[i*V : (i+1)*V : (i+1)*V]
@@ -213,7 +213,7 @@ func spansOf(rows []row) []span {
 func (m *Model) project(li int, p Proj, x []float32, rows int, y []float32, spans []span) {
 	w := m.layers[li].proj[p]
 	out, in := w.Shape[0], w.Shape[1]
-	matmulT(x, rows, in, w.Data, out, y, false)
+	product(x, rows, in, w.Data, out, y, false, m.base().streams)
 	for _, s := range spans {
 		n := s.hi - s.lo
 		for _, d := range s.view.layers[li].lora[p] {

@@ -4,6 +4,7 @@ package qwen3
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -103,6 +104,42 @@ func TestMatmulChunkedEqualsOneByOne(t *testing.T) {
 						if math.Float32bits(y[i]) != math.Float32bits(want[i]) {
 							t.Fatalf("in %d out %d rows %d acc %v: output %d is %v, one by one %v", in, out, rows, acc, i, y[i], want[i])
 						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestStreamingProductSameBits checks that the products of a model whose
+// weights stream from memory (product with stream, dot1x8zs for single
+// rows) give every output the bits of the cached kernels', alone and
+// added to what is there: the two one-row kernels differ only in their
+// prefetches. Rows 1 to 3 and outputs that leave a remainder after the
+// eight-stream blocks take every path of the singles.
+func TestStreamingProductSameBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, rows := range []int{1, 2, 3} {
+		for _, sh := range [][2]int{{37, 16}, {200, 64}, {1027, 512}} {
+			out, in := sh[0], sh[1]
+			x, w := make([]float32, rows*in), make([]float32, out*in)
+			for i := range x {
+				x[i] = float32(r.NormFloat64())
+			}
+			for i := range w {
+				w[i] = float32(r.NormFloat64())
+			}
+			for _, acc := range []bool{false, true} {
+				cached, streamed := make([]float32, rows*out), make([]float32, rows*out)
+				for i := range cached {
+					cached[i] = float32(i%7) - 3
+					streamed[i] = cached[i]
+				}
+				product(x, rows, in, w, out, cached, acc, false)
+				product(x, rows, in, w, out, streamed, acc, true)
+				for i := range cached {
+					if math.Float32bits(cached[i]) != math.Float32bits(streamed[i]) {
+						t.Fatalf("rows %d [%d,%d] acc %v: output %d is %v streamed, %v cached", rows, out, in, acc, i, streamed[i], cached[i])
 					}
 				}
 			}

@@ -57,6 +57,12 @@ func dot8x3zk(xp *float32, w *float32, ldw int, rowb int, part *float32, mode in
 //go:noescape
 func dot1x8z(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bool)
 
+// dot1x8zs is dot1x8z for weights streamed from memory: the same
+// arithmetic, other prefetches.
+//
+//go:noescape
+func dot1x8zs(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bool)
+
 // dot1x1z is dot1x1 with sixteen lanes.
 //
 //go:noescape

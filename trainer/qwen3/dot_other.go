@@ -33,6 +33,10 @@ func dot1x8z(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bo
 	panic("qwen3: dot1x8z without the amd64 kernels")
 }
 
+func dot1x8zs(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bool) {
+	panic("qwen3: dot1x8zs without the amd64 kernels")
+}
+
 func dot1x1z(x *float32, w *float32, n int, y *float32, acc bool) {
 	panic("qwen3: dot1x1z without the amd64 kernels")
 }

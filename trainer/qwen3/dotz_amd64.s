@@ -34,6 +34,110 @@
 	VADDSS m, X16, X16 \
 	VMOVSS X16, m
 
+// The one-row kernels dot1x8z and dot1x8zs share everything but their
+// prefetches; the macros below are their common parts.
+
+// ONE8Z_SETUP sets the eight weight streams' pointers (BX, DX, DI, R8–R12),
+// the input row (SI), the bytes (CX), the index (AX) and the accumulators.
+#define ONE8Z_SETUP \
+	MOVQ x+0(FP), SI \
+	MOVQ w+8(FP), BX \
+	MOVQ ldw+16(FP), AX \
+	SHLQ $2, AX \
+	LEAQ (BX)(AX*1), DX \
+	LEAQ (DX)(AX*1), DI \
+	LEAQ (DI)(AX*1), R8 \
+	LEAQ (R8)(AX*1), R9 \
+	LEAQ (R9)(AX*1), R10 \
+	LEAQ (R10)(AX*1), R11 \
+	LEAQ (R11)(AX*1), R12 \
+	MOVQ n+24(FP), CX \
+	SHLQ $2, CX \
+	VPXORD Z0, Z0, Z0 \
+	VPXORD Z1, Z1, Z1 \
+	VPXORD Z2, Z2, Z2 \
+	VPXORD Z3, Z3, Z3 \
+	VPXORD Z4, Z4, Z4 \
+	VPXORD Z5, Z5, Z5 \
+	VPXORD Z6, Z6, Z6 \
+	VPXORD Z7, Z7, Z7 \
+	XORQ AX, AX
+
+// ONE8Z_FMA multiplies sixteen inputs into the eight accumulators and
+// compares the next index with the end.
+#define ONE8Z_FMA \
+	VMOVUPS     (SI)(AX*1), Z8 \
+	VFMADD231PS (BX)(AX*1), Z8, Z0 \
+	VFMADD231PS (DX)(AX*1), Z8, Z1 \
+	VFMADD231PS (DI)(AX*1), Z8, Z2 \
+	VFMADD231PS (R8)(AX*1), Z8, Z3 \
+	VFMADD231PS (R9)(AX*1), Z8, Z4 \
+	VFMADD231PS (R10)(AX*1), Z8, Z5 \
+	VFMADD231PS (R11)(AX*1), Z8, Z6 \
+	VFMADD231PS (R12)(AX*1), Z8, Z7 \
+	ADDQ        $64, AX \
+	CMPQ        AX, CX
+
+// ONE8Z_PF0 and ONE8Z_PFS are the two kernels' prefetches.
+#define ONE8Z_PF0 \
+	PREFETCHT0  1024(BX)(AX*1) \
+	PREFETCHT0  1024(DX)(AX*1) \
+	PREFETCHT0  1024(DI)(AX*1) \
+	PREFETCHT0  1024(R8)(AX*1) \
+	PREFETCHT0  1024(R9)(AX*1) \
+	PREFETCHT0  1024(R10)(AX*1) \
+	PREFETCHT0  1024(R11)(AX*1) \
+	PREFETCHT0  1024(R12)(AX*1)
+#define ONE8Z_PFS \
+	PREFETCHT1  2048(BX)(AX*1) \
+	PREFETCHT1  2048(DX)(AX*1) \
+	PREFETCHT1  2048(DI)(AX*1) \
+	PREFETCHT1  2048(R8)(AX*1) \
+	PREFETCHT1  2048(R9)(AX*1) \
+	PREFETCHT1  2048(R10)(AX*1) \
+	PREFETCHT1  2048(R11)(AX*1) \
+	PREFETCHT1  2048(R12)(AX*1)
+
+// ONE8Z_RESULT loads the results' place and whether to add to them.
+#define ONE8Z_RESULT \
+	MOVQ    y+32(FP), SI \
+	MOVQ    ldy+40(FP), R12 \
+	SHLQ    $2, R12 \
+	MOVBLZX acc+48(FP), R13 \
+	TESTQ   R13, R13
+#define ONE8Z_PUT \
+	PUTZ(Z0, Y0, 0(SI)) \
+	ADDQ R12, SI \
+	PUTZ(Z1, Y1, 0(SI)) \
+	ADDQ R12, SI \
+	PUTZ(Z2, Y2, 0(SI)) \
+	ADDQ R12, SI \
+	PUTZ(Z3, Y3, 0(SI)) \
+	ADDQ R12, SI \
+	PUTZ(Z4, Y4, 0(SI)) \
+	ADDQ R12, SI \
+	PUTZ(Z5, Y5, 0(SI)) \
+	ADDQ R12, SI \
+	PUTZ(Z6, Y6, 0(SI)) \
+	ADDQ R12, SI \
+	PUTZ(Z7, Y7, 0(SI))
+#define ONE8Z_ADD \
+	ADDZ(Z0, Y0, 0(SI)) \
+	ADDQ R12, SI \
+	ADDZ(Z1, Y1, 0(SI)) \
+	ADDQ R12, SI \
+	ADDZ(Z2, Y2, 0(SI)) \
+	ADDQ R12, SI \
+	ADDZ(Z3, Y3, 0(SI)) \
+	ADDQ R12, SI \
+	ADDZ(Z4, Y4, 0(SI)) \
+	ADDQ R12, SI \
+	ADDZ(Z5, Y5, 0(SI)) \
+	ADDQ R12, SI \
+	ADDZ(Z6, Y6, 0(SI)) \
+	ADDQ R12, SI \
+	ADDZ(Z7, Y7, 0(SI))
+
 // func dot4x4z(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, ycs int, acc bool)
 //
 // Four input rows against four weight rows ldw apart (long streams, as
@@ -169,97 +273,50 @@ add44z:
 // func dot1x8z(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bool)
 //
 // dot1x8 with sixteen lanes: one input row against eight weight rows ldw
-// apart, y[k·ldy], k < 8. Each of the eight streams is prefetched into
-// L2, 2 KiB ahead: L1 prefetches 1 KiB ahead kept too few lines in
-// flight where memory answered slowly (one thread read 20–21 GB/s
-// against 27–30; docs/benchmarks.md), and with a multiply-add per
-// sixteen weights the loads from L2 keep up.
+// apart, y[k·ldy], k < 8, each stream prefetched into L1 1 KiB ahead. For
+// weights a cache holds (a small model's, read again every step).
 TEXT ·dot1x8z(SB), NOSPLIT, $0-49
-	MOVQ x+0(FP), SI
-	MOVQ w+8(FP), BX
-	MOVQ ldw+16(FP), AX
-	SHLQ $2, AX
-	LEAQ (BX)(AX*1), DX
-	LEAQ (DX)(AX*1), DI
-	LEAQ (DI)(AX*1), R8
-	LEAQ (R8)(AX*1), R9
-	LEAQ (R9)(AX*1), R10
-	LEAQ (R10)(AX*1), R11
-	LEAQ (R11)(AX*1), R12
-	MOVQ n+24(FP), CX
-	SHLQ $2, CX
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	XORQ AX, AX
+	ONE8Z_SETUP
 
 loop18z:
-	PREFETCHT1  2048(BX)(AX*1)
-	PREFETCHT1  2048(DX)(AX*1)
-	PREFETCHT1  2048(DI)(AX*1)
-	PREFETCHT1  2048(R8)(AX*1)
-	PREFETCHT1  2048(R9)(AX*1)
-	PREFETCHT1  2048(R10)(AX*1)
-	PREFETCHT1  2048(R11)(AX*1)
-	PREFETCHT1  2048(R12)(AX*1)
-	VMOVUPS     (SI)(AX*1), Z8
-	VFMADD231PS (BX)(AX*1), Z8, Z0
-	VFMADD231PS (DX)(AX*1), Z8, Z1
-	VFMADD231PS (DI)(AX*1), Z8, Z2
-	VFMADD231PS (R8)(AX*1), Z8, Z3
-	VFMADD231PS (R9)(AX*1), Z8, Z4
-	VFMADD231PS (R10)(AX*1), Z8, Z5
-	VFMADD231PS (R11)(AX*1), Z8, Z6
-	VFMADD231PS (R12)(AX*1), Z8, Z7
-	ADDQ        $64, AX
-	CMPQ        AX, CX
-	JLT         loop18z
-
-	MOVQ    y+32(FP), SI
-	MOVQ    ldy+40(FP), R12
-	SHLQ    $2, R12
-	MOVBLZX acc+48(FP), R13
-	TESTQ   R13, R13
-	JNZ     add18z
-	PUTZ(Z0, Y0, 0(SI))
-	ADDQ R12, SI
-	PUTZ(Z1, Y1, 0(SI))
-	ADDQ R12, SI
-	PUTZ(Z2, Y2, 0(SI))
-	ADDQ R12, SI
-	PUTZ(Z3, Y3, 0(SI))
-	ADDQ R12, SI
-	PUTZ(Z4, Y4, 0(SI))
-	ADDQ R12, SI
-	PUTZ(Z5, Y5, 0(SI))
-	ADDQ R12, SI
-	PUTZ(Z6, Y6, 0(SI))
-	ADDQ R12, SI
-	PUTZ(Z7, Y7, 0(SI))
+	ONE8Z_PF0
+	ONE8Z_FMA
+	JLT loop18z
+	ONE8Z_RESULT
+	JNZ add18z
+	ONE8Z_PUT
 	VZEROUPPER
 	RET
 
 add18z:
-	ADDZ(Z0, Y0, 0(SI))
-	ADDQ R12, SI
-	ADDZ(Z1, Y1, 0(SI))
-	ADDQ R12, SI
-	ADDZ(Z2, Y2, 0(SI))
-	ADDQ R12, SI
-	ADDZ(Z3, Y3, 0(SI))
-	ADDQ R12, SI
-	ADDZ(Z4, Y4, 0(SI))
-	ADDQ R12, SI
-	ADDZ(Z5, Y5, 0(SI))
-	ADDQ R12, SI
-	ADDZ(Z6, Y6, 0(SI))
-	ADDQ R12, SI
-	ADDZ(Z7, Y7, 0(SI))
+	ONE8Z_ADD
+	VZEROUPPER
+	RET
+
+// func dot1x8zs(x *float32, w *float32, ldw int, n int, y *float32, ldy int, acc bool)
+//
+// dot1x8z for weights streamed from memory (a model larger than the
+// caches): each stream prefetched into L2 2 KiB ahead instead. With the L1
+// prefetches the lines in flight were bounded by L1's few miss buffers,
+// and where memory answered slowly one thread read 20–21 GB/s against
+// 27–30 with these; with a multiply-add per sixteen weights the loads
+// from L2 keep up. On weights in cache the L1 prefetches are faster
+// (docs/benchmarks.md), hence two kernels.
+TEXT ·dot1x8zs(SB), NOSPLIT, $0-49
+	ONE8Z_SETUP
+
+loop18zs:
+	ONE8Z_PFS
+	ONE8Z_FMA
+	JLT loop18zs
+	ONE8Z_RESULT
+	JNZ add18zs
+	ONE8Z_PUT
+	VZEROUPPER
+	RET
+
+add18zs:
+	ONE8Z_ADD
 	VZEROUPPER
 	RET
 

@@ -18,6 +18,15 @@ import (
 // engine's batch invariance (docs/design/batch-invariance.md) rests on it,
 // and TestMatmulRowInvariant checks it bit for bit.
 func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accumulate bool) {
+	product(x, rows, in, w, out, y, accumulate, false)
+}
+
+// product is matmulT for weights that stream from memory when stream
+// (Model.streams: a model larger than the caches): a single row then goes
+// through the one-row kernel that prefetches into L2 (dot1x8zs), which
+// is faster from memory and slower from cache than dot1x8z. Both give
+// every output the same bits.
+func product(x []float32, rows, in int, w []float32, out int, y []float32, accumulate, stream bool) {
 	if rows == 0 || out == 0 {
 		return
 	}
@@ -33,7 +42,7 @@ func matmulT(x []float32, rows, in int, w []float32, out int, y []float32, accum
 		return
 	}
 	parallelFor(out, productWork(rows, in, out), colAlign, func(lo, hi int) {
-		dotsT(x, rows, in, w, lo, hi, y, out, accumulate)
+		dotsT(x, rows, in, w, lo, hi, y, out, accumulate, stream)
 	})
 }
 
@@ -91,9 +100,9 @@ const rowTile = 64
 // AVX-512 kernels' (dotz_amd64.s) on an AVX-512 CPU when in is a multiple
 // of 16, else the AVX2/FMA kernels' (dot_amd64.s) when in is a multiple of
 // 8, else dotPortable. Which family runs depends on the CPU and in alone.
-func dotsT(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy int, acc bool) {
+func dotsT(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy int, acc, stream bool) {
 	if zmmKernels && in%16 == 0 && in > 0 {
-		dotsTz(x, rows, in, w, lo, hi, y, ldy, acc)
+		dotsTz(x, rows, in, w, lo, hi, y, ldy, acc, stream)
 		return
 	}
 	if !fmaKernels || in%8 != 0 || in == 0 {
@@ -120,13 +129,17 @@ func dotsT(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy 
 // dotsTz is dotsT with the AVX-512 kernels (dotz_amd64.s, dot8z_amd64.s):
 // eight input rows against three weight rows, then four against four for
 // the rows left, then one against eight.
-func dotsTz(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy int, acc bool) {
+func dotsTz(x []float32, rows, in int, w []float32, lo, hi int, y []float32, ldy int, acc, stream bool) {
+	fours := zmmKernels4
+	if stream {
+		fours = zmmKernels4s
+	}
 	for r0 := 0; r0 < rows; r0 += rowTile {
 		r1 := min(r0+rowTile, rows)
 		rest := zmmKernels8.blocks(x, rows, in, w, lo, hi, y, ldy, acc, r0, r1)
 		if rest < r1 {
-			rest = zmmKernels4.blocks(x, rows, in, w, lo, hi, y, ldy, acc, rest, r1)
-			zmmKernels4.singles(x, in, w, lo, hi, y, ldy, acc, rest, r1)
+			rest = fours.blocks(x, rows, in, w, lo, hi, y, ldy, acc, rest, r1)
+			fours.singles(x, in, w, lo, hi, y, ldy, acc, rest, r1)
 		}
 	}
 }
@@ -144,9 +157,10 @@ type kernels struct {
 }
 
 var (
-	avx2Kernels = kernels{block: dot4x3, m: 4, n: 3, row: dot1x8, one: dot1x1}
-	zmmKernels8 = kernels{block: dot8x3z, m: 8, n: 3, row: dot1x8z, one: dot1x1z}
-	zmmKernels4 = kernels{block: dot4x4z, m: 4, n: 4, row: dot1x8z, one: dot1x1z}
+	avx2Kernels  = kernels{block: dot4x3, m: 4, n: 3, row: dot1x8, one: dot1x1}
+	zmmKernels8  = kernels{block: dot8x3z, m: 8, n: 3, row: dot1x8z, one: dot1x1z}
+	zmmKernels4  = kernels{block: dot4x4z, m: 4, n: 4, row: dot1x8z, one: dot1x1z}
+	zmmKernels4s = kernels{block: dot4x4z, m: 4, n: 4, row: dot1x8zs, one: dot1x1z}
 )
 
 // blocks computes the outputs lo ≤ j < hi of rows r0 ≤ r < r1 that k.block
