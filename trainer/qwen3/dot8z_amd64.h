@@ -12,8 +12,8 @@
 	VMOVSHDUP     X28, X29 \
 	VADDSS        X29, X28, X28
 
-// ZERO24 zeroes the accumulators.
-#define ZERO24 \
+// ZERO8 zeroes the first eight accumulators, ZERO24 all of them.
+#define ZERO8 \
 	VPXORD Z0, Z0, Z0 \
 	VPXORD Z1, Z1, Z1 \
 	VPXORD Z2, Z2, Z2 \
@@ -21,7 +21,10 @@
 	VPXORD Z4, Z4, Z4 \
 	VPXORD Z5, Z5, Z5 \
 	VPXORD Z6, Z6, Z6 \
-	VPXORD Z7, Z7, Z7 \
+	VPXORD Z7, Z7, Z7
+
+#define ZERO24 \
+	ZERO8 \
 	VPXORD Z8, Z8, Z8 \
 	VPXORD Z9, Z9, Z9 \
 	VPXORD Z10, Z10, Z10 \

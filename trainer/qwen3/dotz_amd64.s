@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "dot8z_amd64.h"
 
 // The AVX-512 kernels: the three kernels of dot_amd64.s with sixteen
 // lanes, for CPUs with AVX-512F and inner sizes that are multiples of 16.
@@ -53,14 +54,7 @@
 	LEAQ (R11)(AX*1), R12 \
 	MOVQ n+24(FP), CX \
 	SHLQ $2, CX \
-	VPXORD Z0, Z0, Z0 \
-	VPXORD Z1, Z1, Z1 \
-	VPXORD Z2, Z2, Z2 \
-	VPXORD Z3, Z3, Z3 \
-	VPXORD Z4, Z4, Z4 \
-	VPXORD Z5, Z5, Z5 \
-	VPXORD Z6, Z6, Z6 \
-	VPXORD Z7, Z7, Z7 \
+	ZERO8 \
 	XORQ AX, AX
 
 // ONE8Z_FMA multiplies sixteen inputs into the eight accumulators and
@@ -105,38 +99,23 @@
 	SHLQ    $2, R12 \
 	MOVBLZX acc+48(FP), R13 \
 	TESTQ   R13, R13
-#define ONE8Z_PUT \
-	PUTZ(Z0, Y0, 0(SI)) \
+// ONE8Z_OUT puts (OP = PUTZ) or adds (OP = ADDZ) the eight sums at y, ldy apart.
+#define ONE8Z_OUT(OP) \
+	OP(Z0, Y0, 0(SI)) \
 	ADDQ R12, SI \
-	PUTZ(Z1, Y1, 0(SI)) \
+	OP(Z1, Y1, 0(SI)) \
 	ADDQ R12, SI \
-	PUTZ(Z2, Y2, 0(SI)) \
+	OP(Z2, Y2, 0(SI)) \
 	ADDQ R12, SI \
-	PUTZ(Z3, Y3, 0(SI)) \
+	OP(Z3, Y3, 0(SI)) \
 	ADDQ R12, SI \
-	PUTZ(Z4, Y4, 0(SI)) \
+	OP(Z4, Y4, 0(SI)) \
 	ADDQ R12, SI \
-	PUTZ(Z5, Y5, 0(SI)) \
+	OP(Z5, Y5, 0(SI)) \
 	ADDQ R12, SI \
-	PUTZ(Z6, Y6, 0(SI)) \
+	OP(Z6, Y6, 0(SI)) \
 	ADDQ R12, SI \
-	PUTZ(Z7, Y7, 0(SI))
-#define ONE8Z_ADD \
-	ADDZ(Z0, Y0, 0(SI)) \
-	ADDQ R12, SI \
-	ADDZ(Z1, Y1, 0(SI)) \
-	ADDQ R12, SI \
-	ADDZ(Z2, Y2, 0(SI)) \
-	ADDQ R12, SI \
-	ADDZ(Z3, Y3, 0(SI)) \
-	ADDQ R12, SI \
-	ADDZ(Z4, Y4, 0(SI)) \
-	ADDQ R12, SI \
-	ADDZ(Z5, Y5, 0(SI)) \
-	ADDQ R12, SI \
-	ADDZ(Z6, Y6, 0(SI)) \
-	ADDQ R12, SI \
-	ADDZ(Z7, Y7, 0(SI))
+	OP(Z7, Y7, 0(SI))
 
 // func dot4x4z(x *float32, ldx int, w *float32, ldw int, n int, y *float32, ldy int, ycs int, acc bool)
 //
@@ -284,12 +263,12 @@ loop18z:
 	JLT loop18z
 	ONE8Z_RESULT
 	JNZ add18z
-	ONE8Z_PUT
+	ONE8Z_OUT(PUTZ)
 	VZEROUPPER
 	RET
 
 add18z:
-	ONE8Z_ADD
+	ONE8Z_OUT(ADDZ)
 	VZEROUPPER
 	RET
 
@@ -311,12 +290,12 @@ loop18zs:
 	JLT loop18zs
 	ONE8Z_RESULT
 	JNZ add18zs
-	ONE8Z_PUT
+	ONE8Z_OUT(PUTZ)
 	VZEROUPPER
 	RET
 
 add18zs:
-	ONE8Z_ADD
+	ONE8Z_OUT(ADDZ)
 	VZEROUPPER
 	RET
 
