@@ -17,7 +17,7 @@
 // multiple of 16). The caller spaces the weight rows a third of its range
 // apart, three long streams through the range as dot4x3's. Each stream
 // is prefetched twice: into L2 4 KiB ahead and into L1 1 KiB ahead. With
-// only the L1 prefetch 2 KiB ahead (as dot4x4z's) the lines in flight
+// only an L1 prefetch 2 KiB ahead (as dot4x4z had too) the lines in flight
 // were bounded by L1's few miss buffers, and where memory answered slowly
 // (a guest whose one thread read 20 GB/s) the eight-row kernel read 11 GB/s
 // against 25 from cache: the arithmetic waited on the reads instead of

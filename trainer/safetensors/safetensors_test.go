@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -204,5 +205,39 @@ func TestShardedDir(t *testing.T) {
 	}
 	if got, err := ReadDir(one); err != nil || len(got) != 4 {
 		t.Fatalf("single file: %v %v", got, err)
+	}
+}
+
+// TestReadDirTensorsShareNoBytes: ReadDir carves every tensor from one
+// slab (internal/hugemem); each must come back with its own values, over
+// shards and past the 2 MB at which the slab is aligned for huge pages,
+// and with a capacity of its own length, so that an append to one can
+// never write into the next.
+func TestReadDirTensorsShareNoBytes(t *testing.T) {
+	dir := t.TempDir()
+	sizes := map[string]int{"a": 7, "b": 600_000, "c": 33, "d": 1}
+	ts := map[string]*Tensor{}
+	for name, n := range sizes {
+		d := make([]float32, n)
+		for i := range d {
+			d[i] = float32(i%1000) + float32(name[0])/1000
+		}
+		ts[name] = &Tensor{Shape: []int{n}, Data: d}
+	}
+	if err := WriteDir(dir, ts, F32, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range ts {
+		g := got[name]
+		if g == nil || !slices.Equal(g.Data, want.Data) {
+			t.Fatalf("tensor %s read back wrong", name)
+		}
+		if cap(g.Data) != len(g.Data) {
+			t.Fatalf("tensor %s: capacity %d beyond its %d values", name, cap(g.Data), len(g.Data))
+		}
 	}
 }
