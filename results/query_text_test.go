@@ -231,3 +231,54 @@ func TestBulkTurnsAreSearchable(t *testing.T) {
 		t.Errorf("second bulk insertion's search: %v, want its one driving episode", got)
 	}
 }
+
+// TestTextIndexKeepsNoSizes: migration 0020 makes the index anew without
+// FTS4's per-document sizes, indexing again the turns a database of the
+// schema before it holds, searches and the triggers working as before.
+func TestTextIndexKeepsNoSizes(t *testing.T) {
+	s := openTemp(t)
+	ids := textFixture(t, s)
+	sizes := `SELECT COUNT(*) FROM sqlite_master WHERE name = 'turn_text_docsize'`
+	if n := count(t, s, sizes); n != 0 {
+		t.Fatal("a new store's index keeps the sizes of its documents")
+	}
+	// The schema before 0020: the index of 0011, with its sizes.
+	undoMigrations(t, s.w, migrationNumber(t, "_turn_text_without_docsize"))
+	for _, q := range []string{
+		`CREATE VIRTUAL TABLE turn_text USING fts4(content="turns", response, tokenize=unicode61)`,
+		`INSERT INTO turn_text(turn_text) VALUES ('rebuild')`,
+		`UPDATE turns SET response = 'cycling' WHERE episode_id = ? AND turn_idx = 0`,
+	} {
+		if _, err := s.w.Exec(q, ids[17]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(t, s, sizes); n != 1 {
+		t.Fatal("the index of 0011 keeps no sizes: the test does not start where 0020 does")
+	}
+	if err := migrate(context.Background(), s.w); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, s, sizes); n != 0 {
+		t.Error("after migrating, the index keeps the sizes of its documents")
+	}
+	for text, want := range map[string][]int64{
+		"driving": {ids[3], ids[17]}, // 17's third turn still drives
+		"cycling": {ids[17]},         // written before the migration
+		"naive":   {ids[9]},
+	} {
+		if got := searchAll(t, s, text, 50); !slices.Equal(got, want) {
+			t.Errorf("search %q after migrating: %v, want %v", text, got, want)
+		}
+	}
+	// The triggers of 0011 write to the new table.
+	if _, err := s.w.Exec(`UPDATE turns SET response = 'sailing' WHERE episode_id = ? AND turn_idx = 0`, ids[3]); err != nil {
+		t.Fatal(err)
+	}
+	if got := searchAll(t, s, "sailing", 50); !slices.Equal(got, []int64{ids[3]}) {
+		t.Errorf("a response changed after migrating: %v, want [%d]", got, ids[3])
+	}
+	if got := searchAll(t, s, "driving", 50); !slices.Equal(got, []int64{ids[17]}) {
+		t.Errorf("after the change, driving finds %v, want [%d]", got, ids[17])
+	}
+}
