@@ -216,6 +216,9 @@ func Append(buf *bytes.Buffer, e *Record) error {
 // reproduce (null, another type), are kept in Extra, so that
 // Encode(Decode(line)) equals line as a JSON value.
 func Decode(line []byte) (*Record, error) {
+	if e := decodeRecordCanonical(line); e != nil {
+		return e, nil
+	}
 	if e := decodeRecordFast(line); e != nil {
 		return e, nil
 	}
