@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strconv"
 	"unicode/utf8"
+
+	"mascot.dev/mascot/internal/jsonstr"
 )
 
 // The scalar values of scanReply's scanner.
@@ -40,37 +42,11 @@ func (s *scanner) str(v *string) bool {
 		*v = string(raw)
 		return true
 	}
-	out := make([]byte, 0, len(raw))
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c != '\\' {
-			out = append(out, c)
-			continue
-		}
-		i++
-		switch raw[i] {
-		case '"', '\\', '/':
-			out = append(out, raw[i])
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		default: // 'u', four hex digits (rawString checked them)
-			r, err := strconv.ParseUint(string(raw[i+1:i+5]), 16, 32)
-			if err != nil || 0xD800 <= r && r <= 0xDFFF {
-				return false // a surrogate: json.Unmarshal pairs or replaces it
-			}
-			out = utf8.AppendRune(out, rune(r))
-			i += 4
-		}
+	u, ok := jsonstr.Unescape(raw) // a surrogate: json.Unmarshal pairs or replaces it
+	if !ok {
+		return false
 	}
-	*v = string(out)
+	*v = u
 	return true
 }
 
@@ -81,46 +57,13 @@ func (s *scanner) rawString() ([]byte, bool) {
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
 		return nil, false
 	}
-	s.i++
-	start := s.i
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
-		case c == '"':
-			raw := s.b[start:s.i]
-			s.i++
-			return raw, true
-		case c < 0x20:
-			return nil, false
-		case c == '\\':
-			if s.i+1 >= len(s.b) {
-				return nil, false
-			}
-			switch s.b[s.i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.i += 2
-			case 'u':
-				if s.i+6 > len(s.b) {
-					return nil, false
-				}
-				for _, h := range s.b[s.i+2 : s.i+6] {
-					if !isHex(h) {
-						return nil, false
-					}
-				}
-				s.i += 6
-			default:
-				return nil, false
-			}
-		default:
-			s.i++
-		}
+	end, ok := jsonstr.End(s.b, s.i+1)
+	if !ok {
+		return nil, false
 	}
-	return nil, false
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+	raw := s.b[s.i+1 : end]
+	s.i = end + 1
+	return raw, true
 }
 
 // number reads a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?

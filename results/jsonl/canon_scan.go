@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"mascot.dev/mascot/internal/jsonstr"
 )
 
 // The canonical scanner's primitives: integers, strings (sliced from the
@@ -42,62 +42,15 @@ func (c *canonScanner) str(dst *string) bool {
 		*dst, c.i = rest[:end], c.i+end+1
 		return true
 	}
-	return c.unescape(dst)
-}
-
-// unescape reads a string with escapes from after its opening quote.
-func (c *canonScanner) unescape(dst *string) bool {
-	var b []byte
-	for c.i < len(c.s) {
-		ch := c.s[c.i]
-		switch {
-		case ch == '"':
-			c.i++
-			*dst = string(b)
-			return true
-		case ch != '\\':
-			b = append(b, ch)
-			c.i++
-			continue
-		}
-		if c.i+1 >= len(c.s) {
-			return false
-		}
-		esc := c.s[c.i+1]
-		c.i += 2
-		switch esc {
-		case '"', '\\', '/':
-			b = append(b, esc)
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r, ok := c.hex4()
-			if !ok || utf16.IsSurrogate(r) { // not in the exporter's form
-				return false
-			}
-			b = utf8.AppendRune(b, r)
-		default:
-			return false
-		}
+	end, ok := jsonstr.End(c.s, c.i) // the first quote was escaped
+	if !ok {
+		return false
 	}
-	return false
-}
-
-func (c *canonScanner) hex4() (rune, bool) {
-	if c.i+4 > len(c.s) {
-		return 0, false
+	if *dst, ok = jsonstr.Unescape(c.s[c.i:end]); !ok {
+		return false
 	}
-	n, err := strconv.ParseUint(c.s[c.i:c.i+4], 16, 16)
-	c.i += 4
-	return rune(n), err == nil
+	c.i = end + 1
+	return true
 }
 
 // raw reads one JSON value verbatim (nil when it is not valid JSON): the
@@ -120,15 +73,8 @@ func skipValue(s string, i, depth int) (int, bool) {
 	}
 	switch s[i] {
 	case '"':
-		for j := i + 1; j < len(s); j++ {
-			switch s[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1, true
-			}
-		}
-		return 0, false
+		end, ok := jsonstr.End(s, i+1)
+		return end + 1, ok
 	case '[', '{':
 		j := i + 1
 		for j < len(s) {

@@ -1,7 +1,6 @@
 package jsonl
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -32,10 +31,7 @@ func decodeRecordCanonical(line []byte) *Record {
 	if e == nil || c.i != len(c.s) {
 		return nil
 	}
-	enc := encodeBuffers.Get().(*bytes.Buffer)
-	defer encodeBuffers.Put(enc)
-	enc.Reset()
-	if Append(enc, e) != nil || !bytes.Equal(enc.Bytes(), line) {
+	if !writesBack(e, line) {
 		return nil
 	}
 	return e

@@ -77,10 +77,7 @@ func decodeRecordFast(line []byte) *Record {
 				Extra: rawExtra(t.Unknown)}
 		}
 	}
-	enc := encodeBuffers.Get().(*bytes.Buffer)
-	defer encodeBuffers.Put(enc)
-	enc.Reset()
-	if Append(enc, e) != nil || !bytes.Equal(enc.Bytes(), line) {
+	if !writesBack(e, line) {
 		return nil
 	}
 	return e
@@ -91,7 +88,16 @@ func decodeRecordFast(line []byte) *Record {
 // line.
 var fastRecords = sync.Pool{New: func() any { return new(fastRecord) }}
 
-// encodeBuffers holds the buffers decodeRecordFast re-encodes lines into.
+// writesBack reports whether Append writes e as line, byte for byte: the
+// check that ends both fast tiers of Decode.
+func writesBack(e *Record, line []byte) bool {
+	enc := encodeBuffers.Get().(*bytes.Buffer)
+	defer encodeBuffers.Put(enc)
+	enc.Reset()
+	return Append(enc, e) == nil && bytes.Equal(enc.Bytes(), line)
+}
+
+// encodeBuffers holds the buffers Decode's fast tiers re-encode lines into.
 var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // decodeMetadataFast is decodeRecordFast for a metadata block alone.
