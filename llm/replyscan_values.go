@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"mascot.dev/mascot/internal/jsonstr"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // The scalar values of scanReply's scanner.
@@ -42,7 +42,7 @@ func (s *scanner) str(v *string) bool {
 		*v = string(raw)
 		return true
 	}
-	u, ok := jsonstr.Unescape(raw) // a surrogate: json.Unmarshal pairs or replaces it
+	u, ok := jsonl.UnescapeString(raw) // a surrogate: json.Unmarshal pairs or replaces it
 	if !ok {
 		return false
 	}
@@ -57,7 +57,7 @@ func (s *scanner) rawString() ([]byte, bool) {
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
 		return nil, false
 	}
-	end, ok := jsonstr.End(s.b, s.i+1)
+	end, ok := jsonl.StringEnd(s.b, s.i+1)
 	if !ok {
 		return nil, false
 	}

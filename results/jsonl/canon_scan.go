@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-
-	"mascot.dev/mascot/internal/jsonstr"
 )
 
 // The canonical scanner's primitives: integers, strings (sliced from the
@@ -42,11 +40,11 @@ func (c *canonScanner) str(dst *string) bool {
 		*dst, c.i = rest[:end], c.i+end+1
 		return true
 	}
-	end, ok := jsonstr.End(c.s, c.i) // the first quote was escaped
+	end, ok := StringEnd(c.s, c.i) // the first quote was escaped
 	if !ok {
 		return false
 	}
-	if *dst, ok = jsonstr.Unescape(c.s[c.i:end]); !ok {
+	if *dst, ok = UnescapeString(c.s[c.i:end]); !ok {
 		return false
 	}
 	c.i = end + 1
@@ -73,7 +71,7 @@ func skipValue(s string, i, depth int) (int, bool) {
 	}
 	switch s[i] {
 	case '"':
-		end, ok := jsonstr.End(s, i+1)
+		end, ok := StringEnd(s, i+1)
 		return end + 1, ok
 	case '[', '{':
 		j := i + 1

@@ -1,11 +1,11 @@
-package jsonstr
+package jsonl
 
 import (
 	"encoding/json"
 	"testing"
 )
 
-// TestStringsAsJSONReadsThem: every string End and Unescape accept decodes
+// TestStringsAsJSONReadsThem: every string StringEnd and UnescapeString accept decodes
 // as json.Unmarshal decodes it, and what they refuse is a string that
 // json.Unmarshal rejects or changes.
 func TestStringsAsJSONReadsThem(t *testing.T) {
@@ -27,17 +27,17 @@ func TestStringsAsJSONReadsThem(t *testing.T) {
 		{`"\u12"`, false},         // cut short
 		{`"unclosed`, false},
 	} {
-		testOne(t, c.quoted, c.ok)
-		testOne(t, []byte(c.quoted), c.ok)
+		testReadString(t, c.quoted, c.ok)
+		testReadString(t, []byte(c.quoted), c.ok)
 	}
 }
 
-func testOne[T ~string | ~[]byte](t *testing.T, quoted T, ok bool) {
+func testReadString[T ~string | ~[]byte](t *testing.T, quoted T, ok bool) {
 	t.Helper()
-	end, closed := End(quoted, 1)
+	end, closed := StringEnd(quoted, 1)
 	got, decoded := "", false
 	if closed {
-		got, decoded = Unescape(quoted[1:end])
+		got, decoded = UnescapeString(quoted[1:end])
 	}
 	if accepted := closed && decoded && end == len(quoted)-1; accepted != ok {
 		t.Errorf("%s: accepted %v, want %v", quoted, accepted, ok)

@@ -1,14 +1,22 @@
-package jsonstr
+package jsonl
 
 import (
 	"strconv"
 	"unicode/utf8"
 )
 
-// End returns the index of the quote that closes the string whose first
+// Reading JSON strings from bytes a hand-written scanner walks: the llm
+// client's reply scanner and Decode's scanner of exported lines. A string
+// is refused where json.Unmarshal would refuse it (a control character, a
+// malformed escape) and where it would change it (a \u escape of a
+// surrogate, which it pairs or replaces): the callers then take their
+// general decoder's path, which decides. Generic over string and []byte,
+// so that a scanner of either reads without copying.
+
+// StringEnd returns the index of the quote that closes the string whose first
 // byte (after its opening quote) is b[i], or false when the string is not
 // closed, holds a control character or a malformed escape.
-func End[T ~string | ~[]byte](b T, i int) (int, bool) {
+func StringEnd[T ~string | ~[]byte](b T, i int) (int, bool) {
 	for i < len(b) {
 		switch c := b[i]; {
 		case c == '"':
@@ -42,9 +50,9 @@ func End[T ~string | ~[]byte](b T, i int) (int, bool) {
 	return 0, false
 }
 
-// Unescape decodes the escapes of raw, a string's bytes between its quotes
-// as End accepts them; false for a \u escape of a surrogate.
-func Unescape[T ~string | ~[]byte](raw T) (string, bool) {
+// UnescapeString decodes the escapes of raw, a string's bytes between its quotes
+// as StringEnd accepts them; false for a \u escape of a surrogate.
+func UnescapeString[T ~string | ~[]byte](raw T) (string, bool) {
 	out := make([]byte, 0, len(raw))
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
