@@ -219,9 +219,6 @@ func Decode(line []byte) (*Record, error) {
 	if e := decodeRecordCanonical(line); e != nil {
 		return e, nil
 	}
-	if e := decodeRecordFast(line); e != nil {
-		return e, nil
-	}
 	return decodeRecordGeneral(line)
 }
 

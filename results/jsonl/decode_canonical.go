@@ -1,10 +1,10 @@
 package jsonl
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
-
-	"github.com/go-json-experiment/json/jsontext"
+	"sync"
 )
 
 // The first tier of Decode: a line exactly as the exporter writes it
@@ -19,9 +19,11 @@ import (
 // the exporter's form, whose every value has one reading, so any JSON
 // decoder finds the record this one found. What the check cannot see is
 // verbatim JSON (extra keys and the two raw fields, written back as they
-// are read): those values are validated here. Anything else (metadata or
-// turns with extra keys, a non-string id, another order) goes to the
-// json v2 tier.
+// are read): those values are validated here. The dialogue engine's own
+// records are this form: user turns without agent_name and with their
+// emotion, the situation in the metadata, a null Big Five among the extra
+// keys. Anything else (a non-string id, another order, null in a typed
+// field's place) goes to the json v2 tier.
 
 // decodeRecordCanonical returns the record of a line in the exporter's
 // form, or nil.
@@ -92,38 +94,60 @@ func (c *canonScanner) record() *Record {
 		if c.lit(f.key) {
 			// Compacted as the other tiers read them: one with spaces
 			// then fails the check.
-			if *f.dst = compactRaw(jsontext.Value(c.raw())); *f.dst == nil {
+			if *f.dst = compactRaw(c.raw()); *f.dst == nil {
 				return nil
 			}
 		}
 	}
-	for c.lit(`,`) {
-		var k string
-		if !c.str(&k) || !c.lit(`:`) || schemaKeys[k] {
-			return nil
-		}
-		v := c.raw()
-		if v == nil {
-			return nil
-		}
-		if e.Extra == nil {
-			e.Extra = map[string]json.RawMessage{}
-		}
-		e.Extra[k] = v
-	}
-	if !c.lit(`}`) {
+	// The typed fields left out may come back as extra keys holding null,
+	// as the general path keeps them.
+	nullable := map[string]bool{"start_idx": e.StartIdx == nil, "meeting": e.Meeting == nil,
+		"agents_spoken": e.AgentsSpoken == nil, "initial_emotion": e.InitialEmotion == nil,
+		"final_emotion": e.FinalEmotion == nil, "emotion_trajectory": e.EmotionTrajectory == nil,
+		"user_big_five": e.UserBigFive == nil}
+	if !c.extras(recordKeys, nullable, &e.Extra) {
 		return nil
 	}
 	return e
 }
 
-// schemaKeys are the keys a record's typed fields read. One of them after
-// the typed fields is no extra key: Append would write it back there when
-// its field is absent (the check passes), but the general path reads it
+// recordKeys, turnKeys and metadataKeys are the keys each object's typed
+// fields read. One of them among the extra keys is refused (unless null
+// where nullable allows it): Append would write it back there when its
+// field is absent, so the check passes, but the general path reads it
 // into the field.
-var schemaKeys = map[string]bool{"conv_id": true, "start_idx": true, "meeting": true, "turns": true,
-	"agents_spoken": true, "metadata": true, "initial_emotion": true, "final_emotion": true,
-	"emotion_trajectory": true, "user_big_five": true}
+var (
+	recordKeys = map[string]bool{"conv_id": true, "start_idx": true, "meeting": true, "turns": true,
+		"agents_spoken": true, "metadata": true, "initial_emotion": true, "final_emotion": true,
+		"emotion_trajectory": true, "user_big_five": true}
+	turnKeys = map[string]bool{"turn_idx": true, "round_id": true, "turn_type": true, "directive": true,
+		"agent_name": true, "response": true, "directive_output": true}
+	metadataKeys = map[string]bool{"schema_version": true, "system": true, "dataset": true, "persona_set": true,
+		"director_model": true, "speaker_model": true, "user_model": true, "rubric_version": true}
+)
+
+// extras reads an object's keys after its typed fields, and its "}",
+// into dst. "$omit" is never read from a line (Append writes none).
+func (c *canonScanner) extras(typed, nullable map[string]bool, dst *map[string]json.RawMessage) bool {
+	for c.lit(`,`) {
+		var k string
+		if !c.str(&k) || !c.lit(`:`) || k == omitKey {
+			return false
+		}
+		v := c.raw()
+		if v == nil || typed[k] && !(nullable[k] && string(v) == "null") {
+			return false
+		}
+		if *dst == nil {
+			*dst = map[string]json.RawMessage{}
+		}
+		if _, dup := (*dst)[k]; dup {
+			return false
+		}
+		(*dst)[k] = v
+	}
+	return c.lit(`}`)
+}
 
 // turns reads the turns' array after its "[" and its "]".
 func (c *canonScanner) turns(e *Record) bool {
@@ -156,7 +180,16 @@ func (c *canonScanner) turns(e *Record) bool {
 			}
 			t.Directive = &d
 		}
-		if !c.lit(`,"agent_name":`) || !c.str(&t.AgentName) || !c.lit(`,"response":`) || !c.str(&t.Response) {
+		// A user turn of the dialogue engine has no agent_name: the
+		// general path lists it under "$omit" for Append to leave out.
+		if c.lit(`,"agent_name":`) {
+			if !c.str(&t.AgentName) {
+				return false
+			}
+		} else {
+			t.Extra = map[string]json.RawMessage{omitKey: json.RawMessage(`["agent_name"]`)}
+		}
+		if !c.lit(`,"response":`) || !c.str(&t.Response) {
 			return false
 		}
 		if c.lit(`,"directive_output":`) {
@@ -166,7 +199,7 @@ func (c *canonScanner) turns(e *Record) bool {
 			}
 			t.DirectiveOutput = &o
 		}
-		if !c.lit(`}`) {
+		if !c.extras(turnKeys, nil, &t.Extra) {
 			return false
 		}
 		e.Turns = append(e.Turns, t)
@@ -201,7 +234,8 @@ func (c *canonScanner) agents(e *Record) bool {
 	}
 }
 
-// metadata reads the metadata block after its first key, to its "}".
+// metadata reads the metadata block after its first key, its extra keys
+// and its "}".
 func (c *canonScanner) metadata(m *Metadata) bool {
 	return c.str(&m.SchemaVersion) &&
 		c.lit(`,"system":`) && c.str(&m.System) &&
@@ -211,5 +245,43 @@ func (c *canonScanner) metadata(m *Metadata) bool {
 		c.lit(`,"speaker_model":`) && c.str(&m.SpeakerModel) &&
 		c.lit(`,"user_model":`) && c.str(&m.UserModel) &&
 		c.lit(`,"rubric_version":`) && c.str(&m.RubricVersion) &&
-		c.lit(`}`)
+		c.extras(metadataKeys, nil, &m.Extra)
+}
+
+// writesBack reports whether Append writes e as line, byte for byte: the
+// check that ends Decode's first tier.
+func writesBack(e *Record, line []byte) bool {
+	enc := encodeBuffers.Get().(*bytes.Buffer)
+	defer encodeBuffers.Put(enc)
+	enc.Reset()
+	return Append(enc, e) == nil && bytes.Equal(enc.Bytes(), line)
+}
+
+// encodeBuffers holds the buffers Decode's first tier re-encodes lines into.
+var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// decodeMetadataFast reads a metadata block in the encoder's own form with
+// the record scanner (false for any other block, which is decoded key by
+// key), kept only when EncodeMetadata writes it back byte for byte.
+func decodeMetadataFast(raw []byte) (Metadata, bool) {
+	var m Metadata
+	c := canonScanner{s: string(raw)}
+	if !c.lit(`{"schema_version":`) || !c.metadata(&m) || c.i != len(c.s) {
+		return Metadata{}, false
+	}
+	enc, err := EncodeMetadata(m)
+	return m, err == nil && bytes.Equal(enc, raw)
+}
+
+// compactRaw is optRaw's form of a raw value: nil when absent or null,
+// else compacted.
+func compactRaw(v []byte) json.RawMessage {
+	if len(v) == 0 || string(v) == "null" {
+		return nil
+	}
+	var c bytes.Buffer
+	if json.Compact(&c, v) != nil {
+		return nil
+	}
+	return c.Bytes()
 }

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
@@ -46,12 +47,32 @@ func canonLines(t testing.TB) [][]byte {
 		}
 		out = append(out, line)
 	}
+	// The dialogue engine's own form: user turns without agent_name and
+	// with their emotion, the situation and branch links in the metadata,
+	// a null Big Five and the MBTI type among the extra keys.
+	for i, emotion := range []string{"anxiety", ""} {
+		r := &Record{IDField: "conv_id", ConvID: fmt.Sprintf("engine-%d", i),
+			Metadata: Metadata{SchemaVersion: SchemaVersion, System: "mascot", Dataset: "esconv",
+				Extra: map[string]json.RawMessage{"situation": []byte(`"I lost my job"`), "branch": []byte(`{"node":1,"children":[]}`)}},
+			Turns: []Turn{UserTurn(0, 0, "I can't sleep", emotion),
+				AgentTurn(1, 0, "The Beacon", "That sounds hard.", Directive{AgentName: "The Beacon", Action: "a", Tone: "t"}, "raw")},
+			Extra: map[string]json.RawMessage{"user_big_five": []byte("null"), "user_mbti": []byte(`"INFJ"`)}}
+		if i == 1 {
+			r.UserBigFive, r.Extra = []byte(`{"o":1}`), map[string]json.RawMessage{"user_mbti": []byte(`"INFJ"`)}
+		}
+		label(r, "episodes")
+		line, err := Encode(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, line)
+	}
 	return out
 }
 
 // TestDecodeRecordCanonicalEqualsGeneral: the scanner reads every line in
-// the exporter's form, the sample file's exported lines too, as the general
-// path does, and leaves other lines to the tiers after it.
+// the exporter's form (the dialogue engine's, the sample file's exported
+// lines) as the general path does, and leaves other lines to it.
 func TestDecodeRecordCanonicalEqualsGeneral(t *testing.T) {
 	read := 0
 	for _, line := range append(canonLines(t), sampleLines(t)...) {
@@ -60,10 +81,13 @@ func TestDecodeRecordCanonicalEqualsGeneral(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := decodeRecordCanonical(line)
+		if got == nil && bytes.HasPrefix(line, []byte(`{"conv_id":"engine-`)) {
+			t.Errorf("the scanner refused a line in the dialogue engine's form: %s", line)
+		}
+		if got == nil && bytes.HasPrefix(line, []byte(`{"conv_id":"hit:12_conv:24",`)) {
+			t.Errorf("the scanner refused the sample's line as the exporter writes it: %s", line)
+		}
 		if got == nil {
-			if fast := decodeRecordFast(line); fast != nil && fast.Metadata.Extra == nil && !turnExtras(fast) {
-				t.Errorf("the scanner refused a line the json v2 tier reads: %s", line)
-			}
 			continue
 		}
 		read++
@@ -74,15 +98,6 @@ func TestDecodeRecordCanonicalEqualsGeneral(t *testing.T) {
 	if read < 10 {
 		t.Fatalf("the scanner read %d lines", read)
 	}
-}
-
-func turnExtras(r *Record) bool {
-	for _, t := range r.Turns {
-		if t.Extra != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // TestDecodeRecordCanonicalRefuses: lines near the exporter's form but not
@@ -96,7 +111,11 @@ func TestDecodeRecordCanonicalRefuses(t *testing.T) {
 		{"a leading zero", `"turn_idx":1`, `"turn_idx":01`},
 		{"invalid raw JSON", `{"o":0.5,"c":-1}`, `{"o":0.5,}`},
 		{"null raw value", `{"o":0.5,"c":-1}`, `null`},
-		{"a turn's extra key", `"response":"x"}`, `"response":"x","k":1}`},
+		{"a turn's typed key again", `"response":"x"}`, `"response":"x","response":"y"}`},
+		{"a metadata key again", `"rubric_version":""}`, `"rubric_version":"","system":"s"}`},
+		{"an extra key twice", `"mode":"eval"`, `"mode":"eval","mode":"eval"`},
+		{"a line's own $omit", `"mode":"eval"`, `"$omit":[],"mode":"eval"`},
+		{"null for a typed field set", `"user_mbti":"INFJ"`, `"user_big_five":null,"user_mbti":"INFJ"`},
 		{"a schema key again", `"mode":"eval"`, `"mode":"eval","turns":[]`},
 		{"unsorted agents", `{"The Beacon":3,"b":0}`, `{"b":0,"The Beacon":3}`},
 		{"a lone surrogate", `"response":"x"`, `"response":"\ud800"`},
@@ -128,6 +147,8 @@ func FuzzDecodeRecordCanonical(f *testing.F) {
 	for _, line := range append(canonLines(f), sampleLines(f)...) {
 		f.Add(line)
 	}
+	f.Add([]byte(`{"conv_id":"a","turns":[],"metadata":{"schema_version":"1.0","system":"","dataset":"","persona_set":"","director_model":"","speaker_model":"","user_model":"","rubric_version":""},"$omit":["turns"]}`))
+	f.Add([]byte(`{"conv_id":"a","turns":[{"turn_idx":0,"agent_name":"x","response":"y","zz":null}],"metadata":{"schema_version":"1.0","system":"","dataset":"","persona_set":"","director_model":"","speaker_model":"","user_model":"","rubric_version":"","x":{}},"id":3,"meeting":null}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		got := decodeRecordCanonical(line)
 		if got == nil {
