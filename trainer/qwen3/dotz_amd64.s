@@ -72,25 +72,17 @@
 	ADDQ        $64, AX \
 	CMPQ        AX, CX
 
-// ONE8Z_PF0 and ONE8Z_PFS are the two kernels' prefetches.
-#define ONE8Z_PF0 \
-	PREFETCHT0  1024(BX)(AX*1) \
-	PREFETCHT0  1024(DX)(AX*1) \
-	PREFETCHT0  1024(DI)(AX*1) \
-	PREFETCHT0  1024(R8)(AX*1) \
-	PREFETCHT0  1024(R9)(AX*1) \
-	PREFETCHT0  1024(R10)(AX*1) \
-	PREFETCHT0  1024(R11)(AX*1) \
-	PREFETCHT0  1024(R12)(AX*1)
-#define ONE8Z_PFS \
-	PREFETCHT1  2048(BX)(AX*1) \
-	PREFETCHT1  2048(DX)(AX*1) \
-	PREFETCHT1  2048(DI)(AX*1) \
-	PREFETCHT1  2048(R8)(AX*1) \
-	PREFETCHT1  2048(R9)(AX*1) \
-	PREFETCHT1  2048(R10)(AX*1) \
-	PREFETCHT1  2048(R11)(AX*1) \
-	PREFETCHT1  2048(R12)(AX*1)
+// ONE8Z_PF prefetches the eight streams with OP, D bytes ahead: the two
+// kernels differ only in these (PREFETCHT0 1024 and PREFETCHT1 2048).
+#define ONE8Z_PF(OP, D) \
+	OP D(BX)(AX*1) \
+	OP D(DX)(AX*1) \
+	OP D(DI)(AX*1) \
+	OP D(R8)(AX*1) \
+	OP D(R9)(AX*1) \
+	OP D(R10)(AX*1) \
+	OP D(R11)(AX*1) \
+	OP D(R12)(AX*1)
 
 // ONE8Z_RESULT loads the results' place and whether to add to them.
 #define ONE8Z_RESULT \
@@ -258,7 +250,7 @@ TEXT ·dot1x8z(SB), NOSPLIT, $0-49
 	ONE8Z_SETUP
 
 loop18z:
-	ONE8Z_PF0
+	ONE8Z_PF(PREFETCHT0, 1024)
 	ONE8Z_FMA
 	JLT loop18z
 	ONE8Z_RESULT
@@ -285,7 +277,7 @@ TEXT ·dot1x8zs(SB), NOSPLIT, $0-49
 	ONE8Z_SETUP
 
 loop18zs:
-	ONE8Z_PFS
+	ONE8Z_PF(PREFETCHT1, 2048)
 	ONE8Z_FMA
 	JLT loop18zs
 	ONE8Z_RESULT
