@@ -78,7 +78,7 @@ func BenchmarkEpisodesPage100k(b *testing.B) {
 	}{
 		{"plain", results.EpisodeQuery{RunID: benchdb.RunID, After: cur}, false},
 		{"system", results.EpisodeQuery{RunID: benchdb.RunID, After: cur, System: "multiagent-esc"}, false},
-		{"conv_prefix", results.EpisodeQuery{RunID: benchdb.RunID, ConvID: "conv-0777"}, false},
+		{"conv_prefix", results.EpisodeQuery{RunID: benchdb.RunID, ConvID: "esconv-0777"}, false},
 		// Text search: a word in every turn, a number in a few, a word in none
 		// (the case that read every turn of the run before the index).
 		{"text_common", results.EpisodeQuery{RunID: benchdb.RunID, Text: "heavy this week"}, false},

@@ -10,7 +10,11 @@
 //     3 valences, 5 agent turns with a directive and the Director's raw
 //     output, 2 user turns, and a response cache row (llm_calls) per LLM
 //     call: a Director and a Speaker call per agent turn, a User call per
-//     user turn;
+//     user turn. The records are in the dialogue engine's form (ESConv:
+//     user turns without agent_name and with the user's emotion, the
+//     record's emotion keys and Big Five profile, the user's situation
+//     among the metadata's extra keys; see episode), so that export,
+//     import and the viewer read the keys a real run writes;
 //   - judge_eval_agent: one unit per episode, 5 criteria × 2 judgment rows
 //     (the judge model's, with its rationale and raw output, and the
 //     pooled one) per agent turn, one cache row per judged turn;
@@ -52,7 +56,7 @@ const (
 	RunB  = "bench-b"
 )
 
-const version = 4
+const version = 5
 
 // Shape of the run, per evaluation episode.
 const (
@@ -72,6 +76,9 @@ const (
 var (
 	systems  = []string{"mascot", "zero-shot", "few-shot-cot", "multiagent-esc"}
 	valences = []string{"positive", "negative", "neutral"}
+	personas = [Personas]string{"The Anchor", "The Spark", "The Sage"}
+	// emotions are ESConv's emotion types, the user's stated emotions.
+	emotions = []string{"anxiety", "depression", "sadness", "anger", "fear", "shame", "disgust"}
 	judges   = [JudgeRows]string{"rubric/gemma-3-27b-it", "rubric"}
 )
 

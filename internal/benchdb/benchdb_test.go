@@ -2,9 +2,11 @@ package benchdb
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"mascot.dev/mascot/results"
+	"mascot.dev/mascot/results/jsonl"
 )
 
 // TestBuildShape: a small benchmark database holds the documented rows.
@@ -50,5 +52,61 @@ func TestBuildShape(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s = %d, want %d", c.query, got, c.want)
 		}
+	}
+}
+
+// TestBuildRecordsAsTheEngineWrites: the episodes read back in the form
+// the dialogue engine writes (so that import, export and the viewer are
+// measured on the keys a real run has): agent turns typed "agent" with a
+// directive and the Director's output, user turns without agent_name and
+// with the user's emotion, the emotion keys and Big Five profile of the
+// record, and the user's situation among the metadata's extra keys.
+func TestBuildRecordsAsTheEngineWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "b.db")
+	if err := Build(path, 8); err != nil {
+		t.Fatal(err)
+	}
+	s, err := results.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	n := 0
+	err = s.ForEachEpisode(t.Context(), RunID, func(ep *results.Episode) error {
+		n++
+		line, err := jsonl.Encode(&ep.Record)
+		if err != nil {
+			return err
+		}
+		for _, want := range []string{`"initial_emotion":`, `"emotion_trajectory":[`, `"user_big_five":{`,
+			`"situation":"`, `"agents_spoken":{`, `"turn_type":"agent","directive":{"agent_name":`, `"directive_output":`} {
+			if !strings.Contains(string(line), want) {
+				t.Errorf("%s: the line has no %s: %.300s", ep.ConvID, want, line)
+			}
+		}
+		users := 0
+		for _, tu := range ep.Turns {
+			if tu.TurnType != jsonl.TurnUser {
+				continue
+			}
+			users++
+			u, err := jsonl.Encode(&jsonl.Record{Turns: []jsonl.Turn{tu}})
+			if err != nil {
+				return err
+			}
+			if strings.Contains(string(u), `"agent_name"`) || tu.Emotion() == "" {
+				t.Errorf("%s: a user turn not as the engine writes one: %s", ep.ConvID, u)
+			}
+		}
+		if users != UserTurns {
+			t.Errorf("%s: %d user turns, want %d", ep.ConvID, users, UserTurns)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no episodes read")
 	}
 }

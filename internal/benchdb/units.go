@@ -32,6 +32,7 @@ const (
 	promptLen    = 2500 // a candidates prompt (system card, context)
 	rationaleLen = 60   // one criterion's rationale
 	judgeRawLen  = 250  // a judge call's raw output (every criterion of an item)
+	situationLen = 110  // the ESConv user's situation, in the metadata
 )
 
 // commit commits one unit of a stage of the benchmark run.
@@ -66,26 +67,49 @@ func cached(tx *results.Tx, role string, pos, seed, n int) error {
 	return tx.PutLLMCall(results.LLMCall{Key: key, Response: resp})
 }
 
-// episode builds episode i of a stage: AgentTurns agent turns, a user
-// turn after the second and the fourth.
+// episode builds episode i of a stage in the form the dialogue engine
+// writes one (runner/dialogue, runner/stages/episodes): AgentTurns agent
+// turns (jsonl.AgentTurn, the three personas of the roster in turn), a
+// user turn after the second and the fourth (jsonl.UserTurn: no
+// agent_name, the user's emotion), the record's emotion keys and Big Five
+// profile, and the user's situation among the metadata's extra keys.
+// Branching episodes carry their tree link there too, and at a branch
+// point the Director prompt their children were drawn from.
 func episode(i int, mode string) results.Episode {
 	sys := systems[i%len(systems)]
-	ep := results.Episode{Idx: 0, System: sys, Dataset: "empathetic_dialogues", Valence: valences[(i/len(systems))%len(valences)], Mode: mode,
-		Record: jsonl.Record{ConvID: fmt.Sprintf("conv-%06d", i), Metadata: results.Metadata{SchemaVersion: jsonl.SchemaVersion, System: sys,
-			Dataset: "empathetic_dialogues", PersonaSet: "big5", DirectorModel: "Qwen/Qwen3-8B",
-			SpeakerModel: "Qwen/Qwen3-8B", UserModel: "Qwen/Qwen3-8B", RubricVersion: "paper_v1"}}}
+	sit, _ := json.Marshal(text(i+9, situationLen))
+	ep := results.Episode{Idx: 0, SampleIdx: i % 1300, System: sys, Dataset: "esconv", Valence: valences[(i/len(systems))%len(valences)],
+		Mode: mode,
+		Record: jsonl.Record{ConvID: fmt.Sprintf("esconv-%06d", i), Metadata: results.Metadata{SchemaVersion: jsonl.SchemaVersion, System: sys,
+			Dataset: "esconv", PersonaSet: "big5", DirectorModel: "Qwen/Qwen3-8B",
+			SpeakerModel: "Qwen/Qwen3-8B", UserModel: "Qwen/Qwen3-8B", RubricVersion: "paper_v1",
+			Extra: map[string]json.RawMessage{"situation": sit}}}}
 	round := 0
+	trajectory := []string{emotions[i%len(emotions)]}
+	spoken := map[string]int{}
 	for k := range AgentTurns {
+		agent := personas[(i+k)%len(personas)]
 		out := text(i*10+k+5, directiveLen)
-		r := round
-		ep.Turns = append(ep.Turns, results.Turn{TurnIdx: len(ep.Turns), RoundID: &r, AgentName: "The Anchor",
-			Response: text(i*10+k, responseLen), DirectiveOutput: &out,
-			Directive: &results.Directive{AgentName: "The Anchor", Action: "validate the user's feelings", Tone: "warm"}})
+		d := jsonl.Directive{AgentName: agent, Action: "validate the user's feelings", Tone: "warm"}
+		ep.Turns = append(ep.Turns, jsonl.AgentTurn(len(ep.Turns), round, agent, text(i*10+k, responseLen), d, out))
+		spoken[agent]++
 		if k == 1 || k == 3 {
-			ep.Turns = append(ep.Turns, results.Turn{TurnIdx: len(ep.Turns), RoundID: &r, TurnType: "user",
-				AgentName: "user", Response: text(i*10+k+1, userLen)})
+			emotion := emotions[(i+k)%len(emotions)]
+			trajectory = append(trajectory, emotion)
+			ep.Turns = append(ep.Turns, jsonl.UserTurn(len(ep.Turns), round, text(i*10+k+1, userLen), emotion))
 			round++
 		}
+	}
+	ep.AgentsSpoken = spoken
+	first, last := trajectory[0], trajectory[len(trajectory)-1]
+	ep.InitialEmotion, ep.FinalEmotion = &first, &last
+	ep.EmotionTrajectory, _ = json.Marshal(trajectory)
+	ep.UserBigFive = json.RawMessage(fmt.Sprintf(`{"openness":0.%d,"conscientiousness":0.5,"extraversion":0.%d,"agreeableness":0.7,"neuroticism":0.%d}`,
+		1+2*(i%5), 1+2*(i/5%5), 1+2*(i/25%5)))
+	if mode == results.ModeBranching {
+		ep.Metadata.Extra["branch"] = json.RawMessage(`{"node":0,"parent":-1,"path":"","round_id":-1,"branch":0,"children":[1,3],"leaf":false,"node_turns":0}`)
+		prompt, _ := json.Marshal([]map[string]string{{"role": "system", "content": text(i+11, promptLen)}})
+		ep.Metadata.Extra["director_prompt"] = prompt
 	}
 	return ep
 }
@@ -228,7 +252,7 @@ func (b *builder) trainingEpisode(stage, mode string, i int) error {
 func (b *builder) candidates(i int) error {
 	var ids []int64
 	ctxID := fmt.Sprintf("train-%06d", i/Personas)
-	persona := []string{"The Anchor", "The Spark", "The Sage"}[i%Personas]
+	persona := personas[i%Personas]
 	err := b.commit("candidates", "candidates", fmt.Sprintf("candidates-%06d", i), func(tx *results.Tx) error {
 		cs := make([]results.Candidate, CandidatesK)
 		prompt := text(i, promptLen)
