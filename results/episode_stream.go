@@ -179,7 +179,7 @@ func (d *rowDecoder) packedTurns(id int64, p string) ([]Turn, error) {
 			t.DirectiveOutput = &out
 		}
 		if vals[5] != "{}" {
-			if err := json.Unmarshal([]byte(vals[5]), &t.Extra); err != nil {
+			if err := decodeExtra(vals[5], &t.Extra); err != nil {
 				return nil, fmt.Errorf("decoding extra fields of a turn of episode %d: %w", id, err)
 			}
 		}
@@ -194,14 +194,38 @@ func (d *rowDecoder) packedTurns(id int64, p string) ([]Turn, error) {
 func byTurnIdx(a, b Turn) int { return cmp.Compare(a.TurnIdx, b.TurnIdx) }
 
 // rowDecoder turns driver values of episodeColumns and packed turns into
-// rows, decoding each distinct metadata block and agent count once.
+// rows, decoding each distinct metadata block and agent count once while
+// it remembers them: at most maxDecoded of each, forgotten all at once
+// when full, since blocks that differ from episode to episode (a tree
+// node's link, the user's situation) would otherwise keep the whole run's
+// in memory.
 type rowDecoder struct {
 	meta   map[string]Metadata
 	spoken map[string]map[string]int
 }
 
+// maxDecoded bounds what a rowDecoder remembers: a run over ESConv's
+// 1,300 dialogues with four systems has 5,200 distinct blocks at most.
+const maxDecoded = 8192
+
 func newRowDecoder() *rowDecoder {
 	return &rowDecoder{meta: map[string]Metadata{}, spoken: map[string]map[string]int{}}
+}
+
+// metadata decodes a metadata block, or returns the one it remembers.
+func (d *rowDecoder) metadata(raw string) (Metadata, error) {
+	if m, ok := d.meta[raw]; ok {
+		return m, nil
+	}
+	m, err := jsonl.DecodeMetadata(json.RawMessage(raw))
+	if err != nil {
+		return m, err
+	}
+	if len(d.meta) == maxDecoded {
+		clear(d.meta)
+	}
+	d.meta[raw] = m
+	return m, nil
 }
 
 // text is a TEXT value (or a BLOB read as text); ok false for NULL.
@@ -249,13 +273,9 @@ func (d *rowDecoder) episode(v []driver.Value) (*Episode, error) {
 	}
 	e.Mode, _ = text(v[14])
 	meta, _ := text(v[15])
-	m, ok := d.meta[meta]
-	if !ok {
-		var err error
-		if m, err = jsonl.DecodeMetadata(json.RawMessage(meta)); err != nil {
-			return nil, err
-		}
-		d.meta[meta] = m
+	m, err := d.metadata(meta)
+	if err != nil {
+		return nil, err
 	}
 	e.Metadata = m
 	if spoken, ok := text(v[16]); ok {
@@ -263,6 +283,9 @@ func (d *rowDecoder) episode(v []driver.Value) (*Episode, error) {
 		if !ok {
 			if err := json.Unmarshal([]byte(spoken), &counts); err != nil {
 				return nil, fmt.Errorf("decoding agents_spoken: %w", err)
+			}
+			if len(d.spoken) == maxDecoded {
+				clear(d.spoken)
 			}
 			d.spoken[spoken] = counts
 		}
@@ -276,7 +299,7 @@ func (d *rowDecoder) episode(v []driver.Value) (*Episode, error) {
 		e.UserBigFive = json.RawMessage(big5)
 	}
 	if extra, _ := text(v[21]); extra != "{}" {
-		if err := json.Unmarshal([]byte(extra), &e.Extra); err != nil {
+		if err := decodeExtra(extra, &e.Extra); err != nil {
 			return nil, fmt.Errorf("decoding extra fields: %w", err)
 		}
 	}

@@ -3,6 +3,7 @@ package results
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -83,6 +84,25 @@ func TestStreamedEpisodesEqualStoredOnes(t *testing.T) {
 		}
 		if n := 2 + map[bool]int{true: 1}[training]; len(ids) != n || ids[0] >= ids[len(ids)-1] {
 			t.Errorf("training %v: episodes %v, want %d in id order", training, ids, n)
+		}
+	}
+}
+
+// TestRowDecoderForgets: a stream whose metadata differs from episode to
+// episode keeps at most maxDecoded blocks, and decodes each right.
+func TestRowDecoderForgets(t *testing.T) {
+	d := newRowDecoder()
+	for i := range 2*maxDecoded + 3 {
+		raw := fmt.Sprintf(`{"schema_version":"1.0","system":"s","dataset":"d","persona_set":"p","director_model":"m","speaker_model":"m","user_model":"u","rubric_version":"r","situation":"%d"}`, i%(maxDecoded+1))
+		m, err := d.metadata(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf(`"%d"`, i%(maxDecoded+1)); string(m.Extra["situation"]) != want || m.System != "s" {
+			t.Fatalf("block %d read as %+v", i, m)
+		}
+		if len(d.meta) > maxDecoded {
+			t.Fatalf("%d blocks remembered after %d", len(d.meta), i+1)
 		}
 	}
 }

@@ -51,7 +51,7 @@ func scanEpisode(sc interface{ Scan(...any) error }) (*Episode, error) {
 		e.UserBigFive = json.RawMessage(big5.String)
 	}
 	if extra != "{}" {
-		if err := json.Unmarshal([]byte(extra), &e.Extra); err != nil {
+		if err := decodeExtra(extra, &e.Extra); err != nil {
 			return nil, fmt.Errorf("decoding extra fields: %w", err)
 		}
 	}
@@ -91,7 +91,7 @@ func scanTurn(sc interface{ Scan(...any) error }) (Turn, error) {
 	}
 	t.DirectiveOutput = strPtr(out)
 	if extra != "{}" {
-		if err := json.Unmarshal([]byte(extra), &t.Extra); err != nil {
+		if err := decodeExtra(extra, &t.Extra); err != nil {
 			return t, fmt.Errorf("decoding extra fields of a turn: %w", err)
 		}
 	}

@@ -238,5 +238,17 @@ func extraJSON(extra map[string]json.RawMessage) (string, error) {
 	if len(extra) == 0 {
 		return "{}", nil
 	}
+	if b, ok := jsonl.AppendRawObject(nil, extra); ok {
+		return string(b), nil
+	}
 	return mustJSON(extra, "{}")
+}
+
+// decodeExtra reads a stored extra object (extraJSON's) into *dst.
+func decodeExtra(s string, dst *map[string]json.RawMessage) error {
+	if m, ok := jsonl.DecodeRawObject(s); ok {
+		*dst = m
+		return nil
+	}
+	return json.Unmarshal([]byte(s), dst)
 }
