@@ -10,19 +10,9 @@ import (
 // have, so that export leaves them out again.
 const omitKey = "$omit"
 
-func metadataFields(m Metadata) []field {
-	return []field{
-		{"schema_version", m.SchemaVersion}, {"system", m.System}, {"dataset", m.Dataset},
-		{"persona_set", m.PersonaSet}, {"director_model", m.DirectorModel}, {"speaker_model", m.SpeakerModel},
-		{"user_model", m.UserModel}, {"rubric_version", m.RubricVersion},
-	}
-}
-
 // EncodeMetadata writes a metadata block (with its extras) as JSON.
 func EncodeMetadata(m Metadata) ([]byte, error) {
-	var buf bytes.Buffer
-	err := writeObject(&buf, metadataFields(m), m.Extra)
-	return buf.Bytes(), err
+	return appendMetadata(nil, m)
 }
 
 // DecodeMetadata reads a metadata block losslessly.
@@ -56,24 +46,6 @@ func decodeMetadataGeneral(raw json.RawMessage) (Metadata, error) {
 	return m, err
 }
 
-func turnFields(t Turn) []field {
-	fs := []field{{"turn_idx", t.TurnIdx}}
-	if t.RoundID != nil {
-		fs = append(fs, field{"round_id", *t.RoundID})
-	}
-	if t.TurnType != "" {
-		fs = append(fs, field{"turn_type", t.TurnType})
-	}
-	if t.Directive != nil {
-		fs = append(fs, field{"directive", t.Directive})
-	}
-	fs = append(fs, field{"agent_name", t.AgentName}, field{"response", t.Response})
-	if t.DirectiveOutput != nil {
-		fs = append(fs, field{"directive_output", *t.DirectiveOutput})
-	}
-	return fs
-}
-
 func encodeTurn(buf *bytes.Buffer, t Turn) error {
 	if len(t.Extra) == 0 {
 		// turnFields written without a field list (no extras to merge):
@@ -97,7 +69,9 @@ func encodeTurn(buf *bytes.Buffer, t Turn) error {
 		buf.Write(append(b, '}'))
 		return nil
 	}
-	return writeObject(buf, turnFields(t), t.Extra)
+	b, err := appendTurn(buf.AvailableBuffer(), &t)
+	buf.Write(b)
+	return err
 }
 
 func decodeTurn(raw json.RawMessage) (Turn, error) {
@@ -137,59 +111,6 @@ func decodeTurn(raw json.RawMessage) (Turn, error) {
 	return t, err
 }
 
-func recordFields(e *Record) ([]field, error) {
-	idKey := e.IDField
-	if idKey == "" {
-		idKey = "conv_id"
-	}
-	var idVal any = e.ConvID
-	if len(e.IDRaw) > 0 {
-		idVal = e.IDRaw
-	}
-	fs := []field{{idKey, idVal}}
-	if e.StartIdx != nil {
-		fs = append(fs, field{"start_idx", *e.StartIdx})
-	}
-	if e.Meeting != nil {
-		fs = append(fs, field{"meeting", *e.Meeting})
-	}
-	turns := func(buf *bytes.Buffer) error {
-		buf.WriteByte('[')
-		for i, t := range e.Turns {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := encodeTurn(buf, t); err != nil {
-				return fmt.Errorf("encoding turn %d: %w", t.TurnIdx, err)
-			}
-		}
-		buf.WriteByte(']')
-		return nil
-	}
-	fs = append(fs, field{"turns", turns})
-	if e.AgentsSpoken != nil {
-		fs = append(fs, field{"agents_spoken", e.AgentsSpoken})
-	}
-	meta, err := EncodeMetadata(e.Metadata)
-	if err != nil {
-		return nil, err
-	}
-	fs = append(fs, field{"metadata", json.RawMessage(meta)})
-	if e.InitialEmotion != nil {
-		fs = append(fs, field{"initial_emotion", *e.InitialEmotion})
-	}
-	if e.FinalEmotion != nil {
-		fs = append(fs, field{"final_emotion", *e.FinalEmotion})
-	}
-	if len(e.EmotionTrajectory) > 0 {
-		fs = append(fs, field{"emotion_trajectory", e.EmotionTrajectory})
-	}
-	if len(e.UserBigFive) > 0 {
-		fs = append(fs, field{"user_big_five", e.UserBigFive})
-	}
-	return fs, nil
-}
-
 // Encode writes a record as one MASCOT JSONL line (no newline).
 func Encode(e *Record) ([]byte, error) {
 	var buf bytes.Buffer
@@ -201,13 +122,11 @@ func Encode(e *Record) ([]byte, error) {
 
 // Append appends Encode's line to buf.
 func Append(buf *bytes.Buffer, e *Record) error {
-	fs, err := recordFields(e)
+	b, err := appendRecord(buf.AvailableBuffer(), e)
 	if err != nil {
-		return err
-	}
-	if err := writeObject(buf, fs, e.Extra); err != nil {
 		return fmt.Errorf("encoding episode %s: %w", e.ConvID, err)
 	}
+	buf.Write(b)
 	return nil
 }
 

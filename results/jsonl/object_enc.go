@@ -1,0 +1,262 @@
+package jsonl
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// objectEnc writes one JSON object of the record codec: its members in
+// the schema's order, then its extra keys sorted. An extra value replaces
+// a member of the same key that the object has; keys listed under omitKey
+// are left out. The dialogue engine gives most user turns and metadata
+// blocks a few extra keys, so every object of an export and of an
+// import's check goes through here: members are appended as they come,
+// without a field list or boxed values.
+type objectEnc struct {
+	b        []byte
+	n        int
+	extra    map[string]json.RawMessage
+	omit     []string
+	replaces bool     // an extra key names a member the object has
+	keys     []string // the other extra keys, sorted
+	keyBuf   [8]string
+}
+
+// start begins an object appended to b; has says which members the
+// object has (an extra key naming a member it lacks is an ordinary extra
+// key, written with the others).
+func (o *objectEnc) start(b []byte, extra map[string]json.RawMessage, has func(string) bool) error {
+	*o = objectEnc{b: append(b, '{'), extra: extra}
+	o.keys = o.keyBuf[:0]
+	for k, raw := range extra {
+		switch {
+		case k == omitKey:
+			var err error
+			if o.omit, err = omitList(raw); err != nil {
+				return err
+			}
+		case has(k):
+			o.replaces = true
+		default:
+			o.keys = append(o.keys, k)
+		}
+	}
+	slices.Sort(o.keys)
+	return nil
+}
+
+// member writes member k's key and reports whether its value is the
+// caller's to write: false when k is omitted, or when an extra value
+// replaced it (written here).
+func (o *objectEnc) member(k string) bool {
+	if len(o.omit) > 0 && slices.Contains(o.omit, k) {
+		return false
+	}
+	o.key(k)
+	if o.replaces {
+		if v, ok := o.extra[k]; ok {
+			o.b = append(o.b, v...)
+			return false
+		}
+	}
+	return true
+}
+
+func (o *objectEnc) key(k string) {
+	if o.n > 0 {
+		o.b = append(o.b, ',')
+	}
+	o.n++
+	o.b = append(AppendString(o.b, k), ':')
+}
+
+func (o *objectEnc) str(k, v string) {
+	if o.member(k) {
+		o.b = AppendString(o.b, v)
+	}
+}
+
+func (o *objectEnc) int(k string, v int) {
+	if o.member(k) {
+		o.b = appendJSONInt(o.b, v)
+	}
+}
+
+func (o *objectEnc) raw(k string, v []byte) {
+	if o.member(k) {
+		o.b = append(o.b, v...)
+	}
+}
+
+// end writes the other extra keys and closes the object.
+func (o *objectEnc) end() []byte {
+	for _, k := range o.keys {
+		o.key(k)
+		o.b = append(o.b, o.extra[k]...)
+	}
+	return append(o.b, '}')
+}
+
+// omitAgentName is the omit list of every user turn the dialogue engine
+// writes (UserTurn); omitList returns it without decoding. Callers only
+// read it.
+var omitAgentName = []string{"agent_name"}
+
+// omitList decodes the keys listed under omitKey.
+func omitList(raw json.RawMessage) ([]string, error) {
+	if string(raw) == `["agent_name"]` {
+		return omitAgentName, nil
+	}
+	var omit []string
+	if err := json.Unmarshal(raw, &omit); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", omitKey, err)
+	}
+	return omit, nil
+}
+
+// appendMetadata appends a metadata block (with its extras).
+func appendMetadata(b []byte, m Metadata) ([]byte, error) {
+	var o objectEnc
+	if err := o.start(b, m.Extra, func(k string) bool { return metadataKeys[k] }); err != nil {
+		return b, err
+	}
+	o.str("schema_version", m.SchemaVersion)
+	o.str("system", m.System)
+	o.str("dataset", m.Dataset)
+	o.str("persona_set", m.PersonaSet)
+	o.str("director_model", m.DirectorModel)
+	o.str("speaker_model", m.SpeakerModel)
+	o.str("user_model", m.UserModel)
+	o.str("rubric_version", m.RubricVersion)
+	return o.end(), nil
+}
+
+// appendTurn appends a turn (with its extras).
+func appendTurn(b []byte, t *Turn) ([]byte, error) {
+	var o objectEnc
+	err := o.start(b, t.Extra, func(k string) bool {
+		switch k {
+		case "turn_idx", "agent_name", "response":
+			return true
+		case "round_id":
+			return t.RoundID != nil
+		case "turn_type":
+			return t.TurnType != ""
+		case "directive":
+			return t.Directive != nil
+		case "directive_output":
+			return t.DirectiveOutput != nil
+		}
+		return false
+	})
+	if err != nil {
+		return b, err
+	}
+	o.int("turn_idx", t.TurnIdx)
+	if t.RoundID != nil {
+		o.int("round_id", *t.RoundID)
+	}
+	if t.TurnType != "" {
+		o.str("turn_type", t.TurnType)
+	}
+	if t.Directive != nil && o.member("directive") {
+		o.b = AppendDirective(o.b, *t.Directive)
+	}
+	o.str("agent_name", t.AgentName)
+	o.str("response", t.Response)
+	if t.DirectiveOutput != nil {
+		o.str("directive_output", *t.DirectiveOutput)
+	}
+	return o.end(), nil
+}
+
+// appendRecord appends a record as one line (no newline).
+func appendRecord(b []byte, e *Record) ([]byte, error) {
+	idKey := e.IDField
+	if idKey == "" {
+		idKey = "conv_id"
+	}
+	var o objectEnc
+	err := o.start(b, e.Extra, func(k string) bool {
+		switch k {
+		case idKey, "turns", "metadata":
+			return true
+		case "start_idx":
+			return e.StartIdx != nil
+		case "meeting":
+			return e.Meeting != nil
+		case "agents_spoken":
+			return e.AgentsSpoken != nil
+		case "initial_emotion":
+			return e.InitialEmotion != nil
+		case "final_emotion":
+			return e.FinalEmotion != nil
+		case "emotion_trajectory":
+			return len(e.EmotionTrajectory) > 0
+		case "user_big_five":
+			return len(e.UserBigFive) > 0
+		}
+		return false
+	})
+	if err != nil {
+		return b, err
+	}
+	if len(e.IDRaw) > 0 {
+		o.raw(idKey, e.IDRaw)
+	} else {
+		o.str(idKey, e.ConvID)
+	}
+	if e.StartIdx != nil {
+		o.int("start_idx", *e.StartIdx)
+	}
+	if e.Meeting != nil {
+		o.str("meeting", *e.Meeting)
+	}
+	if o.member("turns") {
+		o.b = append(o.b, '[')
+		for i := range e.Turns {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			if o.b, err = appendTurn(o.b, &e.Turns[i]); err != nil {
+				return b, fmt.Errorf("encoding turn %d: %w", e.Turns[i].TurnIdx, err)
+			}
+		}
+		o.b = append(o.b, ']')
+	}
+	if e.AgentsSpoken != nil && o.member("agents_spoken") {
+		o.b = appendSpoken(o.b, e.AgentsSpoken)
+	}
+	if o.member("metadata") {
+		if o.b, err = appendMetadata(o.b, e.Metadata); err != nil {
+			return b, err
+		}
+	}
+	if e.InitialEmotion != nil {
+		o.str("initial_emotion", *e.InitialEmotion)
+	}
+	if e.FinalEmotion != nil {
+		o.str("final_emotion", *e.FinalEmotion)
+	}
+	if len(e.EmotionTrajectory) > 0 {
+		o.raw("emotion_trajectory", e.EmotionTrajectory)
+	}
+	if len(e.UserBigFive) > 0 {
+		o.raw("user_big_five", e.UserBigFive)
+	}
+	return o.end(), nil
+}
+
+// appendSpoken appends agents_spoken, its names sorted.
+func appendSpoken(b []byte, m map[string]int) []byte {
+	b = append(b, '{')
+	for i, name := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONInt(append(AppendString(b, name), ':'), m[name])
+	}
+	return append(b, '}')
+}
