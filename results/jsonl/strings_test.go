@@ -11,7 +11,8 @@ import (
 // separators, invalid UTF-8), so the faster export writes the same file.
 func FuzzAppendJSONString(f *testing.F) {
 	for _, s := range []string{"", "plain", `q"b\s`, "\b\f\n\r\t\x00\x01\x1f\x7f", "<a>&amp;",
-		"\u2028\u2029", "é — “quoted” 😀", "\xff\xfe bad", "\xed\xa0\x80 surrogate", "tail\xe2\x80"} {
+		"\u2028\u2029", "é — “quoted” 😀", "\xff\xfe bad", "\xed\xa0\x80 surrogate", "tail\xe2\x80",
+		"eight by<eight bytes", "0123456789abcdef\x1f", "0123456\u2028789abcdefgh"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -23,6 +24,22 @@ func FuzzAppendJSONString(f *testing.F) {
 			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
 		}
 	})
+}
+
+// TestAppendStringEveryByteEverywhere: each byte value at each place of
+// a string longer than two words is written as json.Marshal writes it
+// (AppendString skips eight plain bytes at a time).
+func TestAppendStringEveryByteEverywhere(t *testing.T) {
+	for c := range 256 {
+		for at := range 20 {
+			b := bytes.Repeat([]byte("a"), 20)
+			b[at] = byte(c)
+			want, _ := json.Marshal(string(b))
+			if got := AppendString(nil, string(b)); !bytes.Equal(got, want) {
+				t.Fatalf("byte %#x at %d: %s, want %s", c, at, got, want)
+			}
+		}
+	}
 }
 
 // TestWriteValueMatchesMarshal checks the reflection-free cases of
