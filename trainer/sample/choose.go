@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 
 	"mascot.dev/mascot/trainer/qwen3"
 )
@@ -16,10 +15,12 @@ import (
 // greedy) and that whole distribution (for top log-probs).
 //
 // Its cost is a few passes over the vocabulary, whatever the settings:
-// the vocabulary is exponentiated once (LogSoftmaxProbs); top-k selects the k most
-// likely tokens without sorting the vocabulary; top-p alone sorts only the
+// the vocabulary is exponentiated once; top-k selects the k most likely
+// tokens without sorting the vocabulary; top-p alone sorts only the
 // tokens above a threshold that holds enough mass. Ties go to the lower
-// token id, as a stable sort by probability would.
+// token id, as a stable sort by probability would. Over every token (no
+// top-k, no top-p) the draw is ChooseToken's (drawEvery), made on the
+// exponentials without normalising them.
 func Choose(logits []float32, p Params, r *rand.Rand) (int, float32, []float32, error) {
 	t := p.Temperature
 	if t == 0 {
@@ -35,16 +36,15 @@ func Choose(logits []float32, p Params, r *rand.Rand) (int, float32, []float32, 
 		lp := qwen3.LogSoftmax(logits, 1)
 		return best, lp[best], lp, nil
 	}
-	sp := scratch.Get().(*[]float64)
-	defer scratch.Put(sp)
-	lp, e := qwen3.LogSoftmaxProbs(logits, t, *sp) // e[i] = p(i)
-	*sp = e
+	if !truncates(p, len(logits)) {
+		return chooseAny(logits, temperature(p), r)
+	}
+	b := scratch.Get().(*buffers)
+	defer scratch.Put(b)
+	lp, e := qwen3.LogSoftmaxProbs(logits, t, b.e) // e[i] = p(i)
+	b.e = e[:cap(e)]
 	if math.IsNaN(float64(lp[0])) { // a NaN or +Inf logit, or no finite one
 		return 0, 0, nil, ErrNoToken
-	}
-	if !(p.TopK > 0 && p.TopK < len(lp)) && !(p.TopP > 0 && p.TopP < 1) {
-		i := drawAny(e, r)
-		return i, lp[i], lp, nil
 	}
 	idx := make([]int, 0, len(lp))
 	for i, v := range lp {
@@ -68,9 +68,23 @@ func Choose(logits []float32, p Params, r *rand.Rand) (int, float32, []float32, 
 	return last, lp[last], lp, nil
 }
 
-// scratch holds the probability vectors of Choose calls (a vocabulary of
-// float64s each), reused rather than allocated per token.
-var scratch = sync.Pool{New: func() any { return new([]float64) }}
+// chooseAny is Choose over every token at temperature t (positive): the
+// token drawEvery draws, and the log-probs of the whole vocabulary from
+// the same lse.
+func chooseAny(logits []float32, t float32, r *rand.Rand) (int, float32, []float32, error) {
+	var tok [1]int
+	var lse [1]float64
+	var err [1]error
+	drawEvery([][]float32{logits}, []float32{t}, []*rand.Rand{r}, tok[:], lse[:], err[:])
+	if err[0] != nil {
+		return 0, 0, nil, err[0]
+	}
+	lp := make([]float32, len(logits))
+	for i, v := range logits {
+		lp[i] = logProb(v, t, lse[0])
+	}
+	return tok[0], lp[tok[0]], lp, nil
+}
 
 // truncate applies top-k, then top-p, to the candidates idx (ascending
 // ids) and returns the survivors, most likely first when either applies.
@@ -171,32 +185,4 @@ func nucleusOfAll(lp []float32, e []float64, idx []int, topP float32) []int {
 			return above
 		}
 	}
-}
-
-// drawAny draws an index with probability e[i] / Σe, every token a
-// candidate: a masked one has probability 0 and changes neither the total
-// nor the draw. Choose and ChooseToken share it, so that they draw the
-// same token from the same stream.
-func drawAny(e []float64, r *rand.Rand) int {
-	var total float64
-	for _, v := range e {
-		total += v
-	}
-	return drawFrom(e, total, r)
-}
-
-// drawFrom is drawAny with e's total, summed in index order, given.
-func drawFrom(e []float64, total float64, r *rand.Rand) int {
-	u := r.Float64() * total
-	last := 0
-	for i, v := range e {
-		if v == 0 {
-			continue
-		}
-		last = i
-		if u -= v; u < 0 {
-			return i
-		}
-	}
-	return last
 }
