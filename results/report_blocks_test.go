@@ -3,7 +3,9 @@ package results
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
+	"unsafe"
 )
 
 // scanOnly computes the run's groups from the per-unit rows, its report
@@ -195,5 +197,41 @@ func TestReportBlocksFallBehindAndRebuild(t *testing.T) {
 	judges, err := s.RunJudges(ctx, "r", Scope{})
 	if err != nil || fmt.Sprint(judges) != "[j1 j2]" {
 		t.Errorf("judges from the blocks: %v %v", judges, err)
+	}
+}
+
+// TestNoteEpisodeKeepsCopies: what a unit keeps of its episodes for the
+// report blocks shares no memory with the episode's strings, which an
+// import slices from the file's lines (keeping them kept every line).
+func TestNoteEpisodeKeepsCopies(t *testing.T) {
+	s := openTemp(t)
+	mustRun(t, s, "r")
+	line := strings.Repeat("x", 4096) + "conv-1|mascot|eval"
+	inLine := func(v string) bool {
+		p, base := uintptr(unsafe.Pointer(unsafe.StringData(v))), uintptr(unsafe.Pointer(unsafe.StringData(line)))
+		return len(v) > 0 && p >= base && p < base+uintptr(len(line))
+	}
+	err := s.CommitUnit(t.Context(), Unit{Fingerprint: "u", Kind: "episodes", StageKey: "st", RunID: "r"}, func(tx *Tx) error {
+		e := sampleEpisode(line[4096:4102])
+		e.System, e.Mode = line[4103:4109], line[4110:]
+		if _, err := tx.InsertEpisode(e); err != nil {
+			return err
+		}
+		if len(tx.episodes) != 1 {
+			t.Fatalf("%d episodes noted", len(tx.episodes))
+		}
+		n := tx.episodes[0]
+		if n.conv != "conv-1" || n.system != "mascot" || n.mode != "eval" {
+			t.Errorf("noted %+v", n)
+		}
+		for _, v := range []string{n.conv, n.system, n.mode} {
+			if inLine(v) {
+				t.Errorf("%q is kept as a slice of the record's line", v)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

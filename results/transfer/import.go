@@ -25,10 +25,11 @@ type ImportResult struct {
 
 // importGCPercent is the collector's target while Import runs, at least
 // (gcpace gives it 64 MiB of room besides): the import allocates a stream
-// of short-lived values (decoded records, row values) over a live heap of
-// some tens of megabytes, and collecting at 4× it instead of 2× halves the
-// collector's work. With 64 MiB of room alone, the suite's import of
-// 100,000 episodes took 8.5 and 9.7 CPU-s against 7.9 at 300 %.
+// of short-lived values (decoded records, row values). Measured when the
+// unit kept every line of the file alive (a live heap of hundreds of
+// megabytes, since fixed in results.Tx.noteEpisode), 300 % was faster
+// than 64 MiB of room alone; with the live heap now at 10-20 MB the room
+// decides.
 const importGCPercent = 300
 
 // ErrBadRecord is returned (wrapped, with the line number) by Import for a
