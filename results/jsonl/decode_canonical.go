@@ -279,6 +279,9 @@ func compactRaw(v []byte) json.RawMessage {
 	if len(v) == 0 || string(v) == "null" {
 		return nil
 	}
+	if !spaced(v) { // v is valid (canonScanner.raw): compact already
+		return v
+	}
 	var c bytes.Buffer
 	if json.Compact(&c, v) != nil {
 		return nil

@@ -48,23 +48,32 @@ func AppendRawObject(dst []byte, m map[string]json.RawMessage) ([]byte, bool) {
 // tokens and holds none of the characters HTML-escaping rewrites: the
 // bytes compacting with HTML escapes would leave as they are.
 func plainRaw(v json.RawMessage) bool {
-	if len(v) == 0 {
+	if len(v) == 0 || spaced(v) {
 		return false
 	}
+	for _, c := range v {
+		if c == '<' || c == '>' || c == '&' || c == 0xE2 { // 0xE2 leads U+2028 and U+2029
+			return false
+		}
+	}
+	return true
+}
+
+// spaced says whether the JSON text v has whitespace between its tokens
+// (what compacting removes).
+func spaced[T ~string | ~[]byte](v T) bool {
 	in := false
 	for i := 0; i < len(v); i++ {
 		switch c := v[i]; {
-		case c == '<' || c == '>' || c == '&' || c == 0xE2: // 0xE2 leads U+2028 and U+2029
-			return false
 		case in && c == '\\':
 			i++
 		case c == '"':
 			in = !in
 		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // DecodeRawObject reads a JSON object of any values into keys and verbatim

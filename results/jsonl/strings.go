@@ -97,10 +97,14 @@ func AppendString(dst []byte, s string) []byte {
 // itself (bytes from 0x80) are tested alone.
 func plainWord(w uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(x uint64) uint64 { return (x - ones) & ^x & highs }
-	bad := (w - 0x20*ones) & ^w & highs // a byte below 0x20 (w's bytes are below 0x80 when this counts)
-	bad |= zero(w^('"'*ones)) | zero(w^('\\'*ones)) | zero(w^('<'*ones)) | zero(w^('>'*ones)) | zero(w^('&'*ones))
-	return bad|w&highs == 0
+	q, b, lt, gt, amp := w^('"'*ones), w^('\\'*ones), w^('<'*ones), w^('>'*ones), w^('&'*ones)
+	bad := (w - 0x20*ones) & ^w // a byte below 0x20 (w's bytes are below 0x80 when this counts)
+	bad |= (q - ones) & ^q
+	bad |= (b - ones) & ^b
+	bad |= (lt - ones) & ^lt
+	bad |= (gt - ones) & ^gt
+	bad |= (amp - ones) & ^amp
+	return (bad|w)&highs == 0
 }
 
 // plainJSON marks the ASCII bytes AppendString copies as they are.
