@@ -178,11 +178,11 @@ func recordFields(e *Record) ([]field, error) {
 	if e.AgentsSpoken != nil {
 		fs = append(fs, field{"agents_spoken", e.AgentsSpoken})
 	}
-	meta, err := EncodeMetadata(e.Metadata)
-	if err != nil {
+	var meta bytes.Buffer
+	if err := writeObject(&meta, metadataFields(e.Metadata), e.Metadata.Extra); err != nil {
 		return nil, err
 	}
-	fs = append(fs, field{"metadata", json.RawMessage(meta)})
+	fs = append(fs, field{"metadata", json.RawMessage(meta.Bytes())})
 	if e.InitialEmotion != nil {
 		fs = append(fs, field{"initial_emotion", *e.InitialEmotion})
 	}
