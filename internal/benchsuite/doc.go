@@ -34,7 +34,7 @@
 //
 // Environment: MASCOT_BENCH_ROUNDS (rounds per phase, default 7),
 // MASCOT_BENCH_EPISODES (the store's database size, default 10,000),
-// MASCOT_BENCH_100K=1 (the store at 100,000 episodes: a 4.3 GB database,
+// MASCOT_BENCH_100K=1 (the store at 100,000 episodes: a 4.4 GB database,
 // built once under the temp dir in about 20 minutes; not for CI),
 // MASCOT_BENCH_SKIP (comma-separated phases to leave out: candidates,
 // store, engine, demo), MASCOT_BENCH_PAGE (a markdown page, relative to
