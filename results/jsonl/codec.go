@@ -47,28 +47,6 @@ func decodeMetadataGeneral(raw json.RawMessage) (Metadata, error) {
 }
 
 func encodeTurn(buf *bytes.Buffer, t Turn) error {
-	if len(t.Extra) == 0 {
-		// turnFields written without a field list (no extras to merge):
-		// the same bytes, a few allocations fewer per turn.
-		b := append(buf.AvailableBuffer(), `{"turn_idx":`...)
-		b = appendJSONInt(b, t.TurnIdx)
-		if t.RoundID != nil {
-			b = appendJSONInt(append(b, `,"round_id":`...), *t.RoundID)
-		}
-		if t.TurnType != "" {
-			b = AppendString(append(b, `,"turn_type":`...), t.TurnType)
-		}
-		if t.Directive != nil {
-			b = AppendDirective(append(b, `,"directive":`...), *t.Directive)
-		}
-		b = AppendString(append(b, `,"agent_name":`...), t.AgentName)
-		b = AppendString(append(b, `,"response":`...), t.Response)
-		if t.DirectiveOutput != nil {
-			b = AppendString(append(b, `,"directive_output":`...), *t.DirectiveOutput)
-		}
-		buf.Write(append(b, '}'))
-		return nil
-	}
 	b, err := appendTurn(buf.AvailableBuffer(), &t)
 	buf.Write(b)
 	return err

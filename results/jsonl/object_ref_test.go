@@ -167,7 +167,7 @@ func recordFields(e *Record) ([]field, error) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := encodeTurn(buf, t); err != nil {
+			if err := writeObject(buf, turnFields(t), t.Extra); err != nil {
 				return fmt.Errorf("encoding turn %d: %w", t.TurnIdx, err)
 			}
 		}
@@ -249,10 +249,14 @@ func TestObjectEncIsWriteObject(t *testing.T) {
 			"f": raw(`3`), "g": raw(`4`), "h": raw(`5`), "i": raw(`6`)},
 	} {
 		bare := Turn{TurnIdx: 0, AgentName: "user", Response: "x", Extra: extra}
+		escaped := Turn{TurnIdx: 1, RoundID: &round, TurnType: TurnAgent, AgentName: "The Anchor", Response: "hi & <b>",
+			Directive: &Directive{AgentName: "A", Action: "é\u2028", Tone: "\x01"}, DirectiveOutput: &out, Extra: extra}
+		empty := Turn{TurnIdx: 3, Directive: &Directive{}, DirectiveOutput: new(string), Extra: extra}
 		m := Metadata{SchemaVersion: SchemaVersion, System: "s", Extra: extra}
 		start, meeting := 4, "m"
 		recs = append(recs,
-			&Record{ConvID: "c", Turns: []Turn{turn(extra), bare, UserTurn(2, 1, "u", "anger")}, Metadata: m, Extra: extra},
+			&Record{ConvID: "c", Turns: []Turn{turn(extra), bare, escaped, empty, UserTurn(2, 1, "u", "anger")}, Metadata: m,
+				Extra: extra},
 			&Record{ConvID: "c", IDField: "id", IDRaw: raw(`17`), StartIdx: &start, Meeting: &meeting,
 				AgentsSpoken: map[string]int{"b": 1, "a": 2}, UserBigFive: raw(`{"o":1}`), Metadata: m,
 				Extra: map[string]json.RawMessage{"id": raw(`"x"`), "conv_id": raw(`"y"`), "initial_emotion": raw(`"z"`)}})

@@ -61,30 +61,6 @@ func TestWriteValueMatchesMarshal(t *testing.T) {
 	}
 }
 
-// TestTurnFastPathMatchesFields: a turn without extras encodes to the
-// bytes the field-list encoder writes.
-func TestTurnFastPathMatchesFields(t *testing.T) {
-	round, out := 3, "raw <out> \"q\""
-	for _, tu := range []Turn{
-		{TurnIdx: 0},
-		{TurnIdx: 1, RoundID: &round, TurnType: "agent", AgentName: "The Anchor", Response: "hi & <b>",
-			Directive: &Directive{AgentName: "A", Action: "é\u2028", Tone: "\x01"}, DirectiveOutput: &out},
-		{TurnIdx: 2, RoundID: &round, TurnType: "user", Response: "thanks"},
-		{TurnIdx: 3, Directive: &Directive{}, DirectiveOutput: new(string)},
-	} {
-		var fast, slow bytes.Buffer
-		if err := encodeTurn(&fast, tu); err != nil {
-			t.Fatal(err)
-		}
-		if err := writeObject(&slow, turnFields(tu), nil); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(fast.Bytes(), slow.Bytes()) {
-			t.Errorf("turn %d: %s, want %s", tu.TurnIdx, fast.Bytes(), slow.Bytes())
-		}
-	}
-}
-
 // TestAppendDirectiveMatchesMarshal: AppendDirective writes json.Marshal's
 // bytes of a Directive.
 func TestAppendDirectiveMatchesMarshal(t *testing.T) {
