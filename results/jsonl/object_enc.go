@@ -10,56 +10,66 @@ import (
 // objectEnc writes one JSON object of the record codec: its members in
 // the schema's order, then its extra keys sorted. An extra value replaces
 // a member of the same key that the object has; keys listed under omitKey
-// are left out. The dialogue engine gives most user turns and metadata
+// are left out, and so is an extra value of an omitted member's key. The dialogue engine gives most user turns and metadata
 // blocks a few extra keys, so every object of an export and of an
 // import's check goes through here: members are appended as they come,
 // without a field list or boxed values.
 type objectEnc struct {
-	b        []byte
-	n        int
-	extra    map[string]json.RawMessage
-	omit     []string
-	replaces bool     // an extra key names a member the object has
-	keys     []string // the other extra keys, sorted
-	keyBuf   [8]string
+	b     []byte
+	n     int
+	extra map[string]json.RawMessage
+	omit  []string
+	keys  []string // the extra keys but omitKey, sorted
+	taken []bool   // keys[i] named a member: written in its place, or omitted with it
+	bufs  struct {
+		keys  [8]string
+		taken [8]bool
+	}
 }
 
-// start begins an object appended to b; has says which members the
-// object has (an extra key naming a member it lacks is an ordinary extra
-// key, written with the others).
-func (o *objectEnc) start(b []byte, extra map[string]json.RawMessage, has func(string) bool) error {
+// start begins an object appended to b.
+func (o *objectEnc) start(b []byte, extra map[string]json.RawMessage) error {
 	*o = objectEnc{b: append(b, '{'), extra: extra}
-	o.keys = o.keyBuf[:0]
+	o.keys = o.bufs.keys[:0]
 	for k, raw := range extra {
-		switch {
-		case k == omitKey:
-			var err error
-			if o.omit, err = omitList(raw); err != nil {
-				return err
-			}
-		case has(k):
-			o.replaces = true
-		default:
+		if k != omitKey {
 			o.keys = append(o.keys, k)
+			continue
+		}
+		var err error
+		if o.omit, err = omitList(raw); err != nil {
+			return err
 		}
 	}
 	slices.Sort(o.keys)
+	if len(o.keys) <= len(o.bufs.taken) {
+		o.taken = o.bufs.taken[:len(o.keys)]
+	} else {
+		o.taken = make([]bool, len(o.keys))
+	}
 	return nil
 }
 
 // member writes member k's key and reports whether its value is the
-// caller's to write: false when k is omitted, or when an extra value
-// replaced it (written here).
+// caller's to write: false when k is omitted, or when an extra value of
+// that key replaced it (written here). Called only for the members the
+// object has, so an extra key naming a member it lacks stays an ordinary
+// extra key, written by end.
 func (o *objectEnc) member(k string) bool {
+	var extra bool
+	if len(o.keys) > 0 { // most objects have none: no search
+		var i int
+		if i, extra = slices.BinarySearch(o.keys, k); extra {
+			o.taken[i] = true
+		}
+	}
 	if len(o.omit) > 0 && slices.Contains(o.omit, k) {
 		return false
 	}
 	o.key(k)
-	if o.replaces {
-		if v, ok := o.extra[k]; ok {
-			o.b = append(o.b, v...)
-			return false
-		}
+	if extra {
+		o.b = append(o.b, o.extra[k]...)
+		return false
 	}
 	return true
 }
@@ -90,11 +100,13 @@ func (o *objectEnc) raw(k string, v []byte) {
 	}
 }
 
-// end writes the other extra keys and closes the object.
+// end writes the extra keys no member took and closes the object.
 func (o *objectEnc) end() []byte {
-	for _, k := range o.keys {
-		o.key(k)
-		o.b = append(o.b, o.extra[k]...)
+	for i, k := range o.keys {
+		if !o.taken[i] {
+			o.key(k)
+			o.b = append(o.b, o.extra[k]...)
+		}
 	}
 	return append(o.b, '}')
 }
@@ -119,7 +131,7 @@ func omitList(raw json.RawMessage) ([]string, error) {
 // appendMetadata appends a metadata block (with its extras).
 func appendMetadata(b []byte, m Metadata) ([]byte, error) {
 	var o objectEnc
-	if err := o.start(b, m.Extra, func(k string) bool { return metadataKeys[k] }); err != nil {
+	if err := o.start(b, m.Extra); err != nil {
 		return b, err
 	}
 	o.str("schema_version", m.SchemaVersion)
@@ -136,21 +148,7 @@ func appendMetadata(b []byte, m Metadata) ([]byte, error) {
 // appendTurn appends a turn (with its extras).
 func appendTurn(b []byte, t *Turn) ([]byte, error) {
 	var o objectEnc
-	err := o.start(b, t.Extra, func(k string) bool {
-		switch k {
-		case "turn_idx", "agent_name", "response":
-			return true
-		case "round_id":
-			return t.RoundID != nil
-		case "turn_type":
-			return t.TurnType != ""
-		case "directive":
-			return t.Directive != nil
-		case "directive_output":
-			return t.DirectiveOutput != nil
-		}
-		return false
-	})
+	err := o.start(b, t.Extra)
 	if err != nil {
 		return b, err
 	}
@@ -179,27 +177,7 @@ func appendRecord(b []byte, e *Record) ([]byte, error) {
 		idKey = "conv_id"
 	}
 	var o objectEnc
-	err := o.start(b, e.Extra, func(k string) bool {
-		switch k {
-		case idKey, "turns", "metadata":
-			return true
-		case "start_idx":
-			return e.StartIdx != nil
-		case "meeting":
-			return e.Meeting != nil
-		case "agents_spoken":
-			return e.AgentsSpoken != nil
-		case "initial_emotion":
-			return e.InitialEmotion != nil
-		case "final_emotion":
-			return e.FinalEmotion != nil
-		case "emotion_trajectory":
-			return len(e.EmotionTrajectory) > 0
-		case "user_big_five":
-			return len(e.UserBigFive) > 0
-		}
-		return false
-	})
+	err := o.start(b, e.Extra)
 	if err != nil {
 		return b, err
 	}

@@ -244,6 +244,7 @@ func TestObjectEncIsWriteObject(t *testing.T) {
 		{"response": raw(`"replaced"`), "zeta": raw(`1`), "alpha": raw(`[true]`)},
 		{omitKey: raw(`["agent_name","directive"]`), "emotion": raw(`"fear"`)},
 		{omitKey: raw(`["agent_name"]`), "round_id": raw(`null`)},
+		{omitKey: raw(`["response","system","turns"]`), "response": raw(`"dropped"`), "system": raw(`0`), "turns": raw(`[]`)},
 		{"meeting": raw(`"m2"`), "start_idx": raw(`5`), "agents_spoken": raw(`{}`), "system": raw(`1`), "directive": raw(`0`)},
 		{"turn_type": raw(`7`), "b": raw(`{}`), "a": raw(`null`), "c": raw(`""`), "d": raw(`1`), "e": raw(`2`),
 			"f": raw(`3`), "g": raw(`4`), "h": raw(`5`), "i": raw(`6`)},
