@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // The first tier of Decode: a line exactly as the exporter writes it
@@ -13,9 +14,8 @@ import (
 // episodes spent a fifth of its CPU in json v2 reading such lines
 // (docs/benchmarks.md, "Results store at 100,000 episodes").
 //
-// The scanner is lenient where it can be, since the same check as the
-// json v2 tier ends it: the record it reads is kept only when Append
-// writes it back byte for byte. A line that Append writes back is in
+// The scanner is lenient where it can be, since a check ends it: the
+// record it reads is kept only when Append writes it back byte for byte. A line that Append writes back is in
 // the exporter's form, whose every value has one reading, so any JSON
 // decoder finds the record this one found. What the check cannot see is
 // verbatim JSON (extra keys and the two raw fields, written back as they
@@ -23,7 +23,7 @@ import (
 // records are this form: user turns without agent_name and with their
 // emotion, the situation in the metadata, a null Big Five among the extra
 // keys. Anything else (a non-string id, another order, null in a typed
-// field's place) goes to the json v2 tier.
+// field's place) is read key by key (decodeRecordGeneral).
 
 // decodeRecordCanonical returns the record of a line in the exporter's
 // form, or nil.
@@ -130,23 +130,44 @@ var (
 // into dst. "$omit" is never read from a line (Append writes none).
 func (c *canonScanner) extras(typed, nullable map[string]bool, dst *map[string]json.RawMessage) bool {
 	for c.lit(`,`) {
-		var k string
-		if !c.str(&k) || !c.lit(`:`) || k == omitKey {
+		k, ok := c.member(dst)
+		if !ok || k == omitKey || typed[k] && !(nullable[k] && string((*dst)[k]) == "null") {
 			return false
 		}
-		v := c.raw()
-		if v == nil || typed[k] && !(nullable[k] && string(v) == "null") {
-			return false
-		}
-		if *dst == nil {
-			*dst = map[string]json.RawMessage{}
-		}
-		if _, dup := (*dst)[k]; dup {
-			return false
-		}
-		(*dst)[k] = v
 	}
 	return c.lit(`}`)
+}
+
+// member reads one "key":value of an object into *dst (made when nil)
+// and returns its key: false for a key json.Unmarshal would read
+// otherwise or refuse (invalid UTF-8, a raw control byte), an invalid
+// value, or a key read before.
+func (c *canonScanner) member(dst *map[string]json.RawMessage) (string, bool) {
+	start := c.i
+	var k string
+	if !c.str(&k) || !utf8.ValidString(k) {
+		return "", false
+	}
+	for i := start; i < c.i; i++ {
+		if c.s[i] < 0x20 {
+			return "", false
+		}
+	}
+	if !c.lit(`:`) {
+		return "", false
+	}
+	v := c.raw()
+	if v == nil {
+		return "", false
+	}
+	if *dst == nil {
+		*dst = map[string]json.RawMessage{}
+	}
+	if _, dup := (*dst)[k]; dup {
+		return "", false
+	}
+	(*dst)[k] = v
+	return k, true
 }
 
 // turns reads the turns' array after its "[" and its "]".

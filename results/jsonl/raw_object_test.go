@@ -51,7 +51,7 @@ func TestAppendRawObjectIsMarshal(t *testing.T) {
 // writes of the engine's extras.
 func TestDecodeRawObjectIsUnmarshal(t *testing.T) {
 	texts := []string{`{"a":1,"a":2}`, `{ "a":1}`, `{"a":1} `, `{"a":1,}`, `{"a":01}`, `{"\u00e9":"x"}`,
-		"{\"\xff\":1}", `{"a":"\x01"}`, `[]`, `{}`, `{"a":{"b":[1,{"c":"}"}]}}`, `{"a":nul}`}
+		"{\"\xff\":1}", "{\"a\x01\":1}", `{"a":"\x01"}`, `[]`, `{}`, `{"a":{"b":[1,{"c":"}"}]}}`, `{"a":nul}`}
 	for i, m := range rawObjects {
 		if b, err := json.Marshal(m); err == nil {
 			texts = append(texts, string(b))
