@@ -57,10 +57,12 @@ func Choose(logits []float32, p Params, r *rand.Rand) (int, float32, []float32, 
 	for _, i := range idx {
 		total += e[i]
 	}
+	// The draw's one definition (draw.go): the first candidate whose
+	// running sum, in the candidates' order, exceeds u.
 	u := r.Float64() * total
+	var sum float64
 	for _, i := range idx {
-		u -= e[i]
-		if u < 0 {
+		if sum += e[i]; sum > u {
 			return i, lp[i], lp, nil
 		}
 	}
