@@ -1,11 +1,8 @@
 package jsonl
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
-	"sync"
-	"unicode/utf8"
 )
 
 // The first tier of Decode: a line exactly as the exporter writes it
@@ -14,16 +11,19 @@ import (
 // episodes spent a fifth of its CPU in json v2 reading such lines
 // (docs/benchmarks.md, "Results store at 100,000 episodes").
 //
-// The scanner is lenient where it can be, since a check ends it: the
-// record it reads is kept only when Append writes it back byte for byte. A line that Append writes back is in
-// the exporter's form, whose every value has one reading, so any JSON
-// decoder finds the record this one found. What the check cannot see is
-// verbatim JSON (extra keys and the two raw fields, written back as they
-// are read): those values are validated here. The dialogue engine's own
-// records are this form: user turns without agent_name and with their
-// emotion, the situation in the metadata, a null Big Five among the extra
-// keys. Anything else (a non-string id, another order, null in a typed
-// field's place) is read key by key (decodeRecordGeneral).
+// The scanner reads only what Append writes: its strings and integers
+// spelled as Append spells them, members in Append's order, extra keys
+// sorted, no spaces in the typed raw fields. A line it reads is therefore
+// one Append writes back byte for byte, in the exporter's form, whose
+// every value has one reading, so any JSON decoder finds the record this
+// one found (the tests and fuzzers hold both to the encoder and to the
+// general path). Verbatim JSON (extra values, the two raw fields), which
+// Append writes back as it is read, is validated here. The dialogue
+// engine's own records are this form: user turns without agent_name and
+// with their emotion, the situation in the metadata, a null Big Five
+// among the extra keys. Anything else (a non-string id, another order,
+// null in a typed field's place, an escape Append would not write) is
+// read key by key (decodeRecordGeneral).
 
 // decodeRecordCanonical returns the record of a line in the exporter's
 // form, or nil.
@@ -33,17 +33,15 @@ func decodeRecordCanonical(line []byte) *Record {
 	if e == nil || c.i != len(c.s) {
 		return nil
 	}
-	if !writesBack(e, line) {
-		return nil
-	}
 	return e
 }
 
 // canonScanner reads s from i; its methods report false (or nil) on
 // anything outside the exporter's form, where the caller gives up.
 type canonScanner struct {
-	s string
-	i int
+	s   string
+	i   int
+	buf []byte // spelled's
 }
 
 // lit consumes x when s continues with it.
@@ -92,11 +90,13 @@ func (c *canonScanner) record() *Record {
 		dst *json.RawMessage
 	}{{`,"emotion_trajectory":`, &e.EmotionTrajectory}, {`,"user_big_five":`, &e.UserBigFive}} {
 		if c.lit(f.key) {
-			// Compacted as the other tiers read them: one with spaces
-			// then fails the check.
-			if *f.dst = compactRaw(c.raw()); *f.dst == nil {
+			// The other tiers compact these and drop a null: Append
+			// would write such a value back otherwise.
+			v := c.raw()
+			if v == nil || string(v) == "null" || spaced(v) {
 				return nil
 			}
+			*f.dst = v
 		}
 	}
 	// The typed fields left out may come back as extra keys holding null,
@@ -127,33 +127,27 @@ var (
 )
 
 // extras reads an object's keys after its typed fields, and its "}",
-// into dst. "$omit" is never read from a line (Append writes none).
+// into dst: in increasing order, as Append sorts them. "$omit" is never
+// read from a line (Append writes none).
 func (c *canonScanner) extras(typed, nullable map[string]bool, dst *map[string]json.RawMessage) bool {
-	for c.lit(`,`) {
+	prev := ""
+	for n := 0; c.lit(`,`); n++ {
 		k, ok := c.member(dst)
-		if !ok || k == omitKey || typed[k] && !(nullable[k] && string((*dst)[k]) == "null") {
+		if !ok || n > 0 && k <= prev || k == omitKey || typed[k] && !(nullable[k] && string((*dst)[k]) == "null") {
 			return false
 		}
+		prev = k
 	}
 	return c.lit(`}`)
 }
 
 // member reads one "key":value of an object into *dst (made when nil)
-// and returns its key: false for a key json.Unmarshal would read
-// otherwise or refuse (invalid UTF-8, a raw control byte), an invalid
-// value, or a key read before.
+// and returns its key: false for a key not spelled as AppendString and
+// json.Marshal spell it (json.Unmarshal reads such a key as it is), an
+// invalid value, or a key read before.
 func (c *canonScanner) member(dst *map[string]json.RawMessage) (string, bool) {
-	start := c.i
 	var k string
-	if !c.str(&k) || !utf8.ValidString(k) {
-		return "", false
-	}
-	for i := start; i < c.i; i++ {
-		if c.s[i] < 0x20 {
-			return "", false
-		}
-	}
-	if !c.lit(`:`) {
+	if !c.str(&k) || !c.lit(`:`) {
 		return "", false
 	}
 	v := c.raw()
@@ -190,8 +184,8 @@ func (c *canonScanner) turns(e *Record) bool {
 			}
 			t.RoundID = &n
 		}
-		if c.lit(`,"turn_type":`) && !c.str(&t.TurnType) {
-			return false
+		if c.lit(`,"turn_type":`) && (!c.str(&t.TurnType) || t.TurnType == "") {
+			return false // Append leaves an empty turn_type out
 		}
 		if c.lit(`,"directive":{"agent_name":`) {
 			var d Directive
@@ -239,13 +233,13 @@ func (c *canonScanner) agents(e *Record) bool {
 	if c.lit(`}`) {
 		return true
 	}
-	for {
+	for prev := ""; ; {
 		var k string
 		var n int
-		if !c.str(&k) || !c.lit(`:`) || !c.int(&n) {
-			return false
+		if !c.str(&k) || len(e.AgentsSpoken) > 0 && k <= prev || !c.lit(`:`) || !c.int(&n) {
+			return false // Append sorts the names
 		}
-		e.AgentsSpoken[k] = n
+		e.AgentsSpoken[k], prev = n, k
 		if c.lit(`}`) {
 			return true
 		}
@@ -269,43 +263,14 @@ func (c *canonScanner) metadata(m *Metadata) bool {
 		c.extras(metadataKeys, nil, &m.Extra)
 }
 
-// writesBack reports whether Append writes e as line, byte for byte: the
-// check that ends Decode's first tier.
-func writesBack(e *Record, line []byte) bool {
-	enc := encodeBuffers.Get().(*bytes.Buffer)
-	defer encodeBuffers.Put(enc)
-	enc.Reset()
-	return Append(enc, e) == nil && bytes.Equal(enc.Bytes(), line)
-}
-
-// encodeBuffers holds the buffers Decode's first tier re-encodes lines into.
-var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
 // decodeMetadataFast reads a metadata block in the encoder's own form with
 // the record scanner (false for any other block, which is decoded key by
-// key), kept only when EncodeMetadata writes it back byte for byte.
+// key).
 func decodeMetadataFast(raw []byte) (Metadata, bool) {
 	var m Metadata
 	c := canonScanner{s: string(raw)}
 	if !c.lit(`{"schema_version":`) || !c.metadata(&m) || c.i != len(c.s) {
 		return Metadata{}, false
 	}
-	enc, err := EncodeMetadata(m)
-	return m, err == nil && bytes.Equal(enc, raw)
-}
-
-// compactRaw is optRaw's form of a raw value: nil when absent or null,
-// else compacted.
-func compactRaw(v []byte) json.RawMessage {
-	if len(v) == 0 || string(v) == "null" {
-		return nil
-	}
-	if !spaced(v) { // v is valid (canonScanner.raw): compact already
-		return v
-	}
-	var c bytes.Buffer
-	if json.Compact(&c, v) != nil {
-		return nil
-	}
-	return c.Bytes()
+	return m, true
 }
