@@ -12,11 +12,11 @@
 //   - Encoding writes the schema's keys in the Python original's order and
 //     then the keys of Extra sorted, with encoding/json's exact bytes for
 //     strings (AppendString) but no reflection for the record's own types.
-//   - Decoding takes a fast path (a scanner that matches the encoder's own
-//     form, decode_canonical.go) and keeps its record only when encoding it
-//     gives the line back byte for byte; any other line is decoded key by
-//     key and its extras found by comparing the re-encoded object with the
-//     line.
+//   - Decoding takes a fast path (a scanner that reads only the encoder's
+//     own form, its spellings included, so that what it reads the encoder
+//     writes back byte for byte: decode_canonical.go); any other line is
+//     decoded key by key and its extras found by comparing the re-encoded
+//     object with the line.
 //   - A store's extra objects (a turn's, an episode's) are read and written
 //     without reflection where json.Marshal's bytes allow (raw_object.go).
 //   - A schema key a record lacks is listed under Extra["$omit"], so a line
