@@ -34,6 +34,13 @@ type Episode struct {
 	jsonl.Record
 
 	CreatedAt time.Time `json:"created_at"`
+
+	// MetadataJSON, when set, is jsonl.EncodeMetadata(Record.Metadata),
+	// which the store then keeps as it is instead of encoding the block
+	// again (an import reads it from the line: jsonl.DecodeKeepingMetadata).
+	// It is ignored when the store fills in a default (an empty system,
+	// dataset or schema version), and never read back.
+	MetadataJSON string `json:"-"`
 }
 
 // Candidate is one sampled response (or directive, or block) for a context.

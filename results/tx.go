@@ -137,6 +137,10 @@ func (t *Tx) InsertEpisode(e Episode) (int64, error) {
 // insertEpisodeSQL's columns to dst; enc (nil for none) remembers
 // encodings that repeat from row to row.
 func (t *Tx) appendEpisodeArgs(dst []any, e *Episode, enc *rowEncodings) ([]any, error) {
+	meta := e.MetadataJSON
+	if e.Metadata.System == "" || e.Metadata.Dataset == "" || e.Metadata.SchemaVersion == "" {
+		meta = "" // a default below changes the block
+	}
 	if e.System == "" {
 		e.System = e.Metadata.System
 	}
@@ -152,17 +156,15 @@ func (t *Tx) appendEpisodeArgs(dst []any, e *Episode, enc *rowEncodings) ([]any,
 	if e.Metadata.SchemaVersion == "" {
 		e.Metadata.SchemaVersion = jsonl.SchemaVersion
 	}
-	meta, err := enc.metadata(e.Metadata)
-	if err != nil {
-		return nil, fmt.Errorf("encoding metadata of %s: %w", e.ConvID, err)
+	if meta == "" {
+		var err error
+		if meta, err = enc.metadata(e.Metadata); err != nil {
+			return nil, fmt.Errorf("encoding metadata of %s: %w", e.ConvID, err)
+		}
 	}
 	var spoken any
 	if e.AgentsSpoken != nil {
-		b, err := json.Marshal(e.AgentsSpoken)
-		if err != nil {
-			return nil, fmt.Errorf("encoding agents_spoken of %s: %w", e.ConvID, err)
-		}
-		spoken = string(b)
+		spoken = string(jsonl.AppendSpoken(nil, e.AgentsSpoken))
 	}
 	extra, err := extraJSON(e.Extra)
 	if err != nil {

@@ -113,10 +113,21 @@ func Append(buf *bytes.Buffer, e *Record) error {
 // reproduce (null, another type), are kept in Extra, so that
 // Encode(Decode(line)) equals line as a JSON value.
 func Decode(line []byte) (*Record, error) {
-	if e := decodeRecordCanonical(line); e != nil {
-		return e, nil
+	e, _, err := DecodeKeepingMetadata(line)
+	return e, err
+}
+
+// DecodeKeepingMetadata is Decode that also returns the record's metadata
+// block as EncodeMetadata writes it, when the line holds it in that form
+// (an exported line does), and "" otherwise: a store that keeps the block
+// as JSON need not encode it again. The block is a slice of a copy of the
+// line, as the record's strings are.
+func DecodeKeepingMetadata(line []byte) (*Record, string, error) {
+	if e, meta := scanRecord(line); e != nil {
+		return e, meta, nil
 	}
-	return decodeRecordGeneral(line)
+	e, err := decodeRecordGeneral(line)
+	return e, "", err
 }
 
 // decodeRecordGeneral is Decode for any line: every key decoded on

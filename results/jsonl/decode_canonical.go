@@ -28,12 +28,20 @@ import (
 // decodeRecordCanonical returns the record of a line in the exporter's
 // form, or nil.
 func decodeRecordCanonical(line []byte) *Record {
+	e, _ := scanRecord(line)
+	return e
+}
+
+// scanRecord is decodeRecordCanonical that also returns the record's
+// metadata block as the line holds it: EncodeMetadata's bytes, since the
+// scanner reads only the encoder's form.
+func scanRecord(line []byte) (*Record, string) {
 	c := canonScanner{s: string(line)} // one copy; unescaped strings are slices of it
 	e := c.record()
 	if e == nil || c.i != len(c.s) {
-		return nil
+		return nil, ""
 	}
-	return e
+	return e, c.meta
 }
 
 // canonScanner reads s from i; its methods report false (or nil) on
@@ -41,7 +49,8 @@ func decodeRecordCanonical(line []byte) *Record {
 type canonScanner struct {
 	s   string
 	i   int
-	buf []byte // spelled's
+	buf  []byte // spelled's
+	meta string // the record's metadata block, as read
 }
 
 // lit consumes x when s continues with it.
@@ -70,9 +79,14 @@ func (c *canonScanner) record() *Record {
 	if c.lit(`,"agents_spoken":{`) && !c.agents(e) {
 		return nil
 	}
-	if !c.lit(`,"metadata":{"schema_version":`) || !c.metadata(&e.Metadata) {
+	if !c.lit(`,"metadata":`) {
 		return nil
 	}
+	start := c.i
+	if !c.lit(`{"schema_version":`) || !c.metadata(&e.Metadata) {
+		return nil
+	}
+	c.meta = c.s[start:c.i]
 	for _, f := range []struct {
 		key string
 		dst **string

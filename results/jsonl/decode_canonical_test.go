@@ -146,6 +146,9 @@ func TestDecodeRecordCanonicalRefuses(t *testing.T) {
 			if e := decodeRecordCanonical(line); e != nil {
 				t.Errorf("%s: the scanner read %s", c.name, line)
 			}
+			if _, meta, _ := DecodeKeepingMetadata(line); meta != "" {
+				t.Errorf("%s: metadata kept from a line the general path read: %s", c.name, meta)
+			}
 		}
 		if n == 0 {
 			t.Errorf("%s: no line has %s", c.name, c.old)
@@ -164,6 +167,11 @@ func checkScanned(t *testing.T, line []byte, got, want *Record) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("scanned %s\n got %+v\nwant %+v", line, got, want)
+	}
+	_, meta, err := DecodeKeepingMetadata(line)
+	enc, encErr := EncodeMetadata(got.Metadata)
+	if err != nil || encErr != nil || meta != string(enc) {
+		t.Fatalf("the metadata kept from %s is %s, not EncodeMetadata's %s (%v, %v)", line, meta, enc, err, encErr)
 	}
 }
 

@@ -205,7 +205,7 @@ func appendRecord(b []byte, e *Record) ([]byte, error) {
 		o.b = append(o.b, ']')
 	}
 	if e.AgentsSpoken != nil && o.member("agents_spoken") {
-		o.b = appendSpoken(o.b, e.AgentsSpoken)
+		o.b = AppendSpoken(o.b, e.AgentsSpoken)
 	}
 	if o.member("metadata") {
 		if o.b, err = appendMetadata(o.b, e.Metadata); err != nil {
@@ -227,8 +227,9 @@ func appendRecord(b []byte, e *Record) ([]byte, error) {
 	return o.end(), nil
 }
 
-// appendSpoken appends agents_spoken, its names sorted.
-func appendSpoken(b []byte, m map[string]int) []byte {
+// AppendSpoken appends agents_spoken as json.Marshal writes the map: its
+// names sorted.
+func AppendSpoken(b []byte, m map[string]int) []byte {
 	b = append(b, '{')
 	for i, name := range slices.Sorted(maps.Keys(m)) {
 		if i > 0 {

@@ -74,3 +74,17 @@ func TestAppendDirectiveMatchesMarshal(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendSpokenIsMarshal: AppendSpoken writes json.Marshal's bytes of
+// an agents_spoken map (the store keeps them).
+func TestAppendSpokenIsMarshal(t *testing.T) {
+	for _, m := range []map[string]int{{}, {"b": 1, "a": -2, "": 0}, {"The <Anchor> & co": 1 << 40, "\xff\u2028": 3, "é": 1, "e": 2}} {
+		want, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendSpoken(nil, m); !bytes.Equal(got, want) {
+			t.Errorf("%v: %s, want %s", m, got, want)
+		}
+	}
+}

@@ -142,11 +142,11 @@ func importRecord(b []byte, line int) (*results.Episode, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
-	r, err := jsonl.Decode(b)
+	r, meta, err := jsonl.DecodeKeepingMetadata(b)
 	if err != nil {
 		return nil, fmt.Errorf("line %d: %w: %w", line, ErrBadRecord, err)
 	}
-	e := &results.Episode{Record: *r, System: r.Metadata.System, Dataset: r.Metadata.Dataset}
+	e := &results.Episode{Record: *r, System: r.Metadata.System, Dataset: r.Metadata.Dataset, MetadataJSON: meta}
 	e.Idx, e.Mode = line, results.ModeImported
 	if raw, ok := e.Extra[RecordModeKey]; ok {
 		var m string
