@@ -12,8 +12,8 @@ import (
 // form the encoder writes them (appendJSONInt, AppendString), and verbatim
 // values, which it validates. Each primitive refuses any other spelling,
 // so that a record the scanner reads is one Append writes back byte for
-// byte without encoding it again to compare (which was a twelfth of an
-// import's CPU).
+// byte, without encoding it again to compare (docs/benchmarks.md has
+// what that second encoding cost an import).
 
 // int reads an integer spelled as appendJSONInt spells it: no leading
 // zero, no "-0", no sign but a minus.
