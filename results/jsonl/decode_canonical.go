@@ -47,8 +47,8 @@ func scanRecord(line []byte) (*Record, string) {
 // canonScanner reads s from i; its methods report false (or nil) on
 // anything outside the exporter's form, where the caller gives up.
 type canonScanner struct {
-	s   string
-	i   int
+	s    string
+	i    int
 	buf  []byte // spelled's
 	meta string // the record's metadata block, as read
 }
