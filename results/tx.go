@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unique"
 
 	"mascot.dev/mascot/results/jsonl"
 )
@@ -30,7 +31,6 @@ type Tx struct {
 	// episodes are the inserted episodes' grouping columns, for the run's
 	// report blocks (report_blocks.go).
 	episodes []unitEpisode
-	names    map[string]string // noteEpisode's copies of repeated values
 }
 
 // Rows returns how many result rows the unit has inserted so far
@@ -179,35 +179,20 @@ func (t *Tx) appendEpisodeArgs(dst []any, e *Episode, enc *rowEncodings) ([]any,
 // noteEpisode keeps what the unit's report blocks need of an inserted
 // episode, in copies of its own: an imported record's strings are slices
 // of its whole line, and keeping them kept every line of the file (an
-// import of 100,000 engine-shaped records held 370 MB that way).
+// import of 100,000 engine-shaped records held 370 MB that way). The
+// grouping values repeat (a few systems, modes, valences a run): interned
+// by unique.Make, which keeps a copy of each.
 func (t *Tx) noteEpisode(id int64, e *Episode) {
 	if t.fp(e.UnitFP) == t.unit.Fingerprint {
-		t.episodes = append(t.episodes, unitEpisode{id, int64(e.SampleIdx), t.name(e.Mode), t.name(e.System),
-			t.name(e.Valence), t.name(e.Domain), strings.Clone(e.ConvID)})
+		t.episodes = append(t.episodes, unitEpisode{id, int64(e.SampleIdx), intern(e.Mode), intern(e.System),
+			intern(e.Valence), intern(e.Domain), strings.Clone(e.ConvID)})
 	} else {
 		t.raw = true // a row of another unit: read back what each holds
 	}
 }
 
-// name returns a copy of s shared by the unit's episodes that hold the
-// same value (systems, modes, valences: a few per run).
-func (t *Tx) name(s string) string {
-	if c, ok := t.names[s]; ok {
-		return c
-	}
-	c := strings.Clone(s)
-	if t.names == nil {
-		t.names = map[string]string{}
-	}
-	if len(t.names) < maxNames {
-		t.names[c] = c
-	}
-	return c
-}
-
-// maxNames bounds Tx.names (a file may give every record a system of
-// its own).
-const maxNames = 1024
+// intern returns the canonical copy of s.
+func intern(s string) string { return unique.Make(s).Value() }
 
 const insertTurnSQL = `INSERT INTO turns (episode_id, turn_idx, round_id, turn_type, agent_name, response,
 	directive_json, directive_output, extra_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
