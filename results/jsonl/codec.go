@@ -46,12 +46,6 @@ func decodeMetadataGeneral(raw json.RawMessage) (Metadata, error) {
 	return m, err
 }
 
-func encodeTurn(buf *bytes.Buffer, t Turn) error {
-	b, err := appendTurn(buf.AvailableBuffer(), &t)
-	buf.Write(b)
-	return err
-}
-
 func decodeTurn(raw json.RawMessage) (Turn, error) {
 	var t Turn
 	var obj map[string]json.RawMessage
@@ -80,12 +74,11 @@ func decodeTurn(raw json.RawMessage) (Turn, error) {
 			t.DirectiveOutput = &s
 		}
 	}
-	var buf bytes.Buffer
-	if err := encodeTurn(&buf, t); err != nil {
+	enc, err := appendTurn(nil, &t)
+	if err != nil {
 		return t, err
 	}
-	var err error
-	t.Extra, err = diffExtra(obj, buf.Bytes())
+	t.Extra, err = diffExtra(obj, enc)
 	return t, err
 }
 

@@ -25,16 +25,9 @@ import (
 // null in a typed field's place, an escape Append would not write) is
 // read key by key (decodeRecordGeneral).
 
-// decodeRecordCanonical returns the record of a line in the exporter's
-// form, or nil.
-func decodeRecordCanonical(line []byte) *Record {
-	e, _ := scanRecord(line)
-	return e
-}
-
-// scanRecord is decodeRecordCanonical that also returns the record's
-// metadata block as the line holds it: EncodeMetadata's bytes, since the
-// scanner reads only the encoder's form.
+// scanRecord returns the record of a line in the exporter's form (nil for
+// any other line) and its metadata block as the line holds it:
+// EncodeMetadata's bytes, since the scanner reads only the encoder's form.
 func scanRecord(line []byte) (*Record, string) {
 	c := canonScanner{s: string(line)} // one copy; unescaped strings are slices of it
 	e := c.record()

@@ -9,6 +9,12 @@ import (
 	"testing"
 )
 
+// decodeRecordCanonical is the first tier's record of line, or nil.
+func decodeRecordCanonical(line []byte) *Record {
+	e, _ := scanRecord(line)
+	return e
+}
+
 // canonLines are exported lines with what the scanner must read right:
 // escapes, non-ASCII text, optional keys, raw values and extra keys.
 func canonLines(t testing.TB) [][]byte {
