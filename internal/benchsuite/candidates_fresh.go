@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"mascot.dev/mascot/internal/hugeheap"
 	"mascot.dev/mascot/results"
 )
 
@@ -16,7 +17,10 @@ import (
 // of CPU per 4 KiB page), which rounds inside one long-lived process,
 // whose heap is already there, do not pay. Each side's CPU is taken in its
 // own process around its own work (the stage's run, the bare client's
-// requests), not around starting the process or loading the spec.
+// requests), not around starting the process or loading the spec. The
+// stage's process advises huge pages for its heap first, as every mascot
+// process does (internal/hugeheap); the bare client's, a plain program,
+// does not, so the case measures the two processes as users run them.
 
 // freshSide is what a "fresh" helper is to do.
 type freshSide struct {
@@ -80,8 +84,12 @@ func helpFresh() {
 	fmt.Println("URL", string(out))
 }
 
-// freshStage runs the candidates stage once into a new store.
+// freshStage runs the candidates stage once into a new store, in a
+// process set up as `mascot run`'s is (cmd/mascot's Main advises huge
+// pages for the heap first; the bare side, a user's own program, does
+// not).
 func freshStage(side freshSide) (cost, error) {
+	hugeheap.AdviseProcess()
 	l, err := candidatesSpec(side.Dir, side.URL, side.Contexts, 0, false)
 	if err != nil {
 		return cost{}, err
