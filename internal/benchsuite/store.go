@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"mascot.dev/mascot/internal/benchdb"
+	"mascot.dev/mascot/internal/hugeheap"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/report"
 	"mascot.dev/mascot/results/transfer"
@@ -36,6 +37,10 @@ func storeRows(ctx context.Context, dir string, n, rounds int) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The phase's operations are mascot commands (report, compare,
+	// export, import, the viewer), whose process advises huge pages for
+	// its heap before it starts (cmd/mascot's Main).
+	hugeheap.AdviseProcess()
 	s, err := results.Open(path)
 	if err != nil {
 		return nil, err
