@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"mascot.dev/mascot/internal/hugeheap"
 	"mascot.dev/mascot/trainer/lora"
 	"mascot.dev/mascot/trainer/qwen3"
 )
@@ -297,7 +298,9 @@ func runChildIfAsked() bool {
 		fmt.Fprintln(os.Stderr, "decoding", childEnv, err)
 		os.Exit(2)
 	}
-	// As `mascot serve` does: its flags, then Run until SIGINT or SIGTERM.
+	// As `mascot serve` does: huge pages for the heap (cmd/mascot's Main),
+	// its flags, then Run until SIGINT or SIGTERM.
+	hugeheap.AdviseProcess()
 	opts, err := ParseArgs(args, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mascot serve:", err)
