@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"mascot.dev/mascot/internal/hugeheap"
+	"mascot.dev/mascot/internal/hugemem"
 	"mascot.dev/mascot/results"
 )
 
@@ -19,7 +19,7 @@ import (
 // own process around its own work (the stage's run, the bare client's
 // requests), not around starting the process or loading the spec. The
 // stage's process advises huge pages for its heap first, as every mascot
-// process does (internal/hugeheap); the bare client's, a plain program,
+// process does (internal/hugemem); the bare client's, a plain program,
 // does not, so the case measures the two processes as users run them.
 
 // freshSide is what a "fresh" helper is to do.
@@ -89,7 +89,7 @@ func helpFresh() {
 // pages for the heap first; the bare side, a user's own program, does
 // not).
 func freshStage(side freshSide) (cost, error) {
-	hugeheap.AdviseProcess()
+	hugemem.AdviseProcess()
 	l, err := candidatesSpec(side.Dir, side.URL, side.Contexts, 0, false)
 	if err != nil {
 		return cost{}, err

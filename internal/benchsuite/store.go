@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"mascot.dev/mascot/internal/benchdb"
-	"mascot.dev/mascot/internal/hugeheap"
+	"mascot.dev/mascot/internal/hugemem"
 	"mascot.dev/mascot/results"
 	"mascot.dev/mascot/results/report"
 	"mascot.dev/mascot/results/transfer"
@@ -40,7 +40,7 @@ func storeRows(ctx context.Context, dir string, n, rounds int) ([]Row, error) {
 	// The phase's operations are mascot commands (report, compare,
 	// export, import, the viewer), whose process advises huge pages for
 	// its heap before it starts (cmd/mascot's Main).
-	hugeheap.AdviseProcess()
+	hugemem.AdviseProcess()
 	s, err := results.Open(path)
 	if err != nil {
 		return nil, err

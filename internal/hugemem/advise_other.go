@@ -2,4 +2,7 @@
 
 package hugemem
 
-func advise([]byte) {}
+import "errors"
+
+// advise does nothing where the kernel is not Linux.
+func advise([]byte) error { return errors.ErrUnsupported }

@@ -14,8 +14,13 @@ func Floats(n int) []float32 {
 		return make([]float32, n)
 	}
 	buf := make([]float32, n+pageBytes/4)
-	off := (pageBytes - int(uintptr(unsafe.Pointer(&buf[0])))%pageBytes) % pageBytes / 4
+	off := toPage(unsafe.Pointer(&buf[0])) / 4
 	s := buf[off : off+n : off+n]
-	advise(unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), n*4))
+	_ = advise(unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), n*4)) // refused: small pages
 	return s
+}
+
+// toPage is how many bytes from p the next 2 MB boundary is (0 on one).
+func toPage(p unsafe.Pointer) int {
+	return (pageBytes - int(uintptr(p)%pageBytes)) % pageBytes
 }

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"mascot.dev/mascot/internal/hugeheap"
+	"mascot.dev/mascot/internal/hugemem"
 	"mascot.dev/mascot/trainer/lora"
 	"mascot.dev/mascot/trainer/qwen3"
 )
@@ -300,7 +300,7 @@ func runChildIfAsked() bool {
 	}
 	// As `mascot serve` does: huge pages for the heap (cmd/mascot's Main),
 	// its flags, then Run until SIGINT or SIGTERM.
-	hugeheap.AdviseProcess()
+	hugemem.AdviseProcess()
 	opts, err := ParseArgs(args, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mascot serve:", err)

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mascot.dev/mascot/internal/buildinfo"
-	"mascot.dev/mascot/internal/hugeheap"
+	"mascot.dev/mascot/internal/hugemem"
 	"mascot.dev/mascot/runner"
 	"mascot.dev/mascot/schema"
 )
@@ -39,8 +39,8 @@ func invalid(format string, args ...any) error {
 // Main runs the CLI with os.Args and returns the exit code.
 func Main() int {
 	// Before any command grows the heap: its first pages then come from
-	// the kernel two megabytes at a fault (internal/hugeheap).
-	hugeheap.AdviseProcess()
+	// the kernel two megabytes at a fault (internal/hugemem).
+	hugemem.AdviseProcess()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
