@@ -155,6 +155,11 @@ func (d *runDict) save(ctx context.Context, tx *sql.Tx, runID string) error {
 	return nil
 }
 
+// currentBeforeLinks selects run ?1's block state when it was current
+// before the link's ?2 new run_units rows, each of which bumped the run's
+// stamp once: the one rule by which a link keeps the blocks current.
+const currentBeforeLinks = `WHERE run_id = ?1 AND version + ?2 = (SELECT version FROM report_stamps WHERE run_id = ?1)`
+
 // appendBlocks appends the entries of units just linked to runID (links:
 // how many run_units rows the link inserted, each of which bumped the
 // run's stamp once) to its report blocks, in the linking transaction. It
@@ -172,9 +177,8 @@ func appendBlocks(ctx context.Context, tx *sql.Tx, runID string, fps []string, l
 	}
 	var tail int64
 	var tags, kinds, judges string
-	err := tx.QueryRowContext(ctx, `UPDATE report_block_state SET version = version + ?2
-		WHERE run_id = ?1 AND version + ?2 = (SELECT version FROM report_stamps WHERE run_id = ?1)
-		RETURNING tail, tags, kinds, judges`, runID, links).Scan(&tail, &tags, &kinds, &judges)
+	err := tx.QueryRowContext(ctx, `UPDATE report_block_state SET version = version + ?2 `+
+		currentBeforeLinks+` RETURNING tail, tags, kinds, judges`, runID, links).Scan(&tail, &tags, &kinds, &judges)
 	if err == sql.ErrNoRows {
 		return nil // not current, or no blocks: nothing to keep up
 	}
@@ -225,8 +229,7 @@ func appendKnown(ctx context.Context, tx *sql.Tx, runID string, u *unitData, lin
 		// a goroutine for every query's rows inside a transaction, and a
 		// unit with nothing a report reads (a candidates unit) would pay
 		// one per commit for values it does not use.
-		_, err := tx.ExecContext(ctx, `UPDATE report_block_state SET version = version + ?2
-			WHERE run_id = ?1 AND version + ?2 = (SELECT version FROM report_stamps WHERE run_id = ?1)`, runID, links)
+		_, err := tx.ExecContext(ctx, `UPDATE report_block_state SET version = version + ?2 `+currentBeforeLinks, runID, links)
 		if err != nil {
 			return fmt.Errorf("updating the report blocks of run %s: %w", runID, err)
 		}
@@ -234,9 +237,8 @@ func appendKnown(ctx context.Context, tx *sql.Tx, runID string, u *unitData, lin
 	}
 	var tail int64
 	var tags, kinds, judges string
-	err := tx.QueryRowContext(ctx, `UPDATE report_block_state SET version = version + ?2, tail = tail + 1
-		WHERE run_id = ?1 AND version + ?2 = (SELECT version FROM report_stamps WHERE run_id = ?1)
-		RETURNING tail, tags, kinds, judges`, runID, links).Scan(&tail, &tags, &kinds, &judges)
+	err := tx.QueryRowContext(ctx, `UPDATE report_block_state SET version = version + ?2, tail = tail + 1 `+
+		currentBeforeLinks+` RETURNING tail, tags, kinds, judges`, runID, links).Scan(&tail, &tags, &kinds, &judges)
 	if err == sql.ErrNoRows {
 		return nil
 	}
